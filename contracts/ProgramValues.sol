@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.28;
+
+import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+
+interface IUniswapV2PairReserves {
+    function getReserves() external view returns (uint112 reserve0, uint112 reserve1, uint32 timestamp);
+}
+
+/// @title ProgramValues
+/// @notice Stateless helpers a program calls (by STATICCALL) to turn one call's return value into
+///         the argument of a later call: pick a word of a tuple or an array element, negate a pool
+///         delta, compute a Uniswap V2 output from what a pair has just been sent.
+/// @dev Deployed on its own for wallet and delegate programs; RouterExecutor inherits it so that
+///      router programs call these helpers on the (already warm) executor address.
+contract ProgramValues {
+    /// @notice `index` is past the end of a tuple of `length` bytes or an array of `length` items.
+    error IndexOutOfRange(uint256 index, uint256 length);
+    /// @notice Split shares must be given and sum to 10,000 basis points.
+    error InvalidShares(uint256 totalBps);
+    /// @notice A value expected to be a negative amount (a pool paying out) is not negative.
+    error NotNegative(int256 value);
+    /// @notice The pair holds no more of `tokenIn` than its reserve: nothing was sent to it.
+    error NothingSent(address pair, address tokenIn);
+
+    /// @notice Word `index` of a tuple return value (stored by a tuple-return command).
+    /// @param data The raw return data of the earlier call.
+    /// @param index Zero-based word position.
+    /// @return word The word, usable as any static type.
+    function tupleWord(bytes calldata data, uint256 index) external pure returns (bytes32 word) {
+        if (index >= data.length / 32) revert IndexOutOfRange(index, data.length);
+        return bytes32(data[index * 32:index * 32 + 32]);
+    }
+
+    /// @notice Element `index` of a uint256 array (e.g. Uniswap V2 router `amounts`).
+    /// @param values The array.
+    /// @param index Zero-based position.
+    /// @return The element.
+    function arrayElement(uint256[] calldata values, uint256 index) external pure returns (uint256) {
+        if (index >= values.length) revert IndexOutOfRange(index, values.length);
+        return values[index];
+    }
+
+    /// @notice `amount` divided into parts of `bps` basis points each (they must sum to 10,000);
+    ///         the last part takes the rounding remainder, so the parts sum to `amount` exactly.
+    /// @param amount The amount to divide.
+    /// @param bps The share of each part, in basis points.
+    /// @return parts One amount per share.
+    function splitAmount(uint256 amount, uint256[] calldata bps) external pure returns (uint256[] memory parts) {
+        uint256 total;
+        for (uint256 i; i < bps.length; ++i) {
+            total += bps[i];
+        }
+        if (bps.length == 0 || total != 10_000) revert InvalidShares(total);
+        parts = new uint256[](bps.length);
+        uint256 assigned;
+        for (uint256 i; i + 1 < bps.length; ++i) {
+            parts[i] = (amount * bps[i]) / 10_000;
+            assigned += parts[i];
+        }
+        parts[bps.length - 1] = amount - assigned;
+    }
+
+    /// @notice `values` with element `index` replaced by `value`: places an earlier call's output
+    ///         inside a dynamic array argument.
+    /// @param values The array.
+    /// @param index Zero-based position to replace.
+    /// @param value The new element.
+    /// @return The updated array.
+    function setArrayElement(uint256[] calldata values, uint256 index, uint256 value)
+        external
+        pure
+        returns (uint256[] memory)
+    {
+        if (index >= values.length) revert IndexOutOfRange(index, values.length);
+        uint256[] memory out = values;
+        out[index] = value;
+        return out;
+    }
+
+    /// @notice `-value` for a negative `value`: what a pool paid out, as a positive amount.
+    /// @param value A negative amount.
+    /// @return The absolute value.
+    function negate(int256 value) external pure returns (uint256) {
+        if (value >= 0) revert NotNegative(value);
+        return uint256(-value);
+    }
+
+    /// @notice The amount a Uniswap V3 pool swap paid out, from its `(amount0, amount1)` return.
+    /// @param swapResult The raw return data of `UniswapV3Pool.swap` (a tuple-return command).
+    /// @return amountOut The negated negative delta.
+    function uniswapV3AmountOut(bytes calldata swapResult) external pure returns (uint256 amountOut) {
+        if (swapResult.length != 64) revert IndexOutOfRange(1, swapResult.length);
+        (int256 amount0, int256 amount1) = abi.decode(swapResult, (int256, int256));
+        int256 paid = amount0 < amount1 ? amount0 : amount1;
+        if (paid >= 0) revert NotNegative(paid);
+        return uint256(-paid);
+    }
+
+    /// @notice The output of a Uniswap V2 swap of whatever `tokenIn` the pair received beyond
+    ///         its reserve (call it after sending the input to the pair, then call `pair.swap`).
+    /// @dev The pair's token order is that of the addresses, as in every Uniswap V2 pair; a
+    ///      pair of other tokens makes the following `pair.swap` fail its K check.
+    /// @param pair The Uniswap V2 pair of tokenIn and tokenOut.
+    /// @param tokenIn The token sent to the pair.
+    /// @param tokenOut The other token of the pair.
+    /// @return amountOut The most the pair pays out of tokenOut (0.3% fee).
+    function uniswapV2AmountOut(address pair, address tokenIn, address tokenOut)
+        external
+        view
+        returns (uint256 amountOut)
+    {
+        return _uniswapV2AmountOut(pair, tokenIn, tokenOut);
+    }
+
+    function _uniswapV2AmountOut(address pair, address tokenIn, address tokenOut)
+        internal
+        view
+        returns (uint256)
+    {
+        (uint256 reserve0, uint256 reserve1,) = IUniswapV2PairReserves(pair).getReserves();
+        (uint256 reserveIn, uint256 reserveOut) =
+            tokenIn < tokenOut ? (reserve0, reserve1) : (reserve1, reserve0);
+        uint256 balance = IERC20(tokenIn).balanceOf(pair);
+        if (balance <= reserveIn) revert NothingSent(pair, tokenIn);
+        uint256 amountInWithFee = (balance - reserveIn) * 997;
+        return (amountInWithFee * reserveOut) / (reserveIn * 1000 + amountInWithFee);
+    }
+}

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.28;
+
+import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
+import {assetBalanceOf, transferAsset} from "./Assets.sol";
+import {CommandVM} from "./CommandVM.sol";
+import {ProgramValues} from "./ProgramValues.sol";
+
+interface IUniswapV2PairSwap {
+    function swap(uint256 amount0Out, uint256 amount1Out, address to, bytes calldata data) external;
+}
+
+/// @title RouterExecutor
+/// @notice Runs the programs of ShortcutRouter. Only that router may start a program; between
+///         transactions it holds no tokens, no native currency and no allowances (programs sweep
+///         what they leave, and the router checks it).
+/// @dev Uniswap V3 pools are called directly by programs, so this contract answers their swap
+///      callback, paying only pools at the CREATE2 address derived from the configured factory.
+///      It also carries the ProgramValues helpers (view and pure), so programs reach them on an
+///      address the transaction has already touched.
+contract RouterExecutor is CommandVM, ProgramValues {
+    using SafeERC20 for IERC20;
+
+    /// @dev keccak256 of the Uniswap V3 pool creation code; pool addresses derive from it.
+    bytes32 public constant UNISWAP_V3_POOL_INIT_CODE_HASH =
+        0xe34f199b19b2b4f47f68442619d555527d244f78a3297ea89325f843f87b8b54;
+
+    /// @notice The only caller allowed to run programs.
+    address public immutable router;
+    /// @notice The Uniswap V3 factory whose pools may call {uniswapV3SwapCallback}.
+    address public immutable uniswapV3Factory;
+
+    /// @dev Set for the duration of {execute}; transient, so nothing survives the transaction.
+    bool private transient executing;
+
+    /// @notice `caller` is not the router.
+    error NotRouter(address caller);
+    /// @notice {sweep} was called by `caller`, not by a program of this executor.
+    error NotSelf(address caller);
+    /// @notice A swap callback or native payment arrived while no program was running.
+    error NotExecuting();
+    /// @notice `caller` is not the Uniswap V3 pool `expectedPool` that the callback data names.
+    error UnexpectedCallbackCaller(address caller, address expectedPool);
+    /// @notice The callback data names tokens that are not sorted as a pool's token0 < token1.
+    error UnsortedCallbackTokens(address token0, address token1);
+
+    /// @param uniswapV3Factory_ Uniswap V3 factory (pools are trusted by CREATE2 address only).
+    constructor(address uniswapV3Factory_) {
+        router = msg.sender;
+        uniswapV3Factory = uniswapV3Factory_;
+    }
+
+    /// @notice Runs a program with the tokens the router has just sent here.
+    /// @param commands The program's command words.
+    /// @param state The program's initial state slots.
+    function execute(bytes32[] calldata commands, bytes[] memory state) external payable {
+        if (msg.sender != router) revert NotRouter(msg.sender);
+        executing = true;
+        _execute(commands, state);
+        executing = false;
+    }
+
+    /// @notice Sends this executor's whole balance of `token` (NATIVE_TOKEN for native) to `to`.
+    /// @dev Only a program of this executor can call it (a CALL command targeting this contract).
+    /// @param token The token to sweep.
+    /// @param to The recipient, normally the route's receiver.
+    /// @return amount The amount sent (0 when there was nothing to sweep).
+    function sweep(address token, address to) external returns (uint256 amount) {
+        if (msg.sender != address(this)) revert NotSelf(msg.sender);
+        amount = assetBalanceOf(token, address(this));
+        if (amount != 0) transferAsset(token, to, amount);
+    }
+
+    /// @notice Swaps exactly `amountIn` of `tokenIn` held here on a Uniswap V2 pair, paying
+    ///         `recipient`: sends the input to the pair and asks for all it then owes.
+    /// @dev Only a program of this executor can call it. One command instead of transfer, quote
+    ///      and swap; the output follows from what the pair actually received (fee-on-transfer
+    ///      safe) and its reserves (0.3% fee). A pair of other tokens fails its own K check.
+    /// @param pair The Uniswap V2 pair of tokenIn and tokenOut.
+    /// @param tokenIn The token sold.
+    /// @param tokenOut The token bought.
+    /// @param amountIn The amount sold.
+    /// @param recipient Who receives tokenOut (this executor, to chain further).
+    /// @return amountOut The amount of tokenOut paid to `recipient`.
+    function uniswapV2Swap(
+        address pair,
+        address tokenIn,
+        address tokenOut,
+        uint256 amountIn,
+        address recipient
+    ) external returns (uint256 amountOut) {
+        if (msg.sender != address(this)) revert NotSelf(msg.sender);
+        IERC20(tokenIn).safeTransfer(pair, amountIn);
+        amountOut = _uniswapV2AmountOut(pair, tokenIn, tokenOut);
+        (uint256 amount0Out, uint256 amount1Out) =
+            tokenIn < tokenOut ? (uint256(0), amountOut) : (amountOut, uint256(0));
+        IUniswapV2PairSwap(pair).swap(amount0Out, amount1Out, recipient, "");
+    }
+
+    /// @notice Pays a Uniswap V3 pool what a swap started by a program owes it.
+    /// @param amount0Delta Amount of token0 owed to the pool when positive.
+    /// @param amount1Delta Amount of token1 owed to the pool when positive.
+    /// @param data `abi.encode(token0, token1, fee)` of the pool, as put in the swap call.
+    function uniswapV3SwapCallback(int256 amount0Delta, int256 amount1Delta, bytes calldata data)
+        external
+    {
+        (address token0, address token1, uint24 fee) = abi.decode(data, (address, address, uint24));
+        if (token0 >= token1) revert UnsortedCallbackTokens(token0, token1);
+        address pool = address(
+            uint160(
+                uint256(
+                    keccak256(
+                        abi.encodePacked(
+                            hex"ff",
+                            uniswapV3Factory,
+                            keccak256(abi.encode(token0, token1, fee)),
+                            UNISWAP_V3_POOL_INIT_CODE_HASH
+                        )
+                    )
+                )
+            )
+        );
+        if (msg.sender != pool) revert UnexpectedCallbackCaller(msg.sender, pool);
+        if (!executing) revert NotExecuting();
+        if (amount0Delta > 0) IERC20(token0).safeTransfer(msg.sender, uint256(amount0Delta));
+        if (amount1Delta > 0) IERC20(token1).safeTransfer(msg.sender, uint256(amount1Delta));
+    }
+
+    /// @notice Accepts native currency only while a program runs (e.g. from unwrapping WETH).
+    receive() external payable {
+        if (!executing) revert NotExecuting();
+    }
+}

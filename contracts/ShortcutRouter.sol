@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.28;
+
+import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
+import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
+import {
+    InsufficientOutput,
+    MsgValueMismatch,
+    NATIVE_TOKEN,
+    assetBalanceOf,
+    transferAsset
+} from "./Assets.sol";
+import {RouterExecutor} from "./RouterExecutor.sol";
+
+/// @title ShortcutRouter
+/// @notice The contract users approve. Each entry point makes the same fixed calls: take the fee,
+///         pull exactly `amountIn` of `tokenIn` from `msg.sender` into the executor, run the
+///         program there, then require that the receiver's balance of every checked output grew
+///         by at least its minimum and that the executor kept none of the input or outputs.
+/// @dev The router never makes a call chosen by the caller; programs run in {executor}, which
+///      holds no approvals. NATIVE_TOKEN (0xEeee…EEeE) stands for the native currency.
+contract ShortcutRouter is ReentrancyGuardTransient {
+    using SafeERC20 for IERC20;
+
+    /// @notice Highest fee a route may take, in basis points of `amountIn`.
+    uint256 public constant MAX_FEE_BPS = 100;
+    uint256 private constant BPS = 10_000;
+
+    /// @notice The executor that runs this router's programs (deployed by the constructor).
+    address public immutable executor;
+
+    /// @notice A checked output of a route: the receiver must gain at least `minAmountOut`.
+    struct Output {
+        address token;
+        uint256 minAmountOut;
+    }
+
+    /// @notice Parameters of {swap}.
+    struct SwapParams {
+        address tokenIn;
+        uint256 amountIn;
+        address tokenOut;
+        uint256 minAmountOut;
+        address receiver;
+        uint256 feeBps;
+        address feeReceiver;
+    }
+
+    /// @notice Parameters of {bundle}.
+    struct BundleParams {
+        address tokenIn;
+        uint256 amountIn;
+        Output[] outputs;
+        address receiver;
+        uint256 feeBps;
+        address feeReceiver;
+    }
+
+    /// @dev What both entry points share besides the outputs.
+    struct Input {
+        address token;
+        uint256 amount;
+        address receiver;
+        uint256 feeBps;
+        address feeReceiver;
+    }
+
+    /// @notice A route ran: `sender` paid `amountIn` of `tokenIn` (of which `feeAmount` went to
+    ///         the fee receiver) and `receiver` got `amountsOut` of the checked outputs.
+    event Routed(
+        address indexed sender,
+        address indexed receiver,
+        address indexed tokenIn,
+        uint256 amountIn,
+        uint256 feeAmount,
+        uint256[] amountsOut
+    );
+
+    /// @notice `amountIn` is zero.
+    error ZeroAmountIn();
+    /// @notice The minimum of checked output `token` is zero, which would check nothing.
+    error ZeroMinAmountOut(address token);
+    /// @notice A bundle declares no checked output.
+    error NoOutputs();
+    /// @notice The receiver is the zero address, this router or its executor.
+    error InvalidReceiver(address receiver);
+    /// @notice `feeBps` exceeds MAX_FEE_BPS.
+    error FeeTooHigh(uint256 feeBps, uint256 maxFeeBps);
+    /// @notice A fee is asked with the zero address as its receiver.
+    error InvalidFeeReceiver(address feeReceiver);
+    /// @notice After the program the executor still holds `amount` of `token`.
+    error ExecutorNotEmpty(address token, uint256 amount);
+
+    constructor(address uniswapV3Factory) {
+        executor = address(new RouterExecutor(uniswapV3Factory));
+    }
+
+    /// @notice Swaps exactly `amountIn` of `tokenIn` from the caller for at least `minAmountOut`
+    ///         of `tokenOut` delivered to `receiver`, by running a program in the executor.
+    /// @param params Input, checked output, receiver and fee (feeBps of amountIn, at most 100).
+    /// @param commands The program's command words.
+    /// @param state The program's initial state slots.
+    /// @return amountOut The growth of the receiver's `tokenOut` balance.
+    function swap(SwapParams calldata params, bytes32[] calldata commands, bytes[] calldata state)
+        external
+        payable
+        nonReentrant
+        returns (uint256 amountOut)
+    {
+        Output[] memory outputs = new Output[](1);
+        outputs[0] = Output(params.tokenOut, params.minAmountOut);
+        Input memory input =
+            Input(params.tokenIn, params.amountIn, params.receiver, params.feeBps, params.feeReceiver);
+        return _route(input, outputs, commands, state)[0];
+    }
+
+    /// @notice Like {swap} for bundles: one input, several checked outputs, each with its minimum.
+    /// @param params Input, checked outputs, receiver and fee (feeBps of amountIn, at most 100).
+    /// @param commands The program's command words.
+    /// @param state The program's initial state slots.
+    /// @return amountsOut The growth of the receiver's balance of each output, in order.
+    function bundle(
+        BundleParams calldata params,
+        bytes32[] calldata commands,
+        bytes[] calldata state
+    ) external payable nonReentrant returns (uint256[] memory amountsOut) {
+        if (params.outputs.length == 0) revert NoOutputs();
+        Input memory input =
+            Input(params.tokenIn, params.amountIn, params.receiver, params.feeBps, params.feeReceiver);
+        return _route(input, params.outputs, commands, state);
+    }
+
+    function _route(
+        Input memory input,
+        Output[] memory outputs,
+        bytes32[] calldata commands,
+        bytes[] calldata state
+    ) private returns (uint256[] memory amountsOut) {
+        address receiver = input.receiver;
+        if (input.amount == 0) revert ZeroAmountIn();
+        if (receiver == address(0) || receiver == address(this) || receiver == executor) {
+            revert InvalidReceiver(receiver);
+        }
+        if (input.feeBps > MAX_FEE_BPS) revert FeeTooHigh(input.feeBps, MAX_FEE_BPS);
+        bool nativeIn = input.token == NATIVE_TOKEN;
+        uint256 expectedValue = nativeIn ? input.amount : 0;
+        if (msg.value != expectedValue) revert MsgValueMismatch(expectedValue, msg.value);
+
+        // Balances before anything moves, so the delta counts nothing but this route's effect.
+        amountsOut = new uint256[](outputs.length);
+        for (uint256 i; i < outputs.length; ++i) {
+            if (outputs[i].minAmountOut == 0) revert ZeroMinAmountOut(outputs[i].token);
+            amountsOut[i] = assetBalanceOf(outputs[i].token, receiver);
+        }
+
+        uint256 feeAmount = _takeInput(input, nativeIn);
+        _execute(nativeIn ? input.amount - feeAmount : 0, commands, state);
+
+        for (uint256 i; i < outputs.length; ++i) {
+            Output memory output = outputs[i];
+            uint256 balance = assetBalanceOf(output.token, receiver);
+            uint256 received = balance > amountsOut[i] ? balance - amountsOut[i] : 0;
+            if (received < output.minAmountOut) {
+                revert InsufficientOutput(output.token, receiver, received, output.minAmountOut);
+            }
+            amountsOut[i] = received;
+            _requireExecutorEmpty(output.token);
+        }
+        _requireExecutorEmpty(input.token);
+        if (!nativeIn) _requireExecutorEmpty(NATIVE_TOKEN);
+        emit Routed(msg.sender, receiver, input.token, input.amount, feeAmount, amountsOut);
+    }
+
+    /// @dev Sends the fee to its receiver and, for an ERC20 input, pulls the rest from
+    ///      `msg.sender` into the executor (native input reaches the executor with the call).
+    function _takeInput(Input memory input, bool nativeIn) private returns (uint256 feeAmount) {
+        feeAmount = (input.amount * input.feeBps) / BPS;
+        if (feeAmount != 0) {
+            if (input.feeReceiver == address(0)) revert InvalidFeeReceiver(input.feeReceiver);
+            if (nativeIn) transferAsset(NATIVE_TOKEN, input.feeReceiver, feeAmount);
+            else IERC20(input.token).safeTransferFrom(msg.sender, input.feeReceiver, feeAmount);
+        }
+        if (!nativeIn) {
+            IERC20(input.token).safeTransferFrom(msg.sender, executor, input.amount - feeAmount);
+        }
+    }
+
+    /// @dev Calls `executor.execute(commands, state)` forwarding the program as it arrived: the
+    ///      commands are copied word for word and the state's encoding is copied in one piece
+    ///      (its length word to the end of the calldata, which holds the element offsets, relative
+    ///      to the array, and the elements). The executor decodes and checks it again.
+    function _execute(uint256 value, bytes32[] calldata commands, bytes[] calldata state) private {
+        address target = executor;
+        bytes4 selector = RouterExecutor.execute.selector;
+        assembly ("memory-safe") {
+            // Build the calldata in free memory; nothing needs it after the call.
+            let data := mload(0x40)
+            // 32 bytes per command word.
+            let commandsSize := shl(5, commands.length)
+            // The state's length word sits just before its offset table.
+            let stateStart := sub(state.offset, 32)
+            // The ABI puts the state last, so its encoding runs to the end of the calldata.
+            let stateSize := sub(calldatasize(), stateStart)
+            // The selector fills the first 4 bytes (the rest is overwritten next).
+            mstore(data, selector)
+            // Head: offsets of the two arrays, counted from after the selector.
+            mstore(add(data, 4), 0x40)
+            mstore(add(data, 36), add(0x60, commandsSize))
+            // commands: length, then the words.
+            mstore(add(data, 68), commands.length)
+            calldatacopy(add(data, 100), commands.offset, commandsSize)
+            // state: length, element offsets and elements, as encoded in this call.
+            calldatacopy(add(add(data, 100), commandsSize), stateStart, stateSize)
+            if iszero(call(gas(), target, value, data, add(add(100, commandsSize), stateSize), 0, 0)) {
+                // Bubble the executor's revert data (ExecutionFailed and the like) unchanged.
+                returndatacopy(data, 0, returndatasize())
+                revert(data, returndatasize())
+            }
+        }
+    }
+
+    function _requireExecutorEmpty(address token) private view {
+        uint256 left = assetBalanceOf(token, executor);
+        if (left != 0) revert ExecutorNotEmpty(token, left);
+    }
+}

@@ -1,0 +1,277 @@
+/**
+ * Activity generator for demos and freshness tests: keeps making V2 and V3 swaps, V3 position
+ * mints and burns, vault deposits and redeems, and vault yield on the devnet world.
+ *
+ * `npm run devnet:activity` (reads the deployment file; `RPC_URL`, `ACTIVITY_INTERVAL_MS`)
+ * or `npm start -- --activity`.
+ */
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  type Address,
+  createPublicClient,
+  createWalletClient,
+  http,
+  maxUint256,
+  type PublicClient,
+  parseEventLogs,
+  type WalletClient,
+} from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { DevTokenAbi } from "../abis/generated/DevToken.js";
+import { DevVaultAbi } from "../abis/generated/DevVault.js";
+import { NonfungiblePositionManagerAbi } from "../abis/NonfungiblePositionManager.js";
+import { SwapRouterAbi } from "../abis/SwapRouter.js";
+import { UniswapV2PairAbi } from "../abis/UniswapV2Pair.js";
+import { UniswapV2Router02Abi } from "../abis/UniswapV2Router02.js";
+import { UniswapV3PoolAbi } from "../abis/UniswapV3Pool.js";
+import { DEVNET_DEPLOYER_KEY } from "./anvil.js";
+import { type Deployment, readDeployment } from "./deployment.js";
+import { mulberry32 } from "./random.js";
+import { devnetReceipt } from "./receipts.js";
+import { amountForUsd, chainOf, YIELD_VAULT_SYMBOL } from "./world.js";
+
+export type ActivityKind =
+  | "v2Swap"
+  | "v3Swap"
+  | "v3Mint"
+  | "v3Burn"
+  | "vaultDeposit"
+  | "vaultRedeem"
+  | "vaultYield";
+const KINDS: ActivityKind[] = [
+  "v2Swap",
+  "v3Swap",
+  "v3Mint",
+  "v3Burn",
+  "vaultDeposit",
+  "vaultRedeem",
+  "vaultYield",
+];
+
+export type ActivityParameters = {
+  rpcUrl: string;
+  deployment: Deployment;
+  /** Number of actions; unbounded when omitted (until `signal` aborts). */
+  steps?: number;
+  intervalMs?: number;
+  seed?: number;
+  signal?: AbortSignal;
+  onAction?: (kind: ActivityKind, blockNumber: bigint) => void;
+};
+
+/** Runs the generator; each action is one mined transaction from the deployer account. */
+export async function runActivity(
+  params: ActivityParameters,
+): Promise<Record<ActivityKind, number>> {
+  const d = params.deployment;
+  const chain = await chainOf(params.rpcUrl);
+  const client = createPublicClient({ chain, transport: http(params.rpcUrl) }) as PublicClient;
+  const wallet: WalletClient = createWalletClient({
+    chain,
+    transport: http(params.rpcUrl),
+    account: privateKeyToAccount(DEVNET_DEPLOYER_KEY),
+  });
+  const me = wallet.account?.address as Address;
+  const random = mulberry32(params.seed ?? 42);
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)] as T;
+  const priced = (address: Address) => {
+    const t = d.tokens.find((x) => x.address.toLowerCase() === address.toLowerCase());
+    if (!t) throw new Error(`unknown token ${address}`);
+    return t;
+  };
+  const send = async (
+    address: Address,
+    abi: readonly unknown[],
+    functionName: string,
+    args: unknown[],
+  ) => {
+    const hash = await wallet.writeContract({
+      address,
+      abi,
+      functionName,
+      args,
+      account: wallet.account ?? null,
+      chain,
+    } as never);
+    const receipt = await devnetReceipt(client as never, hash);
+    if (receipt.status !== "success") throw new Error(`${functionName} reverted (tx ${hash})`);
+    return receipt.blockNumber;
+  };
+
+  // One-time allowances from the deployer's inventory.
+  for (const t of d.tokens) {
+    for (const spender of [
+      d.uniswapV2.router02,
+      d.uniswapV3.swapRouter,
+      d.uniswapV3.positionManager,
+    ]) {
+      await send(t.address, DevTokenAbi, "approve", [spender, maxUint256]);
+    }
+  }
+  for (const v of d.vaults) {
+    await send(v.asset, DevTokenAbi, "approve", [v.address, maxUint256]);
+  }
+
+  const minted: bigint[] = [];
+  const counts = Object.fromEntries(KINDS.map((k) => [k, 0])) as Record<ActivityKind, number>;
+  const usd = () => 100 + Math.floor(random() * 20_000);
+
+  const actions: Record<ActivityKind, () => Promise<bigint | undefined>> = {
+    v2Swap: async () => {
+      const pair = pick(d.uniswapV2.pairs);
+      const [t0, t1] = await Promise.all([
+        client.readContract({ address: pair, abi: UniswapV2PairAbi, functionName: "token0" }),
+        client.readContract({ address: pair, abi: UniswapV2PairAbi, functionName: "token1" }),
+      ]);
+      const [tokenIn, tokenOut] = random() < 0.5 ? [t0, t1] : [t1, t0];
+      return await send(d.uniswapV2.router02, UniswapV2Router02Abi, "swapExactTokensForTokens", [
+        amountForUsd(priced(tokenIn), usd()),
+        0n,
+        [tokenIn, tokenOut],
+        me,
+        maxUint256,
+      ]);
+    },
+    v3Swap: async () => {
+      const pool = pick(d.uniswapV3.pools);
+      const [t0, t1, fee] = await Promise.all([
+        client.readContract({ address: pool, abi: UniswapV3PoolAbi, functionName: "token0" }),
+        client.readContract({ address: pool, abi: UniswapV3PoolAbi, functionName: "token1" }),
+        client.readContract({ address: pool, abi: UniswapV3PoolAbi, functionName: "fee" }),
+      ]);
+      const [tokenIn, tokenOut] = random() < 0.5 ? [t0, t1] : [t1, t0];
+      return await send(d.uniswapV3.swapRouter, SwapRouterAbi, "exactInputSingle", [
+        {
+          tokenIn,
+          tokenOut,
+          fee,
+          recipient: me,
+          deadline: maxUint256,
+          amountIn: amountForUsd(priced(tokenIn), usd()),
+          amountOutMinimum: 0n,
+          sqrtPriceLimitX96: 0n,
+        },
+      ]);
+    },
+    v3Mint: async () => {
+      const pool = pick(d.uniswapV3.pools);
+      const [t0, t1, fee, spacing, slot0] = await Promise.all([
+        client.readContract({ address: pool, abi: UniswapV3PoolAbi, functionName: "token0" }),
+        client.readContract({ address: pool, abi: UniswapV3PoolAbi, functionName: "token1" }),
+        client.readContract({ address: pool, abi: UniswapV3PoolAbi, functionName: "fee" }),
+        client.readContract({ address: pool, abi: UniswapV3PoolAbi, functionName: "tickSpacing" }),
+        client.readContract({ address: pool, abi: UniswapV3PoolAbi, functionName: "slot0" }),
+      ]);
+      const center = Math.floor(slot0[1] / spacing) * spacing;
+      const lower = center - (1 + Math.floor(random() * 40)) * spacing;
+      const upper = center + (1 + Math.floor(random() * 40)) * spacing;
+      const value = usd();
+      const hash = await wallet.writeContract({
+        address: d.uniswapV3.positionManager,
+        abi: NonfungiblePositionManagerAbi,
+        functionName: "mint",
+        args: [
+          {
+            token0: t0,
+            token1: t1,
+            fee,
+            tickLower: lower,
+            tickUpper: upper,
+            amount0Desired: amountForUsd(priced(t0), value),
+            amount1Desired: amountForUsd(priced(t1), value),
+            amount0Min: 0n,
+            amount1Min: 0n,
+            recipient: me,
+            deadline: maxUint256,
+          },
+        ],
+        account: wallet.account ?? null,
+        chain,
+      } as never);
+      const receipt = await devnetReceipt(client as never, hash);
+      if (receipt.status !== "success") throw new Error(`mint reverted (tx ${hash})`);
+      // The position's id, from the mint's own event.
+      const [event] = parseEventLogs({
+        abi: NonfungiblePositionManagerAbi,
+        eventName: "IncreaseLiquidity",
+        logs: receipt.logs,
+      });
+      if (event) minted.push(event.args.tokenId);
+      return receipt.blockNumber;
+    },
+    v3Burn: async () => {
+      const tokenId = minted.shift();
+      if (tokenId === undefined) return undefined;
+      const position = await client.readContract({
+        address: d.uniswapV3.positionManager,
+        abi: NonfungiblePositionManagerAbi,
+        functionName: "positions",
+        args: [tokenId],
+      });
+      return await send(
+        d.uniswapV3.positionManager,
+        NonfungiblePositionManagerAbi,
+        "decreaseLiquidity",
+        [{ tokenId, liquidity: position[7], amount0Min: 0n, amount1Min: 0n, deadline: maxUint256 }],
+      );
+    },
+    vaultDeposit: async () => {
+      const v = pick(d.vaults);
+      return await send(v.address, DevVaultAbi, "deposit", [
+        amountForUsd(priced(v.asset), usd()),
+        me,
+      ]);
+    },
+    vaultRedeem: async () => {
+      const v = pick(d.vaults);
+      const shares = await client.readContract({
+        address: v.address,
+        abi: DevVaultAbi,
+        functionName: "balanceOf",
+        args: [me],
+      });
+      return await send(v.address, DevVaultAbi, "redeem", [shares / 1000n, me, me]);
+    },
+    vaultYield: async () => {
+      const v = d.vaults.find((x) => x.symbol === YIELD_VAULT_SYMBOL) ?? pick(d.vaults);
+      return await send(v.asset, DevTokenAbi, "transfer", [
+        v.address,
+        amountForUsd(priced(v.asset), usd() / 10),
+      ]);
+    },
+  };
+
+  for (let i = 0; params.steps === undefined || i < params.steps; i++) {
+    if (params.signal?.aborted) break;
+    // Cycle through every kind first so a short run covers them all, then pick at random.
+    const kind = i < KINDS.length ? (KINDS[i] as ActivityKind) : pick(KINDS);
+    const block = await actions[kind]();
+    if (block !== undefined) {
+      counts[kind]++;
+      params.onAction?.(kind, block);
+    }
+    if (params.intervalMs) await new Promise((r) => setTimeout(r, params.intervalMs));
+  }
+  return counts;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const deployment = readDeployment();
+  if (!deployment) {
+    console.error(
+      `No devnet deployment found; start the service first (npm start). Looked in ${resolve(dirname(fileURLToPath(import.meta.url)), "..")}`,
+    );
+    process.exit(1);
+  }
+  const controller = new AbortController();
+  process.on("SIGINT", () => controller.abort());
+  process.on("SIGTERM", () => controller.abort());
+  await runActivity({
+    rpcUrl: process.env.RPC_URL ?? "http://127.0.0.1:8545",
+    deployment,
+    intervalMs: Number(process.env.ACTIVITY_INTERVAL_MS ?? 1000),
+    signal: controller.signal,
+    onAction: (kind, block) => console.log(`[activity] ${kind} in block ${block}`),
+  });
+}

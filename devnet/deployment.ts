@@ -1,0 +1,66 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Address, Hex } from "viem";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+
+/** One ERC20 of the devnet world. */
+export type DeployedToken = {
+  address: Address;
+  name: string;
+  symbol: string;
+  decimals: number;
+  /** Reference USD price used to seed pools (not read by the service). */
+  usdPrice: number;
+};
+
+export type DeployedVault = {
+  address: Address;
+  /** Protocol slug from `protocols/` this vault belongs to. */
+  protocolSlug: string;
+  asset: Address;
+  name: string;
+  symbol: string;
+};
+
+/** The project's execution-layer contracts (router, executors, wallet factory, helpers). */
+export type ExecutionLayerAddresses = Record<string, Address>;
+
+/** Everything deployed on the devnet; written as JSON where `ponder.config.ts` reads it. */
+export type Deployment = {
+  chainId: number;
+  /** Hash of block 0: tells this chain apart from an earlier devnet with the same id. */
+  genesisHash: Hex;
+  /** First block holding a deployment of this world (indexing starts there). */
+  startBlock: number;
+  deployer: Address;
+  weth: Address;
+  tokens: DeployedToken[];
+  uniswapV2: { factory: Address; router02: Address; pairs: Address[] };
+  uniswapV3: {
+    factory: Address;
+    positionManager: Address;
+    swapRouter: Address;
+    quoterV2: Address;
+    pools: Address[];
+  };
+  vaults: DeployedVault[];
+  execution: ExecutionLayerAddresses;
+};
+
+/** Where the devnet deployment file lives: `DEVNET_DEPLOYMENT` or `.devnet/deployment.json`. */
+export function deploymentPath(env: NodeJS.ProcessEnv = process.env): string {
+  return resolve(root, env.DEVNET_DEPLOYMENT ?? ".devnet/deployment.json");
+}
+
+/** Reads the deployment file, or `undefined` when there is none. */
+export function readDeployment(path = deploymentPath()): Deployment | undefined {
+  if (!existsSync(path)) return undefined;
+  return JSON.parse(readFileSync(path, "utf8")) as Deployment;
+}
+
+export function writeDeployment(deployment: Deployment, path = deploymentPath()): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, `${JSON.stringify(deployment, null, 2)}\n`);
+}

@@ -1,0 +1,114 @@
+/**
+ * Deploys the project's execution layer: ShortcutRouter (which deploys its RouterExecutor),
+ * DelegateExecutor, CoreWalletFactory (which deploys the CoreWallet implementation),
+ * MinAmountOutCheck and ProgramValues. Plain sequential deployments from one account, so the
+ * same account and nonce give the same addresses on every fresh chain.
+ */
+import {
+  type Abi,
+  type Address,
+  getAddress,
+  type Hex,
+  type PublicClient,
+  type WalletClient,
+} from "viem";
+import { CoreWalletFactoryAbi } from "../abis/generated/CoreWalletFactory.js";
+import { ShortcutRouterAbi } from "../abis/generated/ShortcutRouter.js";
+import { loadArtifact } from "../contracts/build.js";
+import { devnetReceipt } from "./receipts.js";
+
+/** Addresses of the execution layer, by name. */
+export type ExecutionLayer = {
+  /** ShortcutRouter: what users approve (`routingStrategy=router`). */
+  router: Address;
+  /** RouterExecutor: runs the router's programs; deployed by the router. */
+  executor: Address;
+  /** DelegateExecutor: the VM wallets DELEGATECALL (`routingStrategy=delegate`). */
+  delegateExecutor: Address;
+  /** CoreWalletFactory: per-user wallets (`routingStrategy=corewallet`). */
+  walletFactory: Address;
+  /** The CoreWallet implementation every wallet clone delegates to. */
+  walletImplementation: Address;
+  /** MinAmountOutCheck: minimum-output check called by delegate and wallet programs. */
+  minAmountOutCheck: Address;
+  /** ProgramValues: value helpers programs call (tuple words, pool outputs). */
+  programValues: Address;
+};
+
+export type DeployExecutionLayerParameters = {
+  walletClient: WalletClient;
+  publicClient: PublicClient;
+  /** Uniswap V3 factory: the router executor pays swap callbacks only to its pools. */
+  v3Factory: Address;
+  /** WETH9 (checked to exist; programs wrap and unwrap through it). */
+  weth: Address;
+  /** Uniswap V3 SwapRouter (checked to exist; wallet programs swap on V3 through it). */
+  swapRouter: Address;
+};
+
+/**
+ * Deploys the execution layer from `walletClient`'s account.
+ * @example const execution = await deployExecutionLayer({ walletClient, publicClient, v3Factory, weth, swapRouter });
+ */
+export async function deployExecutionLayer(
+  params: DeployExecutionLayerParameters,
+): Promise<ExecutionLayer> {
+  const { walletClient, publicClient } = params;
+  const account = walletClient.account;
+  if (account === undefined) throw new Error("deployExecutionLayer: wallet client has no account");
+  for (const [name, address] of [
+    ["v3Factory", params.v3Factory],
+    ["weth", params.weth],
+    ["swapRouter", params.swapRouter],
+  ] as const) {
+    const code = await publicClient.getCode({ address });
+    if (code === undefined || code === "0x") {
+      throw new Error(`deployExecutionLayer: ${name} ${address} has no code`);
+    }
+  }
+  let nonce = await publicClient.getTransactionCount({
+    address: account.address,
+    blockTag: "pending",
+  });
+  const deploy = async (name: string, args: readonly unknown[] = []): Promise<Address> => {
+    const { abi, bytecode } = loadArtifact(name);
+    const hash = await walletClient.deployContract({
+      abi: abi as Abi,
+      bytecode: bytecode as Hex,
+      args,
+      account,
+      chain: walletClient.chain ?? null,
+      nonce: nonce++,
+    });
+    const receipt = await devnetReceipt(publicClient as never, hash);
+    if (receipt.status !== "success" || !receipt.contractAddress) {
+      throw new Error(`deployExecutionLayer: deploying ${name} reverted (tx ${hash})`);
+    }
+    return getAddress(receipt.contractAddress);
+  };
+
+  const router = await deploy("ShortcutRouter", [params.v3Factory]);
+  const delegateExecutor = await deploy("DelegateExecutor");
+  const walletFactory = await deploy("CoreWalletFactory");
+  const minAmountOutCheck = await deploy("MinAmountOutCheck");
+  const programValues = await deploy("ProgramValues");
+  const executor = await publicClient.readContract({
+    address: router,
+    abi: ShortcutRouterAbi,
+    functionName: "executor",
+  });
+  const walletImplementation = await publicClient.readContract({
+    address: walletFactory,
+    abi: CoreWalletFactoryAbi,
+    functionName: "implementation",
+  });
+  return {
+    router,
+    executor: getAddress(executor),
+    delegateExecutor,
+    walletFactory,
+    walletImplementation: getAddress(walletImplementation),
+    minAmountOutCheck,
+    programValues,
+  };
+}

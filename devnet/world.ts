@@ -1,0 +1,452 @@
+/**
+ * Deploys the devnet world: WETH9, a dozen ERC20s, Uniswap V2 and V3 from their npm build
+ * artifacts (canonical init-code hashes), pools seeded at realistic prices, ERC4626 vaults under
+ * two protocol slugs (one accruing yield), and the project's execution-layer contracts.
+ * The same account, nonces and inputs give the same addresses on every fresh chain.
+ */
+import {
+  type Abi,
+  type Address,
+  type Chain,
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  getAddress,
+  type Hex,
+  http,
+  maxUint256,
+  type PublicClient,
+  parseUnits,
+  type WalletClient,
+} from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { DevTokenAbi } from "../abis/generated/DevToken.js";
+import { DevVaultAbi } from "../abis/generated/DevVault.js";
+import { NonfungiblePositionManagerAbi } from "../abis/NonfungiblePositionManager.js";
+import { UniswapV2FactoryAbi } from "../abis/UniswapV2Factory.js";
+import { UniswapV2PairAbi } from "../abis/UniswapV2Pair.js";
+import { UniswapV3FactoryAbi } from "../abis/UniswapV3Factory.js";
+import { UniswapV3PoolAbi } from "../abis/UniswapV3Pool.js";
+import { WETH9Abi } from "../abis/WETH9.js";
+import { buildContracts, loadArtifact } from "../contracts/build.js";
+import { DEVNET_DEPLOYER_KEY } from "./anvil.js";
+import { readNpmArtifact } from "./artifacts.js";
+import type { DeployedToken, DeployedVault, Deployment } from "./deployment.js";
+import { deployExecutionLayer } from "./execution.js";
+import { sqrtPriceX96FromPrice, tickFromSqrtPriceX96 } from "./price.js";
+import { mulberry32 } from "./random.js";
+import { devnetReceipt } from "./receipts.js";
+
+type TokenSpec = { symbol: string; name: string; decimals: number; usdPrice: number };
+
+/** The ERC20s of the default world (WETH9 is deployed separately and priced at 3,000 USD). */
+export const DEFAULT_TOKENS: TokenSpec[] = [
+  { symbol: "USDC", name: "USD Coin", decimals: 6, usdPrice: 1 },
+  { symbol: "USDT", name: "Tether USD", decimals: 6, usdPrice: 1 },
+  { symbol: "DAI", name: "Dai Stablecoin", decimals: 18, usdPrice: 1 },
+  { symbol: "WBTC", name: "Wrapped BTC", decimals: 8, usdPrice: 60_000 },
+  { symbol: "LINK", name: "ChainLink Token", decimals: 18, usdPrice: 15 },
+  { symbol: "UNI", name: "Uniswap", decimals: 18, usdPrice: 8 },
+  { symbol: "AAVE", name: "Aave Token", decimals: 18, usdPrice: 150 },
+  { symbol: "CRV", name: "Curve DAO Token", decimals: 18, usdPrice: 0.5 },
+  { symbol: "MKR", name: "Maker", decimals: 18, usdPrice: 1_500 },
+  { symbol: "PEPE", name: "Pepe", decimals: 18, usdPrice: 0.00001 },
+  { symbol: "FROG", name: "Frog Coin", decimals: 9, usdPrice: 0.02 },
+];
+export const WETH_USD_PRICE = 3_000;
+
+/** V2 pairs: the two symbols and the USD value of each side. */
+const V2_PAIRS: [string, string, number][] = [
+  ["WETH", "USDC", 20_000_000],
+  ["WETH", "USDT", 10_000_000],
+  ["WETH", "DAI", 8_000_000],
+  ["WETH", "WBTC", 10_000_000],
+  ["USDC", "USDT", 5_000_000],
+  ["USDC", "DAI", 5_000_000],
+  ["WBTC", "USDC", 3_000_000],
+  ["WETH", "LINK", 3_000_000],
+  ["LINK", "USDC", 1_000_000],
+  ["WETH", "UNI", 2_000_000],
+  ["WETH", "AAVE", 2_000_000],
+  ["WETH", "CRV", 1_000_000],
+  ["WETH", "MKR", 1_000_000],
+  ["WETH", "PEPE", 500_000],
+  ["FROG", "WETH", 100_000],
+];
+
+/** V3 pools: symbols, fee tier, and the USD value of each of the three positions' sides. */
+const V3_POOLS: [string, string, 500 | 3000 | 10000, number][] = [
+  ["WETH", "USDC", 500, 5_000_000],
+  ["WETH", "USDC", 3000, 2_000_000],
+  ["USDC", "USDT", 500, 2_000_000],
+  ["USDC", "DAI", 500, 1_000_000],
+  ["WETH", "WBTC", 3000, 2_000_000],
+  ["WETH", "DAI", 3000, 1_000_000],
+  ["WETH", "LINK", 10000, 500_000],
+  ["WETH", "UNI", 10000, 300_000],
+];
+
+/** Vaults: protocol slug, underlying symbol, share name and symbol, USD deposited. */
+const VAULTS: [string, string, string, string, number][] = [
+  ["savings-vaults", "USDC", "Savings USDC", "svUSDC", 2_000_000],
+  ["savings-vaults", "DAI", "Savings DAI", "svDAI", 1_000_000],
+  ["yield-vaults", "WETH", "Yield WETH", "yvWETH", 3_000_000],
+  ["yield-vaults", "USDT", "Yield USDT", "yvUSDT", 500_000],
+];
+/** The vault whose assets grow without new shares (simulated yield). */
+export const YIELD_VAULT_SYMBOL = "yvWETH";
+
+/** Ponder's finality window for chains it does not know (31337 among them), in blocks. */
+const FINALITY_PADDING = 30;
+
+const TICK_SPACING = { 500: 10, 3000: 60, 10000: 200 } as const;
+/** Half-widths (in tick spacings) of the three positions minted in each V3 pool. */
+const POSITION_HALF_WIDTHS = [12, 60, 600];
+
+export type WorldScale = {
+  /** Extra synthetic tokens beyond the default set. */
+  tokens?: number;
+  /** Extra synthetic pools (alternating V2 pairs and V3 pools) among all tokens. */
+  pools?: number;
+};
+
+export type DeployWorldParameters = {
+  rpcUrl: string;
+  scale?: WorldScale;
+  log?: (line: string) => void;
+};
+
+/** Sends the deployer's transactions one after another and checks that each succeeded. */
+class Deployer {
+  readonly address: Address;
+  private nonce = 0;
+  constructor(
+    readonly wallet: WalletClient,
+    readonly client: PublicClient,
+    readonly chain: Chain,
+  ) {
+    if (!wallet.account) throw new Error("wallet client without account");
+    this.address = wallet.account.address;
+  }
+
+  async init(): Promise<void> {
+    this.nonce = await this.client.getTransactionCount({
+      address: this.address,
+      blockTag: "pending",
+    });
+  }
+
+  async deploy(abi: Abi, bytecode: Hex, args: readonly unknown[] = []): Promise<Address> {
+    const hash = await this.wallet.deployContract({
+      abi,
+      bytecode,
+      args,
+      account: this.wallet.account ?? null,
+      chain: this.chain,
+      nonce: this.nonce++,
+      gas: 16_000_000n,
+    } as never);
+    const receipt = await devnetReceipt(this.client as never, hash);
+    if (receipt.status !== "success" || !receipt.contractAddress) {
+      throw new Error(`deployment reverted (tx ${hash})`);
+    }
+    return getAddress(receipt.contractAddress);
+  }
+
+  async write(
+    address: Address,
+    abi: Abi,
+    functionName: string,
+    args: readonly unknown[],
+    value?: bigint,
+  ): Promise<void> {
+    const hash = await this.wallet.writeContract({
+      address,
+      abi,
+      functionName,
+      args,
+      value,
+      account: this.wallet.account ?? null,
+      chain: this.chain,
+      nonce: this.nonce++,
+      gas: 8_000_000n,
+    } as never);
+    const receipt = await devnetReceipt(this.client as never, hash);
+    if (receipt.status !== "success")
+      throw new Error(`${functionName} on ${address} reverted (tx ${hash})`);
+  }
+}
+
+/** Raw amount of a token worth `usd` at its reference price. */
+export function amountForUsd(token: { decimals: number; usdPrice: number }, usd: number): bigint {
+  const units = usd / token.usdPrice;
+  return parseUnits(units.toFixed(Math.min(token.decimals, 6)), token.decimals);
+}
+
+/** A chain definition for whatever node `rpcUrl` is (anvil by default). */
+export async function chainOf(rpcUrl: string): Promise<Chain> {
+  const probe = createPublicClient({ transport: http(rpcUrl) });
+  const id = await probe.getChainId();
+  return defineChain({
+    id,
+    name: id === 31337 ? "Devnet" : `Chain ${id}`,
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+  });
+}
+
+/**
+ * Deploys and seeds the whole devnet world on the node at `rpcUrl` from anvil's first dev account.
+ * @returns the deployment, ready to be written where `ponder.config.ts` reads it.
+ */
+export async function deployWorld(params: DeployWorldParameters): Promise<Deployment> {
+  const log = params.log ?? (() => {});
+  buildContracts();
+  const chain = await chainOf(params.rpcUrl);
+  const transport = http(params.rpcUrl, { batch: false });
+  const client = createPublicClient({ chain, transport }) as PublicClient;
+  const wallet = createWalletClient({
+    account: privateKeyToAccount(DEVNET_DEPLOYER_KEY),
+    chain,
+    transport,
+  });
+  const d = new Deployer(wallet, client, chain);
+  await d.init();
+  const startBlock = Number(await client.getBlockNumber()) + 1;
+
+  const weth9 = readNpmArtifact("WETH9");
+  const weth = await d.deploy(weth9.abi, weth9.bytecode);
+  const devToken = loadArtifact("DevToken");
+  const tokens: DeployedToken[] = [];
+  const specs = [...DEFAULT_TOKENS, ...syntheticTokens(params.scale?.tokens ?? 0)];
+  for (const spec of specs) {
+    const address = await d.deploy(devToken.abi, devToken.bytecode, [
+      spec.name,
+      spec.symbol,
+      spec.decimals,
+    ]);
+    tokens.push({ address, ...spec });
+  }
+  const bySymbol = new Map<string, DeployedToken>(tokens.map((t) => [t.symbol, t]));
+  bySymbol.set("WETH", {
+    address: weth,
+    name: "Wrapped Ether",
+    symbol: "WETH",
+    decimals: 18,
+    usdPrice: WETH_USD_PRICE,
+  });
+  const token = (symbol: string): DeployedToken => {
+    const t = bySymbol.get(symbol);
+    if (!t) throw new Error(`unknown devnet token ${symbol}`);
+    return t;
+  };
+  log(`deployed WETH9 and ${tokens.length} tokens`);
+
+  // Inventory for seeding: plenty of every token and 300k ETH wrapped.
+  for (const t of tokens) {
+    await d.write(t.address, DevTokenAbi, "mint", [d.address, amountForUsd(t, 5_000_000_000)]);
+  }
+  await d.write(weth, WETH9Abi, "deposit", [], parseUnits("300000", 18));
+
+  // Uniswap V2: factory, Router02 and seeded pairs.
+  const v2FactoryArt = readNpmArtifact("UniswapV2Factory");
+  const v2Factory = await d.deploy(v2FactoryArt.abi, v2FactoryArt.bytecode, [d.address]);
+  const router02Art = readNpmArtifact("UniswapV2Router02");
+  const router02 = await d.deploy(router02Art.abi, router02Art.bytecode, [v2Factory, weth]);
+  const extraPools = params.scale?.pools ?? 0;
+  const pairSpecs = [
+    ...V2_PAIRS,
+    ...syntheticPairs(
+      specs,
+      Math.ceil(extraPools / 2),
+      11,
+      new Set(V2_PAIRS.map(([a, b]) => pairKey(a, b))),
+    ),
+  ];
+  const pairs: Address[] = [];
+  for (const [a, b, usd] of pairSpecs) {
+    await d.write(v2Factory, UniswapV2FactoryAbi, "createPair", [
+      token(a).address,
+      token(b).address,
+    ]);
+    const pair = await client.readContract({
+      address: v2Factory,
+      abi: UniswapV2FactoryAbi,
+      functionName: "getPair",
+      args: [token(a).address, token(b).address],
+    });
+    for (const t of [token(a), token(b)]) {
+      await d.write(t.address, DevTokenAbi, "transfer", [pair, amountForUsd(t, usd)]);
+    }
+    await d.write(pair, UniswapV2PairAbi, "mint", [d.address]);
+    pairs.push(getAddress(pair));
+  }
+  log(`deployed Uniswap V2 with ${pairs.length} pairs`);
+
+  // Uniswap V3: factory, periphery, and pools with three positions each.
+  const v3FactoryArt = readNpmArtifact("UniswapV3Factory");
+  const v3Factory = await d.deploy(v3FactoryArt.abi, v3FactoryArt.bytecode);
+  const npmArt = readNpmArtifact("NonfungiblePositionManager");
+  // The token descriptor only renders NFT metadata; no devnet flow reads it.
+  const positionManager = await d.deploy(npmArt.abi, npmArt.bytecode, [v3Factory, weth, d.address]);
+  const swapRouterArt = readNpmArtifact("SwapRouter");
+  const swapRouter = await d.deploy(swapRouterArt.abi, swapRouterArt.bytecode, [v3Factory, weth]);
+  const quoterArt = readNpmArtifact("QuoterV2");
+  const quoterV2 = await d.deploy(quoterArt.abi, quoterArt.bytecode, [v3Factory, weth]);
+  for (const t of [...tokens.map((t) => t.address), weth]) {
+    await d.write(t, DevTokenAbi, "approve", [positionManager, maxUint256]);
+  }
+  const poolSpecs = [...V3_POOLS, ...syntheticPools(specs, Math.floor(extraPools / 2))];
+  const pools: Address[] = [];
+  for (const [a, b, fee, usd] of poolSpecs) {
+    const [t0, t1] = sortTokens(token(a), token(b));
+    await d.write(v3Factory, UniswapV3FactoryAbi, "createPool", [t0.address, t1.address, fee]);
+    const pool = getAddress(
+      await client.readContract({
+        address: v3Factory,
+        abi: UniswapV3FactoryAbi,
+        functionName: "getPool",
+        args: [t0.address, t1.address, fee],
+      }),
+    );
+    const sqrtPriceX96 = sqrtPriceX96FromPrice(t0, t1);
+    await d.write(pool, UniswapV3PoolAbi, "initialize", [sqrtPriceX96]);
+    const spacing = TICK_SPACING[fee];
+    const center = Math.floor(tickFromSqrtPriceX96(sqrtPriceX96) / spacing) * spacing;
+    const halfWidths = usd >= 1_000_000 ? POSITION_HALF_WIDTHS : POSITION_HALF_WIDTHS.slice(0, 1);
+    for (const half of halfWidths) {
+      await d.write(positionManager, NonfungiblePositionManagerAbi, "mint", [
+        {
+          token0: t0.address,
+          token1: t1.address,
+          fee,
+          tickLower: clampTick(center - half * spacing, spacing),
+          tickUpper: clampTick(center + (half + 1) * spacing, spacing),
+          amount0Desired: amountForUsd(t0, usd),
+          amount1Desired: amountForUsd(t1, usd),
+          amount0Min: 0n,
+          amount1Min: 0n,
+          recipient: d.address,
+          deadline: maxUint256,
+        },
+      ]);
+    }
+    pools.push(pool);
+  }
+  log(`deployed Uniswap V3 with ${pools.length} pools`);
+
+  // ERC4626 vaults under two protocol slugs, with deposits; one accrues yield.
+  const vaultArt = loadArtifact("DevVault");
+  const vaults: DeployedVault[] = [];
+  for (const [protocolSlug, assetSymbol, name, symbol, usd] of VAULTS) {
+    const asset = token(assetSymbol);
+    const address = await d.deploy(vaultArt.abi, vaultArt.bytecode, [asset.address, name, symbol]);
+    const amount = amountForUsd(asset, usd);
+    await d.write(asset.address, DevTokenAbi, "approve", [address, amount]);
+    await d.write(address, DevVaultAbi, "deposit", [amount, d.address]);
+    if (symbol === YIELD_VAULT_SYMBOL) {
+      await d.write(asset.address, DevTokenAbi, "transfer", [
+        address,
+        amountForUsd(asset, usd / 50),
+      ]);
+    }
+    vaults.push({ address, protocolSlug, asset: asset.address, name, symbol });
+  }
+  log(`deployed ${vaults.length} ERC4626 vaults`);
+
+  const execution = await deployExecutionLayer({
+    walletClient: wallet,
+    publicClient: client,
+    v3Factory,
+    weth,
+    swapRouter,
+  });
+  log(`deployed the execution layer: ${Object.keys(execution).join(", ")}`);
+
+  // Ponder indexes the newest 30 blocks of an unknown chain one by one (its finality window)
+  // and the rest in fast batches: empty blocks on top put the whole world in the batches.
+  await client
+    .request({
+      method: "anvil_mine" as never,
+      params: [`0x${FINALITY_PADDING.toString(16)}`] as never,
+    })
+    .catch(() => {
+      log(
+        "the node does not support anvil_mine; the newest deployment blocks will be indexed live",
+      );
+    });
+  const genesis = await client.getBlock({ blockNumber: 0n });
+  return {
+    chainId: chain.id,
+    genesisHash: genesis.hash,
+    startBlock,
+    deployer: d.address,
+    weth,
+    tokens: [...bySymbol.values()].sort((x, y) => x.symbol.localeCompare(y.symbol)),
+    uniswapV2: { factory: v2Factory, router02, pairs },
+    uniswapV3: { factory: v3Factory, positionManager, swapRouter, quoterV2, pools },
+    vaults,
+    execution,
+  };
+}
+
+function sortTokens<T extends { address: Address }>(a: T, b: T): [T, T] {
+  return a.address.toLowerCase() < b.address.toLowerCase() ? [a, b] : [b, a];
+}
+
+const MAX_TICK = 887272;
+function clampTick(tick: number, spacing: number): number {
+  const bound = Math.floor(MAX_TICK / spacing) * spacing;
+  return Math.max(-bound, Math.min(bound, tick));
+}
+
+function syntheticTokens(count: number): TokenSpec[] {
+  const random = mulberry32(7);
+  return Array.from({ length: count }, (_, i) => ({
+    symbol: `TKN${i}`,
+    name: `Synthetic Token ${i}`,
+    decimals: [6, 8, 18][i % 3] ?? 18,
+    usdPrice: Number((0.01 + random() * 100).toFixed(4)),
+  }));
+}
+
+function pairKey(a: string, b: string): string {
+  return [a, b].sort().join("/");
+}
+
+/** `count` distinct random token pairs (seeded), none of them in `exclude`, with a USD depth. */
+function syntheticPairs(
+  specs: TokenSpec[],
+  count: number,
+  seed: number,
+  exclude: Set<string>,
+): [string, string, number][] {
+  const random = mulberry32(seed);
+  const symbols = ["WETH", ...specs.map((s) => s.symbol)];
+  const out: [string, string, number][] = [];
+  const seen = new Set(exclude);
+  const want = count;
+  for (let guard = 0; out.length < want && guard < want * 20; guard++) {
+    const a = symbols[Math.floor(random() * symbols.length)] ?? "WETH";
+    const b = symbols[Math.floor(random() * symbols.length)] ?? "USDC";
+    const key = pairKey(a, b);
+    if (a === b || seen.has(key)) continue;
+    seen.add(key);
+    out.push([a, b, 10_000 + Math.floor(random() * 1_000_000)]);
+  }
+  return out;
+}
+
+function syntheticPools(
+  specs: TokenSpec[],
+  count: number,
+): [string, string, 500 | 3000 | 10000, number][] {
+  const fees = [500, 3000, 10000] as const;
+  const exclude = new Set(V3_POOLS.map(([a, b]) => pairKey(a, b)));
+  return syntheticPairs(specs, count, 13, exclude).map(([a, b, usd], i) => [
+    a,
+    b,
+    fees[i % 3] ?? 3000,
+    usd,
+  ]);
+}

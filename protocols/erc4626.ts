@@ -1,0 +1,53 @@
+import type { ProjectInfo, Protocol } from "./types";
+
+const amount = "Amount in wei (decimal string) or an output reference { useOutputOfCallAt: i }";
+
+/**
+ * A protocol made of ERC4626 vaults: deposit assets for shares, redeem shares for assets.
+ * Its vaults are the ones configured with its slug (devnet deployment or `VAULTS_<chainId>`).
+ */
+export function erc4626Protocol(slug: string, project: ProjectInfo): Protocol {
+  return {
+    slug,
+    url: project.url,
+    project,
+    forks: [],
+    poolSource: "vault",
+    supports: (chain) => chain.vaults.some((v) => v.protocolSlug === slug),
+    // Deposit turns the asset into shares (the vault is the share token); redeem turns back.
+    edges: (pool) =>
+      pool.kind === "erc4626"
+        ? [
+            { pool, tokenIn: pool.asset, tokenOut: pool.address, action: "deposit" },
+            { pool, tokenIn: pool.address, tokenOut: pool.asset, action: "redeem" },
+          ]
+        : [],
+    methods: [
+      {
+        method: "deposit",
+        name: "Deposit",
+        functionNames: ["deposit"],
+        inputs: {
+          primaryAddress: "Vault address",
+          tokenIn: "The vault's asset",
+          tokenOut: "The vault (share token) address",
+          amountIn: amount,
+          receiver: "Who receives the shares (optional; default the receiver of the bundle)",
+        },
+        outputs: { shares: "Vault shares minted" },
+      },
+      {
+        method: "redeem",
+        name: "Redeem",
+        functionNames: ["redeem"],
+        inputs: {
+          primaryAddress: "Vault address",
+          tokenIn: "The vault (share token) address",
+          tokenOut: "The vault's asset",
+          amountIn: amount,
+        },
+        outputs: { assets: "Assets paid out" },
+      },
+    ],
+  };
+}

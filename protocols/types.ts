@@ -1,0 +1,44 @@
+import type { Edge, Pool } from "../src/api/routing/types";
+import type { ChainSetup } from "./chains";
+
+/** A bundle method of a protocol, as `/v1/standards` lists it (SPEC 2.3). */
+export type ProtocolMethod = {
+  method: string;
+  name: string;
+  /** The contract functions the method calls. */
+  functionNames: string[];
+  /** Input name → what to pass. */
+  inputs: Record<string, string>;
+  /** Output name → what the action yields for later `useOutputOfCallAt` references. */
+  outputs: Record<string, string>;
+};
+
+/** Project metadata for `/v1/projects` (SPEC 2.4). */
+export type ProjectInfo = {
+  title: string;
+  description: string;
+  url: string;
+  twitter: string;
+  category: string;
+};
+
+/** Which indexed table holds a protocol's pools, for `poolCount`. */
+export type PoolSource = "v2Pair" | "v3Pool" | "vault" | "wrappedNative";
+
+/** One protocol: everything the service knows about it, in one file under `protocols/`. */
+export type Protocol = {
+  slug: string;
+  url: string;
+  /** Absent for the built-in `core` protocol, which is no project. */
+  project?: ProjectInfo;
+  forks: { slug: string; url: string }[];
+  methods: ProtocolMethod[];
+  poolSource?: PoolSource;
+  /** Whether the protocol is usable on an indexed chain. */
+  supports: (chain: ChainSetup) => boolean;
+  /**
+   * The directed route edges one of this protocol's pools adds to the routing graph (none for
+   * a pool of another kind). Absent for protocols that are not routed through.
+   */
+  edges?: (pool: Pool) => Edge[];
+};

@@ -1,0 +1,64 @@
+import type { Protocol } from "./types";
+
+const amount = "Amount in wei (decimal string) or an output reference { useOutputOfCallAt: i }";
+
+export const uniswapV2: Protocol = {
+  slug: "uniswap-v2",
+  url: "https://app.uniswap.org",
+  project: {
+    title: "Uniswap V2",
+    description: "Constant-product automated market maker with 0.3% fee pairs.",
+    url: "https://app.uniswap.org",
+    twitter: "@Uniswap",
+    category: "Dexes",
+  },
+  forks: [],
+  poolSource: "v2Pair",
+  supports: (chain) => chain.uniswapV2 !== undefined,
+  // A pair swaps both ways.
+  edges: (pool) =>
+    pool.kind === "v2"
+      ? [
+          { pool, tokenIn: pool.token0, tokenOut: pool.token1, action: "swap" },
+          { pool, tokenIn: pool.token1, tokenOut: pool.token0, action: "swap" },
+        ]
+      : [],
+  methods: [
+    {
+      method: "swap",
+      name: "Swap",
+      functionNames: ["swap", "getReserves"],
+      inputs: {
+        primaryAddress: "Pair address",
+        tokenIn: "Token to sell",
+        tokenOut: "Token to buy",
+        amountIn: amount,
+      },
+      outputs: { amountOut: "Amount of tokenOut received" },
+    },
+    {
+      method: "deposit",
+      name: "Add liquidity",
+      functionNames: ["mint"],
+      inputs: {
+        primaryAddress: "Pair address",
+        tokenIn: "The pair's two tokens, as an array",
+        tokenOut: "Pair (LP token) address",
+        amountIn: "Amounts of the two tokens, as an array",
+      },
+      outputs: { liquidity: "LP tokens minted" },
+    },
+    {
+      method: "redeem",
+      name: "Remove liquidity",
+      functionNames: ["burn"],
+      inputs: {
+        primaryAddress: "Pair address",
+        tokenIn: "Pair (LP token) address",
+        tokenOut: "The pair's two tokens, as an array",
+        amountIn: amount,
+      },
+      outputs: { amount0: "Amount of token0 received", amount1: "Amount of token1 received" },
+    },
+  ],
+};

@@ -1,0 +1,38 @@
+import type { Protocol } from "./types";
+
+export const uniswapV3: Protocol = {
+  slug: "uniswap-v3",
+  url: "https://app.uniswap.org",
+  project: {
+    title: "Uniswap V3",
+    description: "Concentrated-liquidity automated market maker with 0.05%, 0.3% and 1% fee tiers.",
+    url: "https://app.uniswap.org",
+    twitter: "@Uniswap",
+    category: "Dexes",
+  },
+  forks: [],
+  poolSource: "v3Pool",
+  supports: (chain) => chain.uniswapV3 !== undefined,
+  // A pool swaps both ways.
+  edges: (pool) =>
+    pool.kind === "v3"
+      ? [
+          { pool, tokenIn: pool.token0, tokenOut: pool.token1, action: "swap" },
+          { pool, tokenIn: pool.token1, tokenOut: pool.token0, action: "swap" },
+        ]
+      : [],
+  methods: [
+    {
+      method: "swap",
+      name: "Swap",
+      functionNames: ["swap", "uniswapV3SwapCallback"],
+      inputs: {
+        primaryAddress: "Pool address",
+        tokenIn: "Token to sell",
+        tokenOut: "Token to buy",
+        amountIn: "Amount in wei (decimal string) or an output reference { useOutputOfCallAt: i }",
+      },
+      outputs: { amountOut: "Amount of tokenOut received" },
+    },
+  ],
+};

@@ -1,0 +1,44 @@
+import { NATIVE_TOKEN_ADDRESS } from "./native";
+import type { Protocol } from "./types";
+
+const amount = "Amount in wei (decimal string) or an output reference { useOutputOfCallAt: i }";
+
+/** WETH9-style wrapping of the native currency. */
+export const wrappedNative: Protocol = {
+  slug: "wrapped-native",
+  url: "https://weth.io",
+  project: {
+    title: "Wrapped Ether",
+    description: "WETH9: the native currency as an ERC20, one for one.",
+    url: "https://weth.io",
+    twitter: "",
+    category: "Wrapped Tokens",
+  },
+  forks: [],
+  poolSource: "wrappedNative",
+  supports: (chain) => chain.weth !== undefined,
+  // The native currency wraps into WETH and unwraps back, one for one.
+  edges: (pool) =>
+    pool.kind === "wrap"
+      ? [
+          { pool, tokenIn: NATIVE_TOKEN_ADDRESS, tokenOut: pool.address, action: "wrap" },
+          { pool, tokenIn: pool.address, tokenOut: NATIVE_TOKEN_ADDRESS, action: "unwrap" },
+        ]
+      : [],
+  methods: [
+    {
+      method: "deposit",
+      name: "Wrap",
+      functionNames: ["deposit"],
+      inputs: { primaryAddress: "WETH address", amountIn: amount },
+      outputs: { amount: "WETH received (equal to amountIn)" },
+    },
+    {
+      method: "withdraw",
+      name: "Unwrap",
+      functionNames: ["withdraw"],
+      inputs: { primaryAddress: "WETH address", amountIn: amount },
+      outputs: { amount: "Native currency received (equal to amountIn)" },
+    },
+  ],
+};

@@ -1,0 +1,254 @@
+/**
+ * Compiles a bundle (an ordered list of actions) into one program: validates every action's
+ * arguments, resolves `{ useOutputOfCallAt }` references to earlier outputs (VM state slots),
+ * and sweeps what the executing account holds at the end to the receiver (router strategy).
+ */
+import type { Address } from "viem";
+import { erc20Abi, getAbiItem } from "viem";
+import type { z } from "zod";
+import type { ChainSetup } from "../../../protocols/chains";
+import { isNativeToken } from "../../../protocols/native";
+import { protocols } from "../../../protocols/registry";
+import { ApiError } from "../errors";
+import type { RoutingGraph } from "../routing/graph";
+import type { RouteStep } from "../routing/plan-route";
+import type { ExecutionContracts, RoutingStrategy } from "../routing/route-program";
+import { protocolActions } from "./actions/registry";
+import type { AmountArg, CompileContext, OutputValue, ResolvedAmount } from "./actions/types";
+import { addSweep } from "./executionSteps";
+import { addTransfer } from "./protocolSteps";
+
+const balanceOfFn = getAbiItem({ abi: erc20Abi, name: "balanceOf" });
+
+import { type PlannedProgram, PlannerError, ProgramPlanner } from "./planner";
+
+/** Most actions one bundle may hold. */
+export const MAX_BUNDLE_ACTIONS = 32;
+
+export type BundleAction = { protocol: string; action: string; args: Record<string, unknown> };
+
+export type CompiledBundle = {
+  program: PlannedProgram;
+  /** The actions as understood, defaults filled (echoed in the response). */
+  bundle: { protocol: string; action: string; args: Record<string, unknown> }[];
+  /** Caller tokens consumed with literal amounts, summed per token (pulled at the start). */
+  inputs: Map<Address, bigint>;
+  routeSteps: RouteStep[];
+  touched: Set<Address>;
+  deliveries: { token: Address; to: Address }[];
+  /** Command index of each action's first call (to name the failing action). */
+  firstCall: number[];
+  /** Token of the last amount an action produced (what the bundle ends with). */
+  lastOutputToken: Address | undefined;
+};
+
+export type CompileBundleParameters = {
+  actions: BundleAction[];
+  strategy: RoutingStrategy;
+  contracts: ExecutionContracts;
+  chain: ChainSetup;
+  graph: RoutingGraph;
+  gasPriceWei: bigint;
+  account: Address;
+  receiver: Address;
+  from: Address;
+};
+
+function listing(): string {
+  return protocols
+    .map((p) => `${p.slug} (${Object.keys(protocolActions(p)).join(", ")})`)
+    .join("; ");
+}
+
+function zodPath(issue: z.core.$ZodIssue | undefined): string {
+  return (issue?.path ?? [])
+    .map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`))
+    .join("");
+}
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let at = root;
+  for (const key of path) {
+    if (at === null || typeof at !== "object") return undefined;
+    at = (at as Record<PropertyKey, unknown>)[key];
+  }
+  return at;
+}
+
+/** Serializable echo of parsed args (bigints as decimal strings). */
+function echo(value: unknown): unknown {
+  if (typeof value === "bigint") return value.toString();
+  if (Array.isArray(value)) return value.map(echo);
+  if (value && typeof value === "object") {
+    if ("ref" in value && "index" in value) {
+      const r = value as { ref: number; index: number };
+      return { useOutputOfCallAt: r.ref, index: r.index };
+    }
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, echo(v)]));
+  }
+  return value;
+}
+
+/**
+ * Compiles `actions`; every client mistake is an ApiError 400 naming `actions[i].args.field`.
+ * @example compileBundle({ actions, strategy: "router", contracts, chain, graph, gasPriceWei, account, receiver, from })
+ */
+export function compileBundle(params: CompileBundleParameters): CompiledBundle {
+  const { actions } = params;
+  if (actions.length === 0)
+    throw new ApiError(400, "The bundle is empty: send at least one action.");
+  if (actions.length > MAX_BUNDLE_ACTIONS) {
+    throw new ApiError(
+      400,
+      `The bundle has ${actions.length} actions; at most ${MAX_BUNDLE_ACTIONS} are accepted.`,
+    );
+  }
+  const planner = new ProgramPlanner();
+  const outputs: OutputValue[][] = [];
+  const inputs = new Map<Address, bigint>();
+  const routeSteps: RouteStep[] = [];
+  const touched = new Set<Address>();
+  const deliveries: { token: Address; to: Address }[] = [];
+  const bundle: CompiledBundle["bundle"] = [];
+  const firstCall: number[] = [];
+  let lastOutputToken: Address | undefined;
+
+  actions.forEach((action, i) => {
+    const where = `actions[${i}]`;
+    if (typeof action !== "object" || action === null || Array.isArray(action)) {
+      throw new ApiError(400, `${where}: expected an object { protocol, action, args }.`);
+    }
+    if (typeof action.protocol !== "string")
+      throw new ApiError(400, `${where}.protocol: expected a protocol slug string.`);
+    if (typeof action.action !== "string")
+      throw new ApiError(400, `${where}.action: expected an action name string.`);
+    const protocol = protocols.find((p) => p.slug === action.protocol);
+    if (!protocol) {
+      throw new ApiError(
+        400,
+        `${where}.protocol: unknown protocol "${action.protocol}"; known protocols and actions: ${listing()}.`,
+      );
+    }
+    const spec = protocolActions(protocol)[action.action];
+    if (!spec) {
+      throw new ApiError(
+        400,
+        `${where}.action: ${protocol.slug} has no action "${action.action}"; its actions: ${Object.keys(protocolActions(protocol)).join(", ")}.`,
+      );
+    }
+    const parsed = spec.args.safeParse(action.args ?? {});
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const path = zodPath(issue);
+      const missing = valueAt(action.args, issue?.path ?? []) === undefined;
+      throw new ApiError(
+        400,
+        missing
+          ? `${where}.args${path} is required.`
+          : `${where}.args${path}: ${issue?.message ?? "invalid value"}.`,
+      );
+    }
+    const args = parsed.data as Record<string, unknown>;
+    const literal = spec.input?.(args as never, { graph: params.graph });
+    if (literal) inputs.set(literal.token, (inputs.get(literal.token) ?? 0n) + literal.amount);
+
+    const resolve = (arg: AmountArg, field: string): ResolvedAmount => {
+      if (typeof arg === "bigint") return { value: arg, estimate: arg };
+      const path = `${where}.args.${field}`;
+      if (arg.ref >= i) {
+        throw new ApiError(
+          400,
+          `${path}: useOutputOfCallAt ${arg.ref} does not point to an earlier action (this is action ${i}).`,
+        );
+      }
+      const produced = outputs[arg.ref] ?? [];
+      const out = produced[arg.index];
+      if (!out) {
+        throw new ApiError(
+          400,
+          produced.length === 0
+            ? `${path}: action ${arg.ref} (${actions[arg.ref]?.protocol} ${actions[arg.ref]?.action}) has no output to use.`
+            : `${path}: action ${arg.ref} has ${produced.length} output${produced.length === 1 ? "" : "s"}; index ${arg.index} does not exist.`,
+        );
+      }
+      if (out.kind !== "amount") {
+        throw new ApiError(
+          400,
+          `${path}: output ${arg.index} of action ${arg.ref} is not an amount.`,
+        );
+      }
+      return { value: out.value, estimate: out.estimate };
+    };
+    const ctx: CompileContext = {
+      planner,
+      strategy: params.strategy,
+      contracts: params.contracts,
+      chain: params.chain,
+      graph: params.graph,
+      gasPriceWei: params.gasPriceWei,
+      account: params.account,
+      receiver: params.receiver,
+      from: params.from,
+      amount: resolve,
+      routeSteps,
+      touched,
+      deliveries,
+    };
+    firstCall.push(planner.length);
+    try {
+      const produced = spec.compile(ctx, args as never);
+      outputs.push(produced);
+      lastOutputToken =
+        produced.findLast((o) => o.kind === "amount" && o.token)?.token ?? lastOutputToken;
+    } catch (error) {
+      if (error instanceof ApiError) {
+        // Action-level messages start with `args.`: prefix the action.
+        throw new ApiError(
+          error.statusCode,
+          error.message.startsWith("actions[")
+            ? error.message
+            : error.message.startsWith("args")
+              ? `${where}.${error.message}`
+              : `${where}: ${error.message}`,
+          error.details,
+        );
+      }
+      if (error instanceof PlannerError) throw new ApiError(400, `${where}: ${error.message}.`);
+      throw error;
+    }
+    bundle.push({
+      protocol: protocol.slug,
+      action: action.action,
+      args: echo(args) as Record<string, unknown>,
+    });
+  });
+
+  if (params.strategy === "router") {
+    // The executor must end empty: everything it held goes to the receiver.
+    for (const token of touched) {
+      addSweep(planner, { executor: params.contracts.executor, token, to: params.receiver });
+    }
+  } else if (params.account.toLowerCase() !== params.receiver.toLowerCase()) {
+    // A wallet (or a delegated account paying someone else) hands its ERC20 leftovers over;
+    // native currency stays with the account.
+    for (const token of touched) {
+      if (isNativeToken(token)) continue;
+      const held = planner.add({
+        target: token,
+        fn: balanceOfFn,
+        args: [params.account],
+        label: "read leftover",
+      });
+      addTransfer(planner, { token, to: params.receiver, amount: held, label: "sweep" });
+    }
+  }
+  let program: PlannedProgram;
+  try {
+    program = planner.plan();
+  } catch (error) {
+    if (error instanceof PlannerError)
+      throw new ApiError(400, `The bundle cannot be compiled: ${error.message}.`);
+    throw error;
+  }
+  return { program, bundle, inputs, routeSteps, touched, deliveries, firstCall, lastOutputToken };
+}

@@ -1,0 +1,110 @@
+/**
+ * Runs calls against the chain's latest state with state overrides, in order and sharing
+ * state, through `eth_simulateV1`: balance reads before and after a transaction give what the
+ * transaction delivered, and the transaction's own `gasUsed`.
+ */
+import { type Address, type Hex, numberToHex, type PublicClient } from "viem";
+
+export type SimulationCall = { from: Address; to: Address; data: Hex; value?: bigint };
+
+export type AccountOverride = {
+  balance?: bigint;
+  code?: Hex;
+  /** Storage words to replace (slot → 32-byte value). */
+  stateDiff?: Record<Hex, Hex>;
+};
+
+export type CallResult =
+  | { ok: true; returnData: Hex; gasUsed: bigint }
+  | { ok: false; revertData: Hex; message: string; gasUsed: bigint };
+
+/** `blockNumber`: the block the calls ran on top of (the simulated block is the next one). */
+export type SimulationResult = { blockNumber: bigint; results: CallResult[] };
+
+type RpcCallResult = {
+  status: Hex;
+  returnData: Hex;
+  gasUsed: Hex;
+  error?: { message?: string; data?: Hex };
+};
+
+/** The node cannot simulate (unreachable, or no `eth_simulateV1`). */
+export class SimulationUnavailableError extends Error {
+  override readonly name = "SimulationUnavailableError";
+}
+
+/**
+ * Simulates `calls` in one block on top of block `blockNumber`, with `overrides` applied first.
+ * @example const { results } = await simulateCalls(client, { blockNumber, calls, overrides });
+ */
+export async function simulateCalls(
+  client: PublicClient,
+  params: {
+    /** Base block; default the latest. */
+    blockNumber?: bigint;
+    calls: SimulationCall[];
+    overrides: Record<Address, AccountOverride>;
+  },
+): Promise<SimulationResult> {
+  const stateOverrides: Record<string, Record<string, unknown>> = {};
+  for (const [address, o] of Object.entries(params.overrides)) {
+    const entry: Record<string, unknown> = {};
+    if (o.balance !== undefined) entry.balance = numberToHex(o.balance);
+    if (o.code !== undefined) entry.code = o.code;
+    if (o.stateDiff !== undefined) entry.stateDiff = o.stateDiff;
+    stateOverrides[address] = entry;
+  }
+  // Simulate on an explicit block: nodes number the simulated block differently (anvil gives
+  // it the base block's number), so the base block is what the answer reports.
+  let base: bigint;
+  try {
+    base = params.blockNumber ?? (await client.getBlockNumber({ cacheTime: 0 }));
+  } catch (error) {
+    throw new SimulationUnavailableError(
+      `the chain node does not answer: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`,
+    );
+  }
+  let blocks: { number: Hex; calls: RpcCallResult[] }[];
+  try {
+    blocks = (await client.request({
+      method: "eth_simulateV1" as never,
+      params: [
+        {
+          blockStateCalls: [
+            {
+              stateOverrides,
+              calls: params.calls.map((c) => ({
+                from: c.from,
+                to: c.to,
+                data: c.data,
+                value: numberToHex(c.value ?? 0n),
+              })),
+            },
+          ],
+          validation: false,
+        },
+        numberToHex(base),
+      ] as never,
+    })) as { number: Hex; calls: RpcCallResult[] }[];
+  } catch (error) {
+    throw new SimulationUnavailableError(
+      `the chain node could not simulate: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`,
+    );
+  }
+  const block = blocks[0];
+  if (!block) throw new SimulationUnavailableError("the chain node returned no simulated block");
+  const calls = block.calls;
+  return {
+    blockNumber: base,
+    results: calls.map((c) =>
+      c.status === "0x1"
+        ? { ok: true, returnData: c.returnData, gasUsed: BigInt(c.gasUsed) }
+        : {
+            ok: false,
+            revertData: (c.error?.data ?? c.returnData ?? "0x") as Hex,
+            message: c.error?.message ?? "execution reverted",
+            gasUsed: BigInt(c.gasUsed),
+          },
+    ),
+  };
+}

@@ -1,0 +1,106 @@
+import { z } from "zod";
+
+/** The operational settings of the HTTP API, read once from the environment at startup. */
+export type OpsConfig = {
+  /** Comma-separated API keys (`API_KEYS`). */
+  apiKeys: string[];
+  /** JSON keys file (`API_KEYS_FILE`), see `loadKeyRing`. */
+  apiKeysFile: string | undefined;
+  /** Default per-key budget: sustained requests per second (0: unlimited) and burst. */
+  rateLimit: { rps: number; burst: number };
+  /** Shares rate-limit budgets between replicas when set. */
+  redis: { url: string; prefix: string; timeoutMs: number } | undefined;
+  /** `/v1/shortcuts/*` answer 503 when their data lags the chain head by more blocks. */
+  maxLagBlocks: number;
+  /** How long a fetched chain head is reused before asking the RPC again. */
+  chainHeadCacheMs: number;
+  /** How long SIGTERM waits for in-flight requests before handing over to Ponder's exit. */
+  shutdownTimeoutMs: number;
+  /** One JSON access-log line per request. */
+  logRequests: boolean;
+};
+
+const count = (name: string) =>
+  z
+    .string()
+    .regex(/^[0-9]+$/, { error: `${name} must be a whole number` })
+    .transform(Number);
+
+const decimal = (name: string) =>
+  z
+    .string()
+    .regex(/^[0-9]+(\.[0-9]+)?$/, { error: `${name} must be a non-negative number` })
+    .transform(Number);
+
+const envSchema = z.object({
+  API_KEYS: z.string().optional(),
+  API_KEYS_FILE: z.string().optional(),
+  RATE_LIMIT_RPS: decimal("RATE_LIMIT_RPS").optional(),
+  RATE_LIMIT_BURST: count("RATE_LIMIT_BURST")
+    .refine((n) => n >= 1, { error: "RATE_LIMIT_BURST must be at least 1" })
+    .optional(),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, { error: "REDIS_URL must start with redis:// or rediss://" })
+    .optional(),
+  REDIS_PREFIX: z.string().optional(),
+  REDIS_TIMEOUT_MS: count("REDIS_TIMEOUT_MS").optional(),
+  MAX_LAG_BLOCKS: count("MAX_LAG_BLOCKS").optional(),
+  CHAIN_HEAD_CACHE_MS: count("CHAIN_HEAD_CACHE_MS").optional(),
+  SHUTDOWN_TIMEOUT_MS: count("SHUTDOWN_TIMEOUT_MS").optional(),
+  LOG_REQUESTS: z
+    .enum(["true", "false"], { error: "LOG_REQUESTS must be true or false" })
+    .optional(),
+});
+
+/** Defaults of every setting, as README.md lists them. */
+export const OPS_DEFAULTS = {
+  rateLimitRps: 10,
+  rateLimitBurst: 20,
+  redisPrefix: "shortcuts:",
+  redisTimeoutMs: 250,
+  maxLagBlocks: 5,
+  chainHeadCacheMs: 500,
+  shutdownTimeoutMs: 10_000,
+} as const;
+
+/**
+ * Reads the settings from `env` (empty strings count as unset). A malformed value stops the
+ * API at startup with a message naming the variable, rather than running misconfigured.
+ */
+export function readOpsConfig(env: NodeJS.ProcessEnv = process.env): OpsConfig {
+  const present = Object.fromEntries(
+    Object.keys(envSchema.shape).flatMap((name) => {
+      const value = env[name]?.trim();
+      return value ? [[name, value]] : [];
+    }),
+  );
+  const parsed = envSchema.safeParse(present);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`Invalid configuration: ${issue?.message ?? "invalid environment"}.`);
+  }
+  const e = parsed.data;
+  return {
+    apiKeys: (e.API_KEYS ?? "")
+      .split(",")
+      .map((k) => k.trim())
+      .filter((k) => k.length > 0),
+    apiKeysFile: e.API_KEYS_FILE,
+    rateLimit: {
+      rps: e.RATE_LIMIT_RPS ?? OPS_DEFAULTS.rateLimitRps,
+      burst: e.RATE_LIMIT_BURST ?? OPS_DEFAULTS.rateLimitBurst,
+    },
+    redis: e.REDIS_URL
+      ? {
+          url: e.REDIS_URL,
+          prefix: e.REDIS_PREFIX ?? OPS_DEFAULTS.redisPrefix,
+          timeoutMs: e.REDIS_TIMEOUT_MS ?? OPS_DEFAULTS.redisTimeoutMs,
+        }
+      : undefined,
+    maxLagBlocks: e.MAX_LAG_BLOCKS ?? OPS_DEFAULTS.maxLagBlocks,
+    chainHeadCacheMs: e.CHAIN_HEAD_CACHE_MS ?? OPS_DEFAULTS.chainHeadCacheMs,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS ?? OPS_DEFAULTS.shutdownTimeoutMs,
+    logRequests: e.LOG_REQUESTS !== "false",
+  };
+}

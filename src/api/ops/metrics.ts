@@ -1,0 +1,164 @@
+/**
+ * Prometheus metrics of the HTTP API. Ponder keeps its own registry (indexing, database, Node
+ * process) and serves it on `/metrics` before the API app is asked, so these are served beside
+ * it on `/metrics/api`. Labels carry route patterns and key names, never paths with values in
+ * them and never API keys.
+ */
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { errorFields, log } from "./log";
+
+/** How far one chain's routing data is behind the chain's head. */
+export type ChainLag = {
+  chainId: number;
+  /** Ponder's checkpoint for the chain. */
+  indexedBlock: bigint;
+  /** The routing snapshot's block, once the routing code reports it (`setSnapshotBlock`). */
+  snapshotBlock: bigint | undefined;
+  headBlock: bigint;
+  /** `headBlock` minus the snapshot block (or the indexed block before there is a snapshot). */
+  lagBlocks: bigint;
+};
+
+const SECONDS_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+function createOpsMetrics() {
+  const registry = new Registry();
+  const registers = [registry];
+  return {
+    registry,
+    requests: new Counter({
+      name: "shortcuts_http_requests_total",
+      help: "HTTP requests answered by the API, by route pattern and status code.",
+      labelNames: ["method", "route", "status"] as const,
+      registers,
+    }),
+    requestDuration: new Histogram({
+      name: "shortcuts_http_request_duration_seconds",
+      help: "Time from receiving a request to its response, by route pattern and status code.",
+      labelNames: ["method", "route", "status"] as const,
+      buckets: SECONDS_BUCKETS,
+      registers,
+    }),
+    inFlight: new Gauge({
+      name: "shortcuts_http_requests_in_flight",
+      help: "Requests being answered right now.",
+      registers,
+    }),
+    routeSearch: new Histogram({
+      name: "shortcuts_route_search_duration_seconds",
+      help: "Time of the in-memory route search of one route request.",
+      buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+      registers,
+    }),
+    simulation: new Histogram({
+      name: "shortcuts_simulation_duration_seconds",
+      help: "Time of simulating a built transaction against the chain, by outcome (ok, failed).",
+      labelNames: ["outcome"] as const,
+      buckets: SECONDS_BUCKETS,
+      registers,
+    }),
+    simulationFailures: new Counter({
+      name: "shortcuts_simulation_failures_total",
+      help: "Simulations of built transactions that reverted or could not run.",
+      registers,
+    }),
+    authFailures: new Counter({
+      name: "shortcuts_auth_failures_total",
+      help: "Requests refused with 401, by reason (missing, malformed, unknown).",
+      labelNames: ["reason"] as const,
+      registers,
+    }),
+    rateLimited: new Counter({
+      name: "shortcuts_rate_limited_total",
+      help: "Requests refused with 429, by API key name.",
+      labelNames: ["key"] as const,
+      registers,
+    }),
+    rateLimitRedisErrors: new Counter({
+      name: "shortcuts_rate_limit_redis_errors_total",
+      help: "Rate-limit checks that fell back to this replica's own budget because Redis failed.",
+      registers,
+    }),
+    indexedBlock: new Gauge({
+      name: "shortcuts_indexed_block",
+      help: "The last block Ponder has indexed, per chain.",
+      labelNames: ["chain_id"] as const,
+      registers,
+    }),
+    snapshotBlock: new Gauge({
+      name: "shortcuts_snapshot_block",
+      help: "The block of the in-memory routing snapshot, per chain.",
+      labelNames: ["chain_id"] as const,
+      registers,
+    }),
+    chainHead: new Gauge({
+      name: "shortcuts_chain_head_block",
+      help: "The chain's head block as last read from its RPC, per chain.",
+      labelNames: ["chain_id"] as const,
+      registers,
+    }),
+    lag: new Gauge({
+      name: "shortcuts_snapshot_lag_blocks",
+      help: "Blocks the routing snapshot (the index until there is one) is behind the chain head.",
+      labelNames: ["chain_id"] as const,
+      registers,
+    }),
+  };
+}
+
+/** The API's metrics (one set per process). */
+export const metrics = createOpsMetrics();
+
+const snapshotBlocks = new Map<number, bigint>();
+let chainLagSource: (() => Promise<ChainLag[]>) | undefined;
+
+/** Hook for the route code: how long one route search took. */
+export function recordRouteSearch(ms: number): void {
+  metrics.routeSearch.observe(ms / 1000);
+}
+
+/** Hook for the route and bundle code: how long one simulation took and whether it succeeded. */
+export function recordSimulation(ms: number, ok: boolean): void {
+  metrics.simulation.observe({ outcome: ok ? "ok" : "failed" }, ms / 1000);
+  if (!ok) metrics.simulationFailures.inc();
+}
+
+/**
+ * Hook for the routing snapshot: it now reflects `block` of `chainId`. From the first call on,
+ * the freshness guard and the lag metric measure this block instead of Ponder's checkpoint.
+ */
+export function setSnapshotBlock(chainId: number, block: bigint | number): void {
+  const value = BigInt(block);
+  snapshotBlocks.set(chainId, value);
+  metrics.snapshotBlock.set({ chain_id: String(chainId) }, Number(value));
+}
+
+/** The block last reported by `setSnapshotBlock` for `chainId`, if any. */
+export function snapshotBlockOf(chainId: number): bigint | undefined {
+  return snapshotBlocks.get(chainId);
+}
+
+/** Where the per-chain block gauges are read from at each scrape (set once at startup). */
+export function watchChainLag(source: () => Promise<ChainLag[]>): void {
+  chainLagSource = source;
+}
+
+/** Prometheus text exposition of the API's metrics, with the chain gauges read just now. */
+export async function renderMetrics(): Promise<{ contentType: string; body: string }> {
+  if (chainLagSource) {
+    try {
+      for (const chain of await chainLagSource()) {
+        const labels = { chain_id: String(chain.chainId) };
+        metrics.indexedBlock.set(labels, Number(chain.indexedBlock));
+        metrics.chainHead.set(labels, Number(chain.headBlock));
+        metrics.lag.set(labels, Number(chain.lagBlocks));
+      }
+    } catch (error) {
+      // Stale head and lag values would look healthy: drop them until the RPC answers again.
+      metrics.chainHead.reset();
+      metrics.lag.reset();
+      log("warn", "could not read the chain heads for /metrics/api", errorFields(error));
+    }
+  }
+  return { contentType: metrics.registry.contentType, body: await metrics.registry.metrics() };
+}

@@ -1,0 +1,73 @@
+import type { z } from "zod";
+import { ApiError } from "./errors";
+
+/**
+ * Collects query parameters, folding the bracket form (`name[]=a&name[]=b`, also sent
+ * percent-encoded) into `name`. Every parameter keeps all its values, in order.
+ */
+export function collectQuery(url: string): Map<string, string[]> {
+  const params = new URL(url).searchParams;
+  const out = new Map<string, string[]>();
+  for (const [rawKey, value] of params) {
+    const key = rawKey.endsWith("[]") ? rawKey.slice(0, -2) : rawKey;
+    const list = out.get(key) ?? [];
+    list.push(value);
+    out.set(key, list);
+  }
+  return out;
+}
+
+export type QuerySpec = {
+  /** Parameters that may be given once (scalar) and those that accept several values. */
+  scalars: readonly string[];
+  arrays?: readonly string[];
+};
+
+/**
+ * Turns a request's query into a plain object checked against `spec` and `schema`.
+ * Unknown parameters and repeated scalars are 400s naming the parameter.
+ */
+export function parseQuery<S extends z.ZodType>(
+  url: string,
+  spec: QuerySpec,
+  schema: S,
+): z.infer<S> {
+  const query = collectQuery(url);
+  const arrays = new Set(spec.arrays ?? []);
+  const scalars = new Set(spec.scalars);
+  const raw: Record<string, string | string[]> = {};
+  for (const [key, values] of query) {
+    if (arrays.has(key)) {
+      raw[key] = values;
+    } else if (scalars.has(key)) {
+      if (values.length > 1) {
+        throw new ApiError(
+          400,
+          `Query parameter \`${key}\` must be given once; it was given ${values.length} times.`,
+        );
+      }
+      raw[key] = values[0] ?? "";
+    } else {
+      const known = [...spec.scalars, ...(spec.arrays ?? [])];
+      throw new ApiError(
+        400,
+        known.length > 0
+          ? `Unknown query parameter \`${key}\`; accepted: ${known.join(", ")}.`
+          : `Unknown query parameter \`${key}\`; this endpoint takes no query parameters.`,
+      );
+    }
+  }
+  const result = schema.safeParse(raw);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const path = issue?.path.map(String).join(".") ?? "";
+    const name = path.split(".")[0] ?? path;
+    if (raw[name] === undefined)
+      throw new ApiError(400, `Query parameter \`${name}\` is required.`);
+    throw new ApiError(
+      400,
+      `Invalid query parameter \`${name}\`: ${issue?.message ?? "invalid value"}.`,
+    );
+  }
+  return result.data;
+}

@@ -1,0 +1,87 @@
+import { db, publicClients } from "ponder:api";
+import { createMiddleware } from "hono/factory";
+import { sql } from "ponder";
+import type { PublicClient } from "viem";
+import { ApiError } from "./errors";
+
+/** Ponder's checkpoint: timestamp (10 digits), chain id (16), block number (16), … */
+const BLOCK_NUMBER_OFFSET = 10 + 16;
+const BLOCK_NUMBER_DIGITS = 16;
+
+export type ChainProgress = { chainName: string; chainId: number; indexedBlock: bigint };
+
+/** The last block the indexer has fully processed, per chain. */
+export async function indexedBlocks(): Promise<ChainProgress[]> {
+  const result = await db.execute(
+    sql`select chain_name, chain_id, latest_checkpoint from _ponder_checkpoint order by chain_id`,
+  );
+  const rows = (
+    result as unknown as {
+      rows: { chain_name: string; chain_id: string | number; latest_checkpoint: string }[];
+    }
+  ).rows;
+  return rows.map((r) => ({
+    chainName: r.chain_name,
+    chainId: Number(r.chain_id),
+    indexedBlock: BigInt(
+      r.latest_checkpoint.slice(BLOCK_NUMBER_OFFSET, BLOCK_NUMBER_OFFSET + BLOCK_NUMBER_DIGITS),
+    ),
+  }));
+}
+
+async function backfillDone(): Promise<boolean> {
+  const result = await db.execute(
+    sql`select (value->>'is_ready')::int as is_ready from _ponder_meta where key = 'app'`,
+  );
+  return (result as unknown as { rows: { is_ready: number }[] }).rows[0]?.is_ready === 1;
+}
+
+let caughtUp = false;
+
+/**
+ * Whether the index reflects the chain: Ponder's backfill is done and every chain has been
+ * indexed up to the head seen at that moment (the newest blocks are indexed live after the
+ * backfill, so "ready" alone can still miss them). Once true it stays true; lag afterwards is a
+ * freshness matter, not readiness.
+ */
+export async function indexCaughtUp(): Promise<{ ok: true } | { ok: false; reason: string }> {
+  if (caughtUp) return { ok: true };
+  if (!(await backfillDone())) {
+    return {
+      ok: false,
+      reason: "The indexer is still backfilling; indexed data is incomplete. Retry shortly.",
+    };
+  }
+  const clients = publicClients as unknown as Record<string, PublicClient>;
+  for (const chain of await indexedBlocks()) {
+    const client = clients[chain.chainName];
+    if (!client) continue;
+    const head = await client.getBlockNumber({ cacheTime: 0 });
+    if (chain.indexedBlock < head) {
+      return {
+        ok: false,
+        reason: `The indexer is catching up on chain ${chain.chainId}: indexed block ${chain.indexedBlock}, chain head ${head}. Retry shortly.`,
+      };
+    }
+  }
+  caughtUp = true;
+  return { ok: true };
+}
+
+// Watch from start-up, so that readiness is known before the first request and is not lost to
+// a chain that keeps moving while requests come in.
+const watch = setInterval(() => {
+  indexCaughtUp()
+    .then((status) => {
+      if (status.ok) clearInterval(watch);
+    })
+    .catch(() => {});
+}, 250);
+watch.unref();
+
+/** Answers 503 until the index has caught up with the chain: before that it is incomplete. */
+export const requireIndexReady = createMiddleware(async (_c, next) => {
+  const status = await indexCaughtUp();
+  if (!status.ok) throw new ApiError(503, status.reason);
+  await next();
+});

@@ -1,0 +1,57 @@
+/**
+ * Gas units of executing a route through the project's router, per step. Measured on the
+ * devnet by bench/routing-gas.ts (results and method in bench/results/routing-gas.md):
+ * `gasUsed` of router transactions running the router strategy's programs, with warm pools
+ * (traded in an earlier block, crossed ticks crossed before), each constant the difference of
+ * two routes that differ by one step.
+ */
+import type { Edge } from "./types";
+
+/**
+ * A route's fixed part: 21,000 intrinsic gas, the router's pull of an ERC20 input, its fee
+ * logic, receiver balance check and executor-empty checks, and the final sweep.
+ */
+export const ROUTE_BASE_GAS = 72_000;
+/**
+ * Each further leg of a split, besides its steps. Negative: a second leg touches tokens and
+ * balances the first leg already made warm (EIP-2929), so its hops cost less than alone.
+ */
+export const EXTRA_LEG_GAS = -14_000;
+/** A Uniswap V2 hop: the executor's one-command transfer, reserves read and `pair.swap`. */
+export const V2_SWAP_GAS = 71_000;
+/** A Uniswap V3 hop crossing no initialized tick: `pool.swap`, callback payment, output read. */
+export const V3_SWAP_GAS = 73_000;
+/** Each initialized tick a V3 swap crosses (a 24-tick swap measured 24,154 per tick). */
+export const V3_TICK_CROSS_GAS = 24_000;
+/** ERC4626 exact `approve` + `deposit`. */
+export const DEPOSIT_GAS = 62_000;
+/** ERC4626 `redeem`. */
+export const REDEEM_GAS = 41_000;
+/**
+ * WETH `deposit` of a native input; small because a native input spares the router's ERC20
+ * pull counted in ROUTE_BASE_GAS.
+ */
+export const WRAP_GAS = 4_000;
+/** WETH `withdraw` to a native output (the sweep pays native instead of an ERC20). */
+export const UNWRAP_GAS = 5_500;
+
+/** Gas of one step through `edge` (`ticksCrossed` for V3 swaps). */
+export function edgeGas(edge: Edge, ticksCrossed: number): number {
+  switch (edge.action) {
+    case "swap":
+      return edge.pool.kind === "v3" ? V3_SWAP_GAS + ticksCrossed * V3_TICK_CROSS_GAS : V2_SWAP_GAS;
+    case "deposit":
+      return DEPOSIT_GAS;
+    case "redeem":
+      return REDEEM_GAS;
+    case "wrap":
+      return WRAP_GAS;
+    case "unwrap":
+      return UNWRAP_GAS;
+  }
+}
+
+/** Gas of a route of `legs` legs whose steps sum to `stepsGas` (0 for no legs). */
+export function routeGas(legs: number, stepsGas: number): number {
+  return legs === 0 ? 0 : ROUTE_BASE_GAS + (legs - 1) * EXTRA_LEG_GAS + stepsGas;
+}

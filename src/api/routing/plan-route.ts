@@ -1,0 +1,438 @@
+/**
+ * From a validated route request to the answer: find the best route in the chain's graph, build
+ * the transaction of the requested strategy, simulate it against the latest block with the
+ * caller given the input (and approval) it may not have yet, and report what the simulation
+ * delivered. Errors are `ApiError`s with the status the client should see.
+ */
+import {
+  type Address,
+  decodeFunctionResult,
+  encodeFunctionData,
+  getAddress,
+  type Hex,
+  type PublicClient,
+} from "viem";
+import { MinAmountOutCheckAbi } from "../../../abis/generated/MinAmountOutCheck.js";
+import type { ChainSetup } from "../../../protocols/chains";
+import { isNativeToken, NATIVE_TOKEN_ADDRESS } from "../../../protocols/native";
+import { predictCoreWalletAddress } from "../bundling/coreWalletAddress.js";
+import {
+  type EncodedTx,
+  encodeCoreWalletTx,
+  encodeDelegateTx,
+  encodeRouterSwapTx,
+  routeFeeAmount,
+} from "../bundling/encode.js";
+import { describeRevert } from "../bundling/revert.js";
+import { calldataGas } from "../chain/calldata-gas.js";
+import {
+  type AccountOverride,
+  type SimulationCall,
+  SimulationUnavailableError,
+  simulateCalls,
+} from "../chain/simulate.js";
+import { SlotNotFoundError, storageWord, type TokenSlotFinder } from "../chain/slots.js";
+import { ApiError } from "../errors";
+import { recordRouteSearch, recordSimulation } from "../ops/metrics";
+import type { RouteRequest } from "../v1/route-query";
+import type { RoutingGraph } from "./graph";
+import { priceImpactBps, usdPrices } from "./prices";
+import {
+  type ExecutionContracts,
+  planRouteProgram,
+  UnsupportedRouteError,
+} from "./route-program.js";
+import { findRoute } from "./search";
+import type { RouteQuote } from "./types";
+
+export type PlanRouteContext = {
+  chain: ChainSetup;
+  client: PublicClient;
+  graph: RoutingGraph;
+  slots: TokenSlotFinder;
+  gasPriceWei: bigint;
+  /** USD stablecoins of the chain, for price impact. */
+  stablecoins: Address[];
+};
+
+export type RouteStep = {
+  tokenIn: string[];
+  positionInId: string[];
+  tokenOut: string[];
+  positionOutId: string[];
+  protocol: string;
+  action: string;
+  primaryAddress: string;
+  amountIn: string;
+  amountOut: string;
+};
+
+export type RouteAnswer = {
+  route: RouteStep[];
+  gas: string;
+  amountOut: string;
+  minAmountOut: string;
+  priceImpact: number | null;
+  createdAt: number;
+  blockNumber: number;
+  tx: { data: Hex; to: string; from: string; value: string };
+  feeAmount?: string[];
+};
+
+const EXECUTION_NAMES = [
+  "router",
+  "executor",
+  "delegateExecutor",
+  "walletFactory",
+  "walletImplementation",
+  "minAmountOutCheck",
+  "programValues",
+] as const;
+
+/** The chain's execution contracts, or 503 when they are not deployed there. */
+export function executionContracts(chain: ChainSetup): ExecutionContracts {
+  const missing = EXECUTION_NAMES.filter((n) => chain.execution[n] === undefined);
+  if (missing.length > 0) {
+    throw new ApiError(
+      503,
+      `The execution contracts are not deployed on chain ${chain.id} (missing: ${missing.join(", ")}); routes cannot be executed there.`,
+    );
+  }
+  return Object.fromEntries(
+    EXECUTION_NAMES.map((n) => [n, chain.execution[n]]),
+  ) as ExecutionContracts;
+}
+
+/** Whether any indexed pool or vault of the graph holds `token` (lowercase). */
+export function graphHasToken(graph: RoutingGraph, token: Address): boolean {
+  return graph.edgesFrom(token).length > 0 || graph.edgesInto(token).length > 0;
+}
+
+function displayAddress(a: string): string {
+  return isNativeToken(a) ? NATIVE_TOKEN_ADDRESS : getAddress(a);
+}
+
+/** SPEC 2.6 route steps, one per hop of every leg (a split lists each leg's hops in turn). */
+export function routeSteps(chainId: number, quote: RouteQuote): RouteStep[] {
+  return quote.legs.flatMap((leg) =>
+    leg.hops.map((hop) => {
+      const tokenIn = displayAddress(hop.edge.tokenIn);
+      const tokenOut = displayAddress(hop.edge.tokenOut);
+      return {
+        tokenIn: [tokenIn],
+        positionInId: [`${chainId}:${tokenIn}`],
+        tokenOut: [tokenOut],
+        positionOutId: [`${chainId}:${tokenOut}:${tokenIn}`],
+        protocol: hop.edge.pool.protocol,
+        action: hop.edge.action,
+        primaryAddress: getAddress(hop.edge.pool.address),
+        amountIn: hop.amountIn.toString(),
+        amountOut: hop.amountOut.toString(),
+      };
+    }),
+  );
+}
+
+async function inputOverrides(
+  ctx: PlanRouteContext,
+  params: { token: Address; holder: Address; amount: bigint; spender?: Address },
+): Promise<Record<Address, AccountOverride>> {
+  if (isNativeToken(params.token)) {
+    // Enough for the value sent; gas is not charged in the simulation.
+    return { [params.holder]: { balance: params.amount } };
+  }
+  try {
+    const stateDiff: Record<Hex, Hex> = {
+      [await ctx.slots.balanceKey(params.token, params.holder)]: storageWord(params.amount),
+    };
+    if (params.spender) {
+      stateDiff[await ctx.slots.allowanceKey(params.token, params.holder, params.spender)] =
+        storageWord(params.amount);
+    }
+    return { [params.token]: { stateDiff } };
+  } catch (error) {
+    if (error instanceof SlotNotFoundError) {
+      throw new ApiError(
+        422,
+        `Cannot simulate with ${error.token} as tokenIn: its ${error.what} storage could not be located for the state override.`,
+      );
+    }
+    throw error;
+  }
+}
+
+function mergeOverrides(
+  ...parts: Record<Address, AccountOverride>[]
+): Record<Address, AccountOverride> {
+  const out: Record<Address, AccountOverride> = {};
+  for (const part of parts) {
+    for (const [address, o] of Object.entries(part) as [Address, AccountOverride][]) {
+      const prev = out[address] ?? {};
+      out[address] = {
+        ...prev,
+        ...o,
+        stateDiff:
+          prev.stateDiff || o.stateDiff ? { ...prev.stateDiff, ...o.stateDiff } : undefined,
+      };
+    }
+  }
+  return out;
+}
+
+function balanceCall(
+  contracts: ExecutionContracts,
+  token: Address,
+  account: Address,
+): SimulationCall {
+  return {
+    from: "0x0000000000000000000000000000000000000000",
+    to: contracts.minAmountOutCheck,
+    data: encodeFunctionData({
+      abi: MinAmountOutCheckAbi,
+      functionName: "balanceOf",
+      args: [token, account],
+    }),
+  };
+}
+
+function decodeBalance(data: Hex): bigint {
+  return decodeFunctionResult({ abi: MinAmountOutCheckAbi, functionName: "balanceOf", data });
+}
+
+/**
+ * Plans, encodes and simulates a route.
+ * @throws ApiError 404 unknown token, 422 no route / cannot fill / simulation reverted, 503 chain down.
+ */
+export async function planRoute(ctx: PlanRouteContext, req: RouteRequest): Promise<RouteAnswer> {
+  const contracts = executionContracts(ctx.chain);
+  const strategy = req.routingStrategy;
+  const from = getAddress(req.fromAddress);
+  const tokenIn = req.tokenIn;
+  const tokenOut = req.tokenOut;
+  for (const [name, t] of [
+    ["tokenIn", tokenIn],
+    ["tokenOut", tokenOut],
+  ] as const) {
+    if (!graphHasToken(ctx.graph, t)) {
+      throw new ApiError(
+        404,
+        `Unknown token ${displayAddress(t)} (\`${name}\`): no indexed pool or vault on chain ${ctx.chain.id} holds it.`,
+      );
+    }
+  }
+  const nativeIn = isNativeToken(tokenIn);
+  if (req.spender !== req.fromAddress && strategy !== "corewallet") {
+    throw new ApiError(
+      400,
+      `Query parameter \`spender\` must equal \`fromAddress\` with routingStrategy=${strategy}: the input is spent from the sender's own account.`,
+    );
+  }
+  const fee = req.fee ?? 0;
+  if (fee > 0 && nativeIn && strategy !== "router") {
+    throw new ApiError(
+      400,
+      "Query parameter `fee`: a fee on a native-currency input needs routingStrategy=router.",
+    );
+  }
+  const feeAmount = routeFeeAmount(req.amountIn, fee);
+  const routedIn = req.amountIn - feeAmount;
+  if (routedIn === 0n) {
+    throw new ApiError(400, "Query parameter `amountIn`: nothing is left to route after the fee.");
+  }
+
+  const wallet =
+    strategy === "corewallet"
+      ? predictCoreWalletAddress({
+          factory: contracts.walletFactory,
+          implementation: contracts.walletImplementation,
+          owner: from,
+        })
+      : undefined;
+  // Where the program runs, and who gets the output (toEOA=false: the executing account).
+  const account =
+    strategy === "router"
+      ? contracts.executor
+      : strategy === "delegate"
+        ? from
+        : (wallet as Address);
+  const receiver = getAddress(
+    req.receiver ?? (req.toEOA === false && strategy !== "router" ? account : from),
+  );
+
+  const started = performance.now();
+  const found = findRoute({
+    graph: ctx.graph,
+    tokenIn,
+    tokenOut,
+    amountIn: routedIn,
+    maxHops: req.maxHops,
+    gasPriceWei: ctx.gasPriceWei,
+    weth: (ctx.chain.weth?.toLowerCase() ?? NATIVE_TOKEN_ADDRESS) as Address,
+  });
+  recordRouteSearch(performance.now() - started);
+  if (!found.ok) {
+    throw found.reason === "no-path"
+      ? new ApiError(
+          422,
+          `No route from ${displayAddress(tokenIn)} to ${displayAddress(tokenOut)} on chain ${ctx.chain.id}.`,
+        )
+      : new ApiError(
+          422,
+          `The liquidity between ${displayAddress(tokenIn)} and ${displayAddress(tokenOut)} cannot fill an input of ${routedIn} wei; try a smaller amountIn.`,
+        );
+  }
+  const quote = found.quote;
+  const minFor = (amountOut: bigint) => {
+    const min = (amountOut * BigInt(10_000 - req.slippage)) / 10_000n;
+    return min > 0n ? min : 1n;
+  };
+
+  const buildTx = (
+    minAmountOut: bigint,
+  ): { tx: EncodedTx; calls: ReturnType<typeof planRouteProgram>["calls"] } => {
+    try {
+      const program = planRouteProgram({
+        strategy,
+        execution: contracts,
+        swapRouter: ctx.chain.uniswapV3?.swapRouter,
+        weth: ctx.chain.weth,
+        account,
+        receiver,
+        quote,
+        fee:
+          strategy === "router"
+            ? undefined
+            : { amount: feeAmount, receiver: req.feeReceiver ?? from },
+        minAmountOut,
+      });
+      if (strategy === "router") {
+        return {
+          calls: program.calls,
+          tx: encodeRouterSwapTx({
+            router: contracts.router,
+            from,
+            tokenIn: nativeIn ? NATIVE_TOKEN_ADDRESS : getAddress(tokenIn),
+            amountIn: req.amountIn,
+            tokenOut: isNativeToken(tokenOut) ? NATIVE_TOKEN_ADDRESS : getAddress(tokenOut),
+            minAmountOut,
+            receiver,
+            fee:
+              fee > 0 && req.feeReceiver
+                ? { bps: fee, receiver: getAddress(req.feeReceiver) }
+                : undefined,
+            program,
+          }),
+        };
+      }
+      if (strategy === "delegate") {
+        return { calls: program.calls, tx: encodeDelegateTx({ from, program }) };
+      }
+      const pullsFromOwner = req.spender === req.fromAddress;
+      const amountFromOwner = nativeIn
+        ? (req.tokenInAmountToTransfer ?? (pullsFromOwner ? req.amountIn : 0n))
+        : (req.tokenInAmountToApprove ?? (pullsFromOwner ? req.amountIn : 0n));
+      return {
+        calls: program.calls,
+        tx: encodeCoreWalletTx({
+          walletFactory: contracts.walletFactory,
+          from,
+          tokenIn: nativeIn ? NATIVE_TOKEN_ADDRESS : getAddress(tokenIn),
+          amountIn: amountFromOwner,
+          program,
+        }),
+      };
+    } catch (error) {
+      if (error instanceof UnsupportedRouteError) throw new ApiError(422, `${error.message}.`);
+      throw error;
+    }
+  };
+
+  let { tx, calls } = buildTx(minFor(quote.amountOut));
+
+  // The caller may not hold or have approved the input yet: give it for the simulation.
+  const funded =
+    strategy === "corewallet" && req.spender !== req.fromAddress ? (wallet as Address) : from;
+  const spenderOfInput =
+    strategy === "router"
+      ? contracts.router
+      : strategy === "corewallet" && funded === from
+        ? wallet
+        : undefined;
+  let overrides = await inputOverrides(ctx, {
+    token: tokenIn,
+    holder: funded,
+    amount: req.amountIn,
+    spender: spenderOfInput,
+  });
+  if (strategy === "delegate") {
+    // An EIP-7702 account delegating to the delegate executor.
+    overrides = mergeOverrides(overrides, {
+      [from]: { code: `0xef0100${contracts.delegateExecutor.slice(2).toLowerCase()}` as Hex },
+    });
+  }
+  const outToken = (
+    isNativeToken(tokenOut) ? NATIVE_TOKEN_ADDRESS : getAddress(tokenOut)
+  ) as Address;
+  const simStarted = performance.now();
+  let simulation: Awaited<ReturnType<typeof simulateCalls>>;
+  try {
+    simulation = await simulateCalls(ctx.client, {
+      calls: [
+        balanceCall(contracts, outToken, receiver),
+        { from: tx.from, to: tx.to, data: tx.data, value: tx.value },
+        balanceCall(contracts, outToken, receiver),
+      ],
+      overrides,
+    });
+  } catch (error) {
+    if (error instanceof SimulationUnavailableError) {
+      throw new ApiError(
+        503,
+        `The RPC node of chain ${ctx.chain.id} did not answer the simulation. Retry shortly.`,
+      );
+    }
+    throw error;
+  }
+  recordSimulation(performance.now() - simStarted, simulation.results[1]?.ok === true);
+  const [before, sent, after] = simulation.results;
+  if (!before?.ok || !after?.ok || !sent)
+    throw new ApiError(503, "The chain node returned an incomplete simulation.");
+  if (!sent.ok) {
+    const reason = describeRevert({ data: sent.revertData, calls });
+    throw new ApiError(422, `The route's transaction reverted in simulation: ${reason.message}.`, {
+      blockNumber: Number(simulation.blockNumber),
+    });
+  }
+  const amountOut = decodeBalance(after.returnData) - decodeBalance(before.returnData);
+  const minAmountOut = minFor(amountOut);
+  // The chain moved since the snapshot: the minimum follows what the chain delivers now. Only
+  // the encoded minimum changes, so only the calldata's gas does.
+  let gas = sent.gasUsed;
+  if (amountOut !== quote.amountOut) {
+    const simulated = tx.data;
+    ({ tx, calls } = buildTx(minAmountOut));
+    gas += calldataGas(tx.data) - calldataGas(simulated);
+  }
+
+  let priceImpact: number | null = null;
+  if (req.priceImpact) {
+    const prices = usdPrices({ graph: ctx.graph, stablecoins: ctx.stablecoins });
+    priceImpact = priceImpactBps({ prices, tokenIn, amountIn: routedIn, tokenOut, amountOut });
+  }
+  return {
+    route: routeSteps(ctx.chain.id, quote),
+    gas: gas.toString(),
+    amountOut: amountOut.toString(),
+    minAmountOut: minAmountOut.toString(),
+    priceImpact,
+    createdAt: Number(simulation.blockNumber),
+    blockNumber: Number(simulation.blockNumber),
+    tx: {
+      data: tx.data,
+      to: getAddress(tx.to),
+      from: getAddress(tx.from),
+      value: tx.value.toString(),
+    },
+    ...(req.fee !== undefined ? { feeAmount: [feeAmount.toString()] } : {}),
+  };
+}

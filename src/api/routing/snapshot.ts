@@ -1,0 +1,207 @@
+/**
+ * The in-memory routing graph of every indexed chain, built from the indexed tables at start-up
+ * and kept current by reading only the rows updated since the block last seen, so that a
+ * request never scans the tables. Each graph knows the block it reflects.
+ */
+import { db } from "ponder:api";
+import { token, v2Pair, v3Pool, v3Tick, vault } from "ponder:schema";
+import { and, asc, eq, gt, inArray } from "ponder";
+import { type ChainSetup, indexedChains } from "../../../protocols/chains";
+import { setSnapshotBlock } from "../ops/metrics";
+import { indexedBlocks } from "../readiness";
+import { RoutingGraph } from "./graph";
+import { prepareRouteSearch } from "./search";
+import type { Address, V3Tick } from "./types";
+
+/** How often the snapshot reads new rows (ms). */
+const REFRESH_INTERVAL_MS = Number(process.env.SNAPSHOT_REFRESH_MS ?? 200);
+
+type ChainSnapshot = { chain: ChainSetup; graph: RoutingGraph; lastBlock: bigint };
+
+const snapshots = new Map<number, ChainSnapshot>();
+let refreshing: Promise<void> | undefined;
+let timer: NodeJS.Timeout | undefined;
+const listeners: ((chainId: number, block: bigint) => void)[] = [];
+
+const lower = (a: string) => a.toLowerCase() as Address;
+
+async function loadTicks(chainId: number, pools: Address[]): Promise<Map<string, V3Tick[]>> {
+  const byPool = new Map<string, V3Tick[]>();
+  for (const pool of pools) byPool.set(pool, []);
+  if (pools.length === 0) return byPool;
+  const rows = await db
+    .select({
+      pool: v3Tick.pool,
+      tick: v3Tick.tick,
+      liquidityNet: v3Tick.liquidityNet,
+      gross: v3Tick.liquidityGross,
+    })
+    .from(v3Tick)
+    .where(and(eq(v3Tick.chainId, chainId), inArray(v3Tick.pool, pools)))
+    .orderBy(asc(v3Tick.pool), asc(v3Tick.tick));
+  for (const r of rows) {
+    if (r.gross === 0n) continue; // uninitialized again after every position left it
+    byPool.get(lower(r.pool))?.push({ tick: r.tick, liquidityNet: r.liquidityNet });
+  }
+  return byPool;
+}
+
+/** Applies every row updated after `since` (all rows when since is -1) to the graph. */
+async function applyUpdates(s: ChainSnapshot, since: bigint): Promise<void> {
+  const chainId = s.chain.id;
+  const [pairs, pools, tickPools, vaults] = await Promise.all([
+    db
+      .select()
+      .from(v2Pair)
+      .where(and(eq(v2Pair.chainId, chainId), gt(v2Pair.updatedBlock, since))),
+    db
+      .select()
+      .from(v3Pool)
+      .where(and(eq(v3Pool.chainId, chainId), gt(v3Pool.updatedBlock, since))),
+    db
+      .selectDistinct({ pool: v3Tick.pool })
+      .from(v3Tick)
+      .where(and(eq(v3Tick.chainId, chainId), gt(v3Tick.updatedBlock, since))),
+    db
+      .select()
+      .from(vault)
+      .where(and(eq(vault.chainId, chainId), gt(vault.updatedBlock, since))),
+  ]);
+  for (const p of pairs) {
+    s.graph.upsertPool({
+      kind: "v2",
+      protocol: "uniswap-v2",
+      address: lower(p.address),
+      token0: lower(p.token0),
+      token1: lower(p.token1),
+      reserve0: p.reserve0,
+      reserve1: p.reserve1,
+      feePpm: p.fee,
+    });
+  }
+  // A pool whose ticks changed needs its whole tick list again; its own row may not have changed.
+  const poolRows = new Map(pools.map((p) => [lower(p.address), p]));
+  const missing = tickPools.map((t) => lower(t.pool)).filter((a) => !poolRows.has(a));
+  if (missing.length > 0) {
+    const extra = await db
+      .select()
+      .from(v3Pool)
+      .where(and(eq(v3Pool.chainId, chainId), inArray(v3Pool.address, missing)));
+    for (const p of extra) poolRows.set(lower(p.address), p);
+  }
+  const ticks = await loadTicks(chainId, [...poolRows.keys()]);
+  for (const [address, p] of poolRows) {
+    if (p.tick === null || p.sqrtPriceX96 === 0n) continue; // not initialized yet
+    s.graph.upsertPool({
+      kind: "v3",
+      protocol: "uniswap-v3",
+      address,
+      token0: lower(p.token0),
+      token1: lower(p.token1),
+      feePpm: p.fee,
+      tickSpacing: p.tickSpacing,
+      sqrtPriceX96: p.sqrtPriceX96,
+      tick: p.tick,
+      liquidity: p.liquidity,
+      ticks: ticks.get(address) ?? [],
+    });
+  }
+  if (vaults.length > 0) {
+    const decimals = await db
+      .select({ address: token.address, decimals: token.decimals })
+      .from(token)
+      .where(
+        and(
+          eq(token.chainId, chainId),
+          inArray(token.address, [...new Set(vaults.flatMap((v) => [v.address, v.asset]))]),
+        ),
+      );
+    const decimalsOf = new Map(decimals.map((d) => [lower(d.address), d.decimals]));
+    for (const v of vaults) {
+      // OpenZeppelin's ERC4626: share decimals = asset decimals + _decimalsOffset().
+      const offset =
+        (decimalsOf.get(lower(v.address)) ?? 0) - (decimalsOf.get(lower(v.asset)) ?? 0);
+      s.graph.upsertPool({
+        kind: "erc4626",
+        protocol: v.protocolSlug,
+        address: lower(v.address),
+        asset: lower(v.asset),
+        totalAssets: v.totalAssets,
+        totalSupply: v.totalSupply,
+        decimalsOffset: Math.max(0, offset),
+      });
+    }
+  }
+}
+
+function newSnapshot(chain: ChainSetup): ChainSnapshot {
+  const graph = new RoutingGraph();
+  if (chain.weth)
+    graph.upsertPool({ kind: "wrap", protocol: "wrapped-native", address: lower(chain.weth) });
+  return { chain, graph, lastBlock: -1n };
+}
+
+/** Reads what changed since the last refresh, for every chain; one refresh at a time. */
+export function refreshSnapshots(): Promise<void> {
+  refreshing ??= (async () => {
+    try {
+      const chains = new Map(indexedChains().map((c) => [c.id, c]));
+      for (const progress of await indexedBlocks()) {
+        const chain = chains.get(progress.chainId);
+        if (!chain) continue;
+        let s = snapshots.get(chain.id);
+        // The index moved backwards (a reorg): rows may have been reverted, so start over.
+        if (!s || progress.indexedBlock < s.lastBlock) {
+          s = newSnapshot(chain);
+          await applyUpdates(s, -1n);
+        } else if (progress.indexedBlock > s.lastBlock) {
+          await applyUpdates(s, s.lastBlock);
+        } else {
+          continue;
+        }
+        s.lastBlock = progress.indexedBlock;
+        s.graph.blockNumber = progress.indexedBlock;
+        // Reprice here, off the request path (the first search after many changes would).
+        if (chain.weth) prepareRouteSearch({ graph: s.graph, weth: lower(chain.weth) });
+        snapshots.set(chain.id, s);
+        setSnapshotBlock(chain.id, progress.indexedBlock);
+        for (const listener of listeners) listener(chain.id, progress.indexedBlock);
+      }
+    } finally {
+      refreshing = undefined;
+    }
+  })();
+  return refreshing;
+}
+
+/** Starts the background refresh (idempotent). */
+export function startSnapshotRefresh(): void {
+  if (timer) return;
+  timer = setInterval(() => {
+    refreshSnapshots().catch((error: unknown) => {
+      console.error("routing snapshot refresh failed", error);
+    });
+  }, REFRESH_INTERVAL_MS);
+  timer.unref();
+}
+
+/** The routing graph of a chain, loading it on first use; undefined for an unindexed chain. */
+export async function routingGraph(chainId: number): Promise<RoutingGraph | undefined> {
+  startSnapshotRefresh();
+  if (!snapshots.has(chainId)) await refreshSnapshots();
+  return snapshots.get(chainId)?.graph;
+}
+
+/**
+ * Identifies the indexed state the snapshots reflect (every chain's block), or undefined before
+ * the first refresh: answers derived from the tables can be cached under it.
+ */
+export function snapshotVersion(): string | undefined {
+  if (snapshots.size === 0) return undefined;
+  return [...snapshots.values()].map((s) => `${s.chain.id}:${s.lastBlock}`).join(",");
+}
+
+/** Called with (chainId, block) each time a chain's snapshot advances. */
+export function onSnapshotAdvance(listener: (chainId: number, block: bigint) => void): void {
+  listeners.push(listener);
+}

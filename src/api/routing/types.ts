@@ -1,0 +1,96 @@
+/**
+ * The routing graph's vocabulary, shared by the snapshot (built from the indexed tables), the
+ * pool math, the path search and the transaction builder. Pure data: no Ponder, no Hono.
+ * Addresses are lowercase hex throughout the engine.
+ */
+
+export type Address = `0x${string}`;
+
+/** A Uniswap V2 pair as the indexer holds it. */
+export type V2Pool = {
+  kind: "v2";
+  protocol: "uniswap-v2";
+  address: Address;
+  token0: Address;
+  token1: Address;
+  reserve0: bigint;
+  reserve1: bigint;
+  /** Swap fee in millionths of the input (3000 = 0.3%). */
+  feePpm: number;
+};
+
+/** One initialized tick of a V3 pool. */
+export type V3Tick = { tick: number; liquidityNet: bigint };
+
+/** A Uniswap V3 pool: exactly what a swap needs to be quoted off-chain. */
+export type V3Pool = {
+  kind: "v3";
+  protocol: "uniswap-v3";
+  address: Address;
+  token0: Address;
+  token1: Address;
+  /** Fee in millionths (500, 3000, 10000). */
+  feePpm: number;
+  tickSpacing: number;
+  sqrtPriceX96: bigint;
+  tick: number;
+  /** In-range liquidity. */
+  liquidity: bigint;
+  /** Initialized ticks (liquidityGross > 0), ascending by tick. */
+  ticks: V3Tick[];
+};
+
+/** An ERC4626 vault: deposit asset → shares, redeem shares → asset. */
+export type VaultPool = {
+  kind: "erc4626";
+  /** The vault's protocol slug (e.g. `savings-vaults`). */
+  protocol: string;
+  /** The vault, which is also the share token. */
+  address: Address;
+  asset: Address;
+  totalAssets: bigint;
+  totalSupply: bigint;
+  /** OpenZeppelin's `_decimalsOffset()` (0 for a plain ERC4626). */
+  decimalsOffset: number;
+};
+
+/** WETH9-style wrapper: native ↔ wrapped, one for one. */
+export type WrapperPool = {
+  kind: "wrap";
+  protocol: "wrapped-native";
+  /** The wrapped token (WETH). */
+  address: Address;
+};
+
+export type Pool = V2Pool | V3Pool | VaultPool | WrapperPool;
+
+export type EdgeAction = "swap" | "deposit" | "redeem" | "wrap" | "unwrap";
+
+/** A directed edge of the graph: one way through one pool. */
+export type Edge = {
+  pool: Pool;
+  tokenIn: Address;
+  tokenOut: Address;
+  action: EdgeAction;
+};
+
+/** One hop of a quoted path. */
+export type QuotedHop = { edge: Edge; amountIn: bigint; amountOut: bigint };
+
+/** A path with the part of the input it carries. */
+export type QuotedLeg = { amountIn: bigint; amountOut: bigint; hops: QuotedHop[] };
+
+/** The best way found from tokenIn to tokenOut for an amount. */
+export type RouteQuote = {
+  tokenIn: Address;
+  tokenOut: Address;
+  amountIn: bigint;
+  /** Sum of the legs' outputs (before gas). */
+  amountOut: bigint;
+  /** One to four legs; their amountIn sum to amountIn. */
+  legs: QuotedLeg[];
+  /** Estimated gas units of executing all legs (from measured per-step constants). */
+  gasUnits: bigint;
+  /** Gas cost valued in tokenOut at the graph's own prices (0 when it cannot be valued). */
+  gasCostInTokenOut: bigint;
+};

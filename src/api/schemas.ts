@@ -1,0 +1,27 @@
+import { getAddress, isAddress } from "viem";
+import { z } from "zod";
+import { NATIVE_TOKEN_ADDRESS } from "../../protocols/native";
+
+/** A 0x-prefixed 40-hex-digit address in any case; normalised to lowercase. */
+export const addressParam = z
+  .string()
+  .refine((v) => /^0x[0-9a-fA-F]{40}$/.test(v), {
+    message: "expected an address (0x followed by 40 hex digits)",
+  })
+  .transform((v) => v.toLowerCase() as `0x${string}`);
+
+/** A positive integer written in decimal digits (no sign, no exponent, no hex). */
+export function positiveIntParam(what: string, max = Number.MAX_SAFE_INTEGER) {
+  return z
+    .string()
+    .refine((v) => /^[0-9]+$/.test(v) && Number(v) >= 1 && Number(v) <= max, {
+      message: `expected ${what}: a whole number from 1 to ${max}`,
+    })
+    .transform(Number);
+}
+
+/** Checksummed address for responses; the native token stays lowercase as SPEC.md writes it. */
+export function formatAddress(address: string): string {
+  if (address.toLowerCase() === NATIVE_TOKEN_ADDRESS) return NATIVE_TOKEN_ADDRESS;
+  return isAddress(address, { strict: false }) ? getAddress(address) : address;
+}

@@ -1,0 +1,98 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import { indexedChains } from "../../../protocols/chains";
+import { findProtocol, protocols } from "../../../protocols/registry";
+import type { Protocol } from "../../../protocols/types";
+import { ApiError } from "../errors";
+import { describeEndpoint, errorResponse } from "../openapi/registry";
+import { parseQuery } from "../query";
+
+/** A protocol standard entry (SPEC 2.3) as served. */
+export const standardEntrySchema = z.object({
+  protocol: z.object({ slug: z.string(), url: z.string() }),
+  forks: z.array(z.object({ slug: z.string(), url: z.string() })),
+  methods: z.array(
+    z.object({
+      method: z.string(),
+      name: z.string(),
+      functionNames: z.array(z.string()),
+      supportedChains: z.array(z.object({ id: z.number().int(), name: z.string() })),
+      inputs: z.record(z.string(), z.string()).meta({ description: "Input name → what to pass." }),
+      outputs: z
+        .record(z.string(), z.string())
+        .meta({ description: "Output name → what later actions can reference." }),
+    }),
+  ),
+});
+
+/** A protocol standard entry (SPEC 2.3), generated from the protocol registry. */
+export function standardEntry(protocol: Protocol): z.output<typeof standardEntrySchema> {
+  const supportedChains = indexedChains()
+    .filter((chain) => protocol.supports(chain))
+    .map((chain) => ({ id: chain.id, name: chain.title }));
+  return {
+    protocol: { slug: protocol.slug, url: protocol.url },
+    forks: protocol.forks,
+    methods: protocol.methods.map((m) => ({
+      method: m.method,
+      name: m.name,
+      functionNames: m.functionNames,
+      supportedChains,
+      inputs: m.inputs,
+      outputs: m.outputs,
+    })),
+  };
+}
+
+const noQuery = z.object({});
+
+const noQueryError = errorResponse("The endpoint takes no query parameters and one was given.");
+
+describeEndpoint({
+  method: "get",
+  path: "/v1/standards",
+  operationId: "listStandards",
+  tag: "catalogue",
+  summary: "List protocols with their bundle methods",
+  description: "Every protocol of the registry with the methods a bundle can use (SPEC 2.3).",
+  query: noQuery,
+  responses: {
+    200: { description: "Every protocol.", schema: z.array(standardEntrySchema) },
+    400: noQueryError,
+  },
+});
+
+describeEndpoint({
+  method: "get",
+  path: "/v1/standards/{slug}",
+  operationId: "getStandard",
+  tag: "catalogue",
+  summary: "One protocol with its bundle methods",
+  params: z.object({
+    slug: z.string().meta({ description: "The protocol's slug.", examples: ["uniswap-v2"] }),
+  }),
+  query: noQuery,
+  responses: {
+    200: { description: "The protocol.", schema: standardEntrySchema },
+    400: noQueryError,
+    404: errorResponse("No protocol has this slug; the message lists the known ones."),
+  },
+});
+
+export const standards = new Hono()
+  .get("/", (c) => {
+    parseQuery(c.req.url, { scalars: [] }, noQuery);
+    return c.json(protocols.map(standardEntry));
+  })
+  .get("/:slug", (c) => {
+    parseQuery(c.req.url, { scalars: [] }, noQuery);
+    const slug = c.req.param("slug");
+    const protocol = findProtocol(slug);
+    if (!protocol) {
+      throw new ApiError(
+        404,
+        `Unknown protocol \`${slug}\`; known protocols: ${protocols.map((p) => p.slug).join(", ")}.`,
+      );
+    }
+    return c.json(standardEntry(protocol));
+  });

@@ -1,0 +1,61 @@
+import { ponder } from "ponder:registry";
+import { v2Pair } from "ponder:schema";
+import { zeroAddress } from "viem";
+import { ensureNativeToken, ensureToken } from "./tokens";
+
+/** Uniswap V2 charges 0.3% on every pair, in millionths as V3 counts fees. */
+const V2_FEE = 3000;
+/** Compile-time constants of every canonical V2 pair's LP token. */
+const LP_METADATA = { name: "Uniswap V2", symbol: "UNI-V2", decimals: 18 };
+
+ponder.on("UniswapV2Factory:setup", async ({ context }) => {
+  await ensureNativeToken(context, 0n);
+});
+
+ponder.on("UniswapV2Factory:PairCreated", async ({ event, context }) => {
+  // The event's fourth argument is unnamed, so its arguments arrive as a tuple.
+  const [token0, token1, pair] = event.args;
+  const block = event.block.number;
+  await ensureToken(context, token0, block);
+  await ensureToken(context, token1, block);
+  await ensureToken(context, pair, block, {
+    protocolSlug: "uniswap-v2",
+    underlyingTokens: [token0, token1],
+    primaryAddress: pair,
+    metadata: LP_METADATA,
+  });
+  await context.db
+    .insert(v2Pair)
+    .values({
+      chainId: context.chain.id,
+      address: pair,
+      factory: event.log.address,
+      token0,
+      token1,
+      reserve0: 0n,
+      reserve1: 0n,
+      fee: V2_FEE,
+      totalSupply: 0n,
+      createdBlock: block,
+      updatedBlock: block,
+    })
+    .onConflictDoNothing();
+});
+
+ponder.on("UniswapV2Pair:Sync", async ({ event, context }) => {
+  await context.db.update(v2Pair, { chainId: context.chain.id, address: event.log.address }).set({
+    reserve0: event.args.reserve0,
+    reserve1: event.args.reserve1,
+    updatedBlock: event.block.number,
+  });
+});
+
+ponder.on("UniswapV2Pair:Transfer", async ({ event, context }) => {
+  const { from, to, value } = event.args;
+  // Only mints and burns change the LP supply.
+  if (from !== zeroAddress && to !== zeroAddress) return;
+  const delta = from === zeroAddress ? value : -value;
+  await context.db
+    .update(v2Pair, { chainId: context.chain.id, address: event.log.address })
+    .set((row) => ({ totalSupply: row.totalSupply + delta, updatedBlock: event.block.number }));
+});

@@ -1,0 +1,114 @@
+import { type Context, ponder } from "ponder:registry";
+import { v3Pool, v3Tick } from "ponder:schema";
+import type { Address } from "viem";
+import { ensureNativeToken, ensureToken } from "./tokens";
+
+ponder.on("UniswapV3Factory:setup", async ({ context }) => {
+  await ensureNativeToken(context, 0n);
+});
+
+ponder.on("UniswapV3Factory:PoolCreated", async ({ event, context }) => {
+  const { token0, token1, fee, tickSpacing, pool } = event.args;
+  const block = event.block.number;
+  await ensureToken(context, token0, block);
+  await ensureToken(context, token1, block);
+  await context.db
+    .insert(v3Pool)
+    .values({
+      chainId: context.chain.id,
+      address: pool,
+      factory: event.log.address,
+      token0,
+      token1,
+      fee,
+      tickSpacing,
+      sqrtPriceX96: 0n,
+      tick: null,
+      liquidity: 0n,
+      createdBlock: block,
+      updatedBlock: block,
+    })
+    .onConflictDoNothing();
+});
+
+ponder.on("UniswapV3Pool:Initialize", async ({ event, context }) => {
+  await context.db.update(v3Pool, { chainId: context.chain.id, address: event.log.address }).set({
+    sqrtPriceX96: event.args.sqrtPriceX96,
+    tick: event.args.tick,
+    updatedBlock: event.block.number,
+  });
+});
+
+ponder.on("UniswapV3Pool:Swap", async ({ event, context }) => {
+  const { sqrtPriceX96, liquidity, tick } = event.args;
+  await context.db
+    .update(v3Pool, { chainId: context.chain.id, address: event.log.address })
+    .set({ sqrtPriceX96, liquidity, tick, updatedBlock: event.block.number });
+});
+
+/**
+ * Applies a position's liquidity change as the pool does in `_modifyPosition`: both boundary
+ * ticks gain gross liquidity, the lower one adds to `liquidityNet` and the upper one subtracts,
+ * and the active liquidity changes when the current tick lies inside the range.
+ */
+async function modifyPosition(
+  context: Context,
+  pool: Address,
+  tickLower: number,
+  tickUpper: number,
+  liquidityDelta: bigint,
+  block: bigint,
+): Promise<void> {
+  if (liquidityDelta === 0n) return; // a poke to collect fees
+  const chainId = context.chain.id;
+  for (const [tick, netDelta] of [
+    [tickLower, liquidityDelta],
+    [tickUpper, -liquidityDelta],
+  ] as const) {
+    await context.db
+      .insert(v3Tick)
+      .values({
+        chainId,
+        pool,
+        tick,
+        liquidityGross: liquidityDelta,
+        liquidityNet: netDelta,
+        updatedBlock: block,
+      })
+      .onConflictDoUpdate((row) => ({
+        liquidityGross: row.liquidityGross + liquidityDelta,
+        liquidityNet: row.liquidityNet + netDelta,
+        updatedBlock: block,
+      }));
+  }
+  await context.db.update(v3Pool, { chainId, address: pool }).set((row) => {
+    const inRange = row.tick !== null && tickLower <= row.tick && row.tick < tickUpper;
+    return inRange
+      ? { liquidity: row.liquidity + liquidityDelta, updatedBlock: block }
+      : { updatedBlock: block };
+  });
+}
+
+ponder.on("UniswapV3Pool:Mint", async ({ event, context }) => {
+  const { tickLower, tickUpper, amount } = event.args;
+  await modifyPosition(
+    context,
+    event.log.address,
+    tickLower,
+    tickUpper,
+    amount,
+    event.block.number,
+  );
+});
+
+ponder.on("UniswapV3Pool:Burn", async ({ event, context }) => {
+  const { tickLower, tickUpper, amount } = event.args;
+  await modifyPosition(
+    context,
+    event.log.address,
+    tickLower,
+    tickUpper,
+    -amount,
+    event.block.number,
+  );
+});

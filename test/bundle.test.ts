@@ -1,0 +1,658 @@
+import { type Address, getAddress, type Hex, maxUint256, parseEther } from "viem";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { NATIVE_TOKEN_ADDRESS } from "../protocols/native.js";
+import { devnetActors } from "./harness/actors.js";
+import { type ServiceInstance, startService, waitForIndexedBlock } from "./harness/service.js";
+
+type BundleAnswer = {
+  bundle: { protocol: string; action: string; args: Record<string, unknown> }[];
+  tx: { data: Hex; to: Address; from: Address; value: string };
+  gas: string;
+  createdAt: number;
+  blockNumber: number;
+  amountsOut: Record<string, string>;
+  route?: { protocol: string; action: string }[];
+};
+
+const NATIVE = NATIVE_TOKEN_ADDRESS;
+const ref = (i: number, index?: number) =>
+  index === undefined ? { useOutputOfCallAt: i } : { useOutputOfCallAt: i, index };
+
+describe("POST /v1/shortcuts/bundle on the devnet", () => {
+  let service: ServiceInstance;
+  let a: Awaited<ReturnType<typeof devnetActors>>;
+  const post = async (query: Record<string, string>, body: unknown, raw?: string) => {
+    const res = await fetch(`${service.url}/v1/shortcuts/bundle?${new URLSearchParams(query)}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: raw ?? JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as unknown };
+  };
+  const bundle = async (
+    query: Record<string, string>,
+    actions: unknown[],
+  ): Promise<BundleAnswer> => {
+    const res = await post(query, actions);
+    if (res.status !== 200) throw new Error(`bundle ${res.status}: ${JSON.stringify(res.body)}`);
+    return res.body as BundleAnswer;
+  };
+  const settle = async () =>
+    waitForIndexedBlock(service, await a.client.getBlockNumber({ cacheTime: 0 }));
+  const pool = (t0: Address, t1: Address, kind: "v2" | "v3"): Address => {
+    const d = service.deployment;
+    const list = kind === "v2" ? d.uniswapV2.pairs : d.uniswapV3.pools;
+    // The first pool of the kind that holds both tokens (read from the chain once, below).
+    const found = list.find(
+      (p) => pools.get(p)?.has(t0.toLowerCase()) && pools.get(p)?.has(t1.toLowerCase()),
+    );
+    if (!found) throw new Error("no pool");
+    return found;
+  };
+  const pools = new Map<Address, Set<string>>();
+
+  beforeAll(async () => {
+    service = await startService({ database: "pglite" });
+    a = await devnetActors(service);
+    const abi = [
+      {
+        type: "function",
+        name: "token0",
+        stateMutability: "view",
+        inputs: [],
+        outputs: [{ type: "address" }],
+      },
+      {
+        type: "function",
+        name: "token1",
+        stateMutability: "view",
+        inputs: [],
+        outputs: [{ type: "address" }],
+      },
+    ] as const;
+    for (const p of [
+      ...service.deployment.uniswapV2.pairs,
+      ...service.deployment.uniswapV3.pools,
+    ]) {
+      const [t0, t1] = await Promise.all([
+        a.client.readContract({ address: p, abi, functionName: "token0" }),
+        a.client.readContract({ address: p, abi, functionName: "token1" }),
+      ]);
+      pools.set(p, new Set([t0.toLowerCase(), t1.toLowerCase()]));
+    }
+  });
+
+  afterAll(async () => {
+    await service?.stop();
+  });
+
+  test("SPEC example (router): ETH → USDC, deposit into the USDC vault, transfer the shares to a third address", async () => {
+    const u = a.user(0);
+    const from = u.account.address;
+    const third = "0x0000000000000000000000000000000000007411" as Address;
+    const usdc = a.token("USDC");
+    const vault = a.vault("svUSDC");
+    const r = await bundle({ fromAddress: from }, [
+      {
+        protocol: "core",
+        action: "route",
+        args: {
+          tokenIn: NATIVE,
+          tokenOut: usdc,
+          amountIn: parseEther("1").toString(),
+          slippage: 100,
+        },
+      },
+      {
+        protocol: "savings-vaults",
+        action: "deposit",
+        args: { primaryAddress: vault, tokenIn: usdc, tokenOut: vault, amountIn: ref(0) },
+      },
+      {
+        protocol: "core",
+        action: "transfer",
+        args: { token: vault, receiver: third, amount: ref(1) },
+      },
+    ]);
+    expect(r.tx.to).toBe(getAddress(service.deployment.execution.router as Address));
+    expect(r.tx.value).toBe(parseEther("1").toString());
+    expect(r.bundle).toEqual([
+      {
+        protocol: "core",
+        action: "route",
+        args: {
+          tokenIn: NATIVE,
+          tokenOut: usdc.toLowerCase(),
+          amountIn: parseEther("1").toString(),
+          slippage: 100,
+        },
+      },
+      {
+        protocol: "savings-vaults",
+        action: "deposit",
+        args: {
+          primaryAddress: vault.toLowerCase(),
+          tokenIn: usdc.toLowerCase(),
+          tokenOut: vault.toLowerCase(),
+          amountIn: { useOutputOfCallAt: 0, index: 0 },
+        },
+      },
+      {
+        protocol: "core",
+        action: "transfer",
+        args: {
+          token: vault.toLowerCase(),
+          receiver: third,
+          amount: { useOutputOfCallAt: 1, index: 0 },
+        },
+      },
+    ]);
+    expect(r.route?.[0]).toMatchObject({ action: "wrap" });
+    const shares = r.amountsOut[getAddress(vault)];
+    expect(shares).toBeDefined();
+    const receipt = await a.send(u, { to: r.tx.to, data: r.tx.data, value: BigInt(r.tx.value) });
+    expect(receipt.status).toBe("success");
+    expect(await a.balanceOf(vault, third)).toBe(BigInt(shares as string));
+    expect(receipt.gasUsed).toBe(BigInt(r.gas));
+    // Nothing stays with the router's executor.
+    const executor = service.deployment.execution.executor as Address;
+    for (const t of [usdc, vault, a.token("WETH"), NATIVE as Address])
+      expect(await a.balanceOf(t, executor)).toBe(0n);
+    await settle();
+  });
+
+  test("router: a call mixes literals with two earlier outputs (add liquidity with the two halves of a split)", async () => {
+    const u = a.user(1);
+    const from = u.account.address;
+    const weth = a.token("WETH");
+    const usdc = a.token("USDC");
+    const router02 = service.deployment.uniswapV2.router02;
+    const pair = pool(weth, usdc, "v2");
+    const executor = service.deployment.execution.executor as Address;
+    const r = await bundle({ fromAddress: from }, [
+      {
+        protocol: "wrapped-native",
+        action: "deposit",
+        args: { amountIn: parseEther("2").toString() },
+      },
+      { protocol: "core", action: "split", args: { amount: ref(0), bps: [5000, 5000] } },
+      {
+        protocol: "core",
+        action: "route",
+        args: { tokenIn: weth, tokenOut: usdc, amountIn: ref(1, 0) },
+      },
+      {
+        protocol: "core",
+        action: "approve",
+        args: { token: weth, spender: router02, amount: ref(1, 1) },
+      },
+      {
+        protocol: "core",
+        action: "approve",
+        args: { token: usdc, spender: router02, amount: ref(2) },
+      },
+      {
+        protocol: "core",
+        action: "call",
+        args: {
+          address: router02,
+          method: "addLiquidity",
+          abi: "function addLiquidity(address tokenA, address tokenB, uint256 amountADesired, uint256 amountBDesired, uint256 amountAMin, uint256 amountBMin, address to, uint256 deadline) returns (uint256 amountA, uint256 amountB, uint256 liquidity)",
+          // Minted to the executing account (the router's executor), handed on by the transfer.
+          args: [weth, usdc, ref(1, 1), ref(2), "0", "0", executor, maxUint256.toString()],
+        },
+      },
+      {
+        protocol: "core",
+        action: "approve",
+        args: { token: weth, spender: router02, amount: "0" },
+      },
+      {
+        protocol: "core",
+        action: "approve",
+        args: { token: usdc, spender: router02, amount: "0" },
+      },
+      {
+        protocol: "core",
+        action: "transfer",
+        args: { token: pair, receiver: from, amount: ref(5, 2) },
+      },
+    ]);
+    const lp = r.amountsOut[getAddress(pair)];
+    expect(lp).toBeDefined();
+    const before = await a.balanceOf(pair, from);
+    const receipt = await a.send(u, { to: r.tx.to, data: r.tx.data, value: BigInt(r.tx.value) });
+    expect(receipt.status).toBe("success");
+    expect((await a.balanceOf(pair, from)) - before).toBe(BigInt(lp as string));
+    for (const t of [weth, usdc, pair]) expect(await a.balanceOf(t, executor)).toBe(0n);
+    await settle();
+  });
+
+  test("delegate: wrap → swap on a named V3 pool → deposit, with one output used twice (split into two deposits)", async () => {
+    const u = a.user(2);
+    const from = u.account.address;
+    const third = "0x0000000000000000000000000000000000007412" as Address;
+    const weth = a.token("WETH");
+    const usdc = a.token("USDC");
+    const vault = a.vault("svUSDC");
+    const r = await bundle({ fromAddress: from, routingStrategy: "delegate" }, [
+      {
+        protocol: "wrapped-native",
+        action: "deposit",
+        args: { amountIn: parseEther("1.5").toString() },
+      },
+      {
+        protocol: "uniswap-v3",
+        action: "swap",
+        args: {
+          primaryAddress: pool(weth, usdc, "v3"),
+          tokenIn: weth,
+          tokenOut: usdc,
+          amountIn: ref(0),
+        },
+      },
+      { protocol: "core", action: "split", args: { amount: ref(1), bps: [6000, 4000] } },
+      {
+        protocol: "savings-vaults",
+        action: "deposit",
+        args: { primaryAddress: vault, tokenIn: usdc, tokenOut: vault, amountIn: ref(2, 0) },
+      },
+      {
+        protocol: "savings-vaults",
+        action: "deposit",
+        args: {
+          primaryAddress: vault,
+          tokenIn: usdc,
+          tokenOut: vault,
+          amountIn: ref(2, 1),
+          receiver: third,
+        },
+      },
+    ]);
+    expect(r.tx.to).toBe(getAddress(from));
+    const authorization = await u.signAuthorization({
+      account: u.account as never,
+      contractAddress: service.deployment.execution.delegateExecutor as Address,
+      executor: "self",
+    });
+    const sharesBefore = await a.balanceOf(vault, from);
+    const receipt = await a.send(u, {
+      to: r.tx.to,
+      data: r.tx.data,
+      authorizationList: [authorization],
+    });
+    expect(receipt.status).toBe("success");
+    const mine = (await a.balanceOf(vault, from)) - sharesBefore;
+    const theirs = await a.balanceOf(vault, third);
+    expect(theirs).toBeGreaterThan(0n);
+    expect(mine + theirs).toBe(BigInt(r.amountsOut[getAddress(vault)] as string));
+    // 60/40 of the same USDC amount, deposited at the same share price.
+    expect(mine * 4n - theirs * 6n).toBeLessThanOrEqual(10n);
+    await settle();
+  });
+
+  test("corewallet: redeem vault shares → swap the asset on a named V2 pair", async () => {
+    const u = a.user(3);
+    const from = u.account.address;
+    const usdt = a.token("USDT");
+    const weth = a.token("WETH");
+    const vault = a.vault("yvUSDT");
+    // Get shares the ordinary way first.
+    await a.fund(from, usdt, a.usd("USDT", 5_000));
+    await a.approve(u, usdt, vault, a.usd("USDT", 5_000));
+    await a.send(u, {
+      to: vault,
+      data: `0x6e553f65${a.usd("USDT", 5_000).toString(16).padStart(64, "0")}${from.slice(2).toLowerCase().padStart(64, "0")}` as Hex,
+    });
+    const shares = await a.balanceOf(vault, from);
+    const r = await bundle({ fromAddress: from, routingStrategy: "corewallet" }, [
+      {
+        protocol: "yield-vaults",
+        action: "redeem",
+        args: {
+          primaryAddress: vault,
+          tokenIn: vault,
+          tokenOut: usdt,
+          amountIn: shares.toString(),
+        },
+      },
+      {
+        protocol: "uniswap-v2",
+        action: "swap",
+        args: {
+          primaryAddress: pool(usdt, weth, "v2"),
+          tokenIn: usdt,
+          tokenOut: weth,
+          amountIn: ref(0),
+        },
+      },
+    ]);
+    expect(r.tx.to).toBe(getAddress(service.deployment.execution.walletFactory as Address));
+    const wallet = (await a.client.readContract({
+      address: service.deployment.execution.walletFactory as Address,
+      abi: [
+        {
+          type: "function",
+          name: "walletOf",
+          stateMutability: "view",
+          inputs: [{ type: "address" }],
+          outputs: [{ type: "address" }],
+        },
+      ],
+      functionName: "walletOf",
+      args: [from],
+    })) as Address;
+    await a.approve(u, vault, wallet, shares);
+    const before = await a.balanceOf(weth, from);
+    const receipt = await a.send(u, { to: r.tx.to, data: r.tx.data });
+    expect(receipt.status).toBe("success");
+    expect((await a.balanceOf(weth, from)) - before).toBe(
+      BigInt(r.amountsOut[getAddress(weth)] as string),
+    );
+    expect(await a.balanceOf(vault, from)).toBe(0n);
+    await settle();
+  });
+
+  test("delegate: V2 liquidity in and out through named-pair actions, then balance and minimum checks", async () => {
+    const u = a.user(8);
+    const from = u.account.address;
+    const weth = a.token("WETH");
+    const usdc = a.token("USDC");
+    const pair = pool(weth, usdc, "v2");
+    const actions = [
+      {
+        protocol: "wrapped-native",
+        action: "deposit",
+        args: { amountIn: parseEther("2").toString() },
+      },
+      { protocol: "core", action: "split", args: { amount: ref(0), bps: [5000, 5000] } },
+      {
+        protocol: "uniswap-v2",
+        action: "swap",
+        args: { primaryAddress: pair, tokenIn: weth, tokenOut: usdc, amountIn: ref(1, 0) },
+      },
+      {
+        protocol: "uniswap-v2",
+        action: "deposit",
+        args: { primaryAddress: pair, tokenIn: [weth, usdc], amountIn: [ref(1, 1), ref(2)] },
+      },
+      {
+        protocol: "uniswap-v2",
+        action: "redeem",
+        args: { primaryAddress: pair, amountIn: ref(3) },
+      },
+      { protocol: "core", action: "balance", args: { token: usdc } },
+      { protocol: "core", action: "minamountout", args: { token: usdc, amount: "1" } },
+    ];
+    const r = await bundle({ fromAddress: from, routingStrategy: "delegate" }, actions);
+    const authorization = await u.signAuthorization({
+      account: u.account as never,
+      contractAddress: service.deployment.execution.delegateExecutor as Address,
+      executor: "self",
+    });
+    const before = { weth: await a.balanceOf(weth, from), usdc: await a.balanceOf(usdc, from) };
+    const receipt = await a.send(u, {
+      to: r.tx.to,
+      data: r.tx.data,
+      authorizationList: [authorization],
+    });
+    expect(receipt.status).toBe("success");
+    expect((await a.balanceOf(usdc, from)) - before.usdc).toBe(
+      BigInt(r.amountsOut[getAddress(usdc)] as string),
+    );
+    expect((await a.balanceOf(weth, from)) - before.weth).toBe(
+      BigInt(r.amountsOut[getAddress(weth)] as string),
+    );
+    expect(await a.balanceOf(pair, from)).toBe(0n);
+    await settle();
+
+    // The same bundle with a minimum it cannot meet fails in simulation, naming that action.
+    const tooMuch = [
+      ...actions.slice(0, 6),
+      {
+        protocol: "core",
+        action: "minamountout",
+        args: { token: usdc, amount: (10n ** 30n).toString() },
+      },
+    ];
+    const res = await post({ fromAddress: from, routingStrategy: "delegate" }, tooMuch);
+    expect(res.status).toBe(422);
+    expect((res.body as { message: string }).message).toMatch(
+      /^Action 6 \(core minamountout\) failed in simulation: Step \d+ \(check minimum balance on 0x[0-9a-fA-F]{40}\) failed: /,
+    );
+  });
+
+  test("a call to transferFrom(victim, attacker) cannot take the victim's tokens", async () => {
+    const victim = a.user(4);
+    const attacker = a.user(5);
+    const usdc = a.token("USDC");
+    const router = service.deployment.execution.router as Address;
+    await a.fund(victim.account.address, usdc, a.usd("USDC", 10_000));
+    await a.approve(victim, usdc, router, maxUint256);
+    const steal = {
+      protocol: "core",
+      action: "call",
+      args: {
+        address: usdc,
+        method: "transferFrom",
+        abi: "function transferFrom(address from, address to, uint256 amount) returns (bool)",
+        args: [victim.account.address, attacker.account.address, a.usd("USDC", 10_000).toString()],
+      },
+    };
+    for (const routingStrategy of ["router", "delegate", "corewallet"]) {
+      const actions = [
+        { protocol: "wrapped-native", action: "deposit", args: { amountIn: "1000" } },
+        steal,
+      ];
+      const res = await post({ fromAddress: attacker.account.address, routingStrategy }, actions);
+      expect({ routingStrategy, status: res.status }).toEqual({ routingStrategy, status: 422 });
+      expect((res.body as { message: string }).message).toMatch(
+        /^Action 1 \(core call\) failed in simulation: Step \d+ \(call transferFrom on 0x[0-9a-fA-F]{40}\) failed: ERC20: insufficient allowance \(0x[0-9a-fA-F]{40} may spend 0, needs 10000000000\)\.$/,
+      );
+    }
+    expect(await a.balanceOf(usdc, victim.account.address)).toBe(a.usd("USDC", 10_000));
+  });
+
+  test("malformed bundles get a 400 naming the action and field", async () => {
+    const from = a.user(6).account.address;
+    const usdc = a.token("USDC");
+    const vault = a.vault("svUSDC");
+    const wrapOne = { protocol: "wrapped-native", action: "deposit", args: { amountIn: "1000" } };
+    const bad = (message: string) => ({
+      status: 400,
+      body: { statusCode: 400, error: "Bad Request", message },
+    });
+    const cases: [unknown, ReturnType<typeof bad>][] = [
+      [[], bad("The bundle is empty: send at least one action.")],
+      [
+        Array.from({ length: 33 }, () => wrapOne),
+        bad("The bundle has 33 actions; at most 32 are accepted."),
+      ],
+      [
+        { protocol: "core" },
+        bad("The request body must be a JSON array of actions { protocol, action, args }."),
+      ],
+      [
+        [wrapOne, { protocol: "sushiswap", action: "swap", args: {} }],
+        bad(
+          'actions[1].protocol: unknown protocol "sushiswap"; known protocols and actions: core (route, call, transfer, approve, balance, split, minamountout); uniswap-v2 (swap, deposit, redeem); uniswap-v3 (swap); savings-vaults (deposit, redeem); yield-vaults (deposit, redeem); wrapped-native (deposit, withdraw).',
+        ),
+      ],
+      [
+        [wrapOne, { protocol: "core", action: "teleport", args: {} }],
+        bad(
+          'actions[1].action: core has no action "teleport"; its actions: route, call, transfer, approve, balance, split, minamountout.',
+        ),
+      ],
+      [
+        [
+          wrapOne,
+          wrapOne,
+          {
+            protocol: "savings-vaults",
+            action: "deposit",
+            args: { primaryAddress: vault, tokenIn: usdc, tokenOut: vault },
+          },
+        ],
+        bad("actions[2].args.amountIn is required."),
+      ],
+      [
+        [
+          wrapOne,
+          wrapOne,
+          {
+            protocol: "savings-vaults",
+            action: "deposit",
+            args: { primaryAddress: vault, tokenIn: usdc, tokenOut: vault, amountIn: 5 },
+          },
+        ],
+        bad(
+          "actions[2].args.amountIn: expected an amount in wei (a decimal string) or an output reference { useOutputOfCallAt: <earlier action index> }.",
+        ),
+      ],
+      [
+        [
+          wrapOne,
+          {
+            protocol: "core",
+            action: "transfer",
+            args: { token: usdc, receiver: from, amount: ref(1) },
+          },
+        ],
+        bad(
+          "actions[1].args.amount: useOutputOfCallAt 1 does not point to an earlier action (this is action 1).",
+        ),
+      ],
+      [
+        [
+          wrapOne,
+          {
+            protocol: "core",
+            action: "transfer",
+            args: { token: usdc, receiver: from, amount: ref(5) },
+          },
+        ],
+        bad(
+          "actions[1].args.amount: useOutputOfCallAt 5 does not point to an earlier action (this is action 1).",
+        ),
+      ],
+      [
+        [
+          wrapOne,
+          {
+            protocol: "core",
+            action: "approve",
+            args: { token: usdc, spender: from, amount: "1" },
+          },
+          {
+            protocol: "core",
+            action: "transfer",
+            args: { token: usdc, receiver: from, amount: ref(1) },
+          },
+        ],
+        bad("actions[2].args.amount: action 1 (core approve) has no output to use."),
+      ],
+      [
+        [
+          wrapOne,
+          {
+            protocol: "core",
+            action: "call",
+            args: {
+              address: usdc,
+              method: "symbol",
+              abi: "function symbol() view returns (string)",
+              args: [],
+            },
+          },
+          {
+            protocol: "core",
+            action: "transfer",
+            args: { token: usdc, receiver: from, amount: ref(1) },
+          },
+        ],
+        bad("actions[2].args.amount: output 0 of action 1 is not an amount."),
+      ],
+      [
+        [
+          wrapOne,
+          {
+            protocol: "core",
+            action: "call",
+            args: { address: usdc, method: "approve", abi: "function approve(address", args: [] },
+          },
+        ],
+        bad(
+          'actions[1].args.abi: "function approve(address" is not a one-line function signature such as "function deposit(uint256 assets, address receiver) returns (uint256)".',
+        ),
+      ],
+      [
+        [
+          wrapOne,
+          {
+            protocol: "core",
+            action: "call",
+            args: {
+              address: usdc,
+              method: "transfer",
+              abi: "function approve(address spender, uint256 amount) returns (bool)",
+              args: [from, "1"],
+            },
+          },
+        ],
+        bad(
+          'actions[1].args.method: "transfer" is not the function in args.abi (which declares approve).',
+        ),
+      ],
+      [
+        [
+          wrapOne,
+          {
+            protocol: "core",
+            action: "call",
+            args: {
+              address: usdc,
+              method: "approve",
+              abi: "function approve(address spender, uint256 amount) returns (bool)",
+              args: [from],
+            },
+          },
+        ],
+        bad("actions[1].args.args: approve takes 2 arguments, 1 given."),
+      ],
+    ];
+    for (const [body, expected] of cases) {
+      const res = await post({ fromAddress: from }, body);
+      const name = JSON.stringify(body).slice(0, 80);
+      expect({ name, ...res }).toEqual({ name, ...expected });
+    }
+    expect(await post({ fromAddress: from }, undefined, "[{")).toEqual(
+      bad("The request body is not valid JSON: send a JSON array of actions."),
+    );
+    expect(await post({}, [wrapOne])).toEqual(bad("Query parameter `fromAddress` is required."));
+  });
+
+  test("a step that reverts in simulation is a 422 naming the action and the decoded reason", async () => {
+    const from = a.user(7).account.address;
+    const usdc = a.token("USDC");
+    const res = await post({ fromAddress: from }, [
+      { protocol: "wrapped-native", action: "deposit", args: { amountIn: "1000" } },
+      {
+        protocol: "core",
+        action: "call",
+        args: {
+          address: usdc,
+          method: "transfer",
+          abi: "function transfer(address to, uint256 amount) returns (bool)",
+          args: [from, (10n ** 30n).toString()],
+        },
+      },
+    ]);
+    expect(res.status).toBe(422);
+    const body = res.body as { message: string; details: { actionIndex: number } };
+    expect(body.details.actionIndex).toBe(1);
+    expect(body.message).toMatch(
+      /^Action 1 \(core call\) failed in simulation: Step \d+ \(call transfer on 0x[0-9a-fA-F]{40}\) failed: ERC20: transfer amount exceeds balance \(0x[0-9a-fA-F]{40} has 0, needs 1000000000000000000000000000000\)\.$/,
+    );
+  });
+});

@@ -1,0 +1,24 @@
+import { describe, expect, test } from "vitest";
+import type { z } from "zod";
+import { protocols } from "../../protocols/registry.js";
+import { protocolActions } from "../../src/api/bundling/actions/registry.js";
+
+describe("bundle actions and /v1/standards methods", () => {
+  test.each(protocols.map((p) => [p.slug, p] as const))(
+    "%s lists exactly the actions that work",
+    (_slug, protocol) => {
+      const actions = protocolActions(protocol);
+      expect(protocol.methods.map((m) => m.method).sort()).toEqual(Object.keys(actions).sort());
+      for (const method of protocol.methods) {
+        const spec = actions[method.method];
+        if (!spec) throw new Error(`${protocol.slug} ${method.method} has no action`);
+        const shape = (spec.args as unknown as z.ZodObject).shape as Record<string, unknown>;
+        // Every documented input is an argument the action accepts, and the other way round.
+        expect({ method: method.method, inputs: Object.keys(method.inputs).sort() }).toEqual({
+          method: method.method,
+          inputs: Object.keys(shape).sort(),
+        });
+      }
+    },
+  );
+});

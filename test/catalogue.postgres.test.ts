@@ -1,0 +1,3 @@
+import { catalogueSuite } from "./catalogue.suite.js";
+
+catalogueSuite("postgres");

@@ -1,0 +1,809 @@
+import {
+  type Address,
+  createPublicClient,
+  createWalletClient,
+  getAddress,
+  http,
+  maxUint256,
+  type PublicClient,
+  parseUnits,
+  type WalletClient,
+} from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { DevTokenAbi } from "../abis/generated/DevToken.js";
+import { DevVaultAbi } from "../abis/generated/DevVault.js";
+import { NonfungiblePositionManagerAbi } from "../abis/NonfungiblePositionManager.js";
+import { UniswapV2PairAbi } from "../abis/UniswapV2Pair.js";
+import { UniswapV2Router02Abi } from "../abis/UniswapV2Router02.js";
+import { UniswapV3PoolAbi } from "../abis/UniswapV3Pool.js";
+import { runActivity } from "../devnet/activity.js";
+import { DEVNET_DEPLOYER_KEY } from "../devnet/anvil.js";
+import { amountForUsd, chainOf } from "../devnet/world.js";
+import { NATIVE_TOKEN_ADDRESS } from "../protocols/native.js";
+import {
+  graphqlQuery,
+  type ServiceInstance,
+  startService,
+  waitForIndexedBlock,
+} from "./harness/service.js";
+
+type ApiToken = {
+  chainId: number;
+  address: string;
+  type: "base" | "defi";
+  protocolSlug: string | null;
+  underlyingTokens: string[];
+  name: string;
+  symbol: string;
+  decimals: number;
+  primaryAddress: string | null;
+};
+type TokenList = { meta: Record<string, number | null>; data: ApiToken[] };
+
+/** The end-to-end catalogue suite, run against PGlite and against Postgres. */
+export function catalogueSuite(database: "pglite" | "postgres"): void {
+  describe(`catalogue endpoints on the devnet (${database})`, () => {
+    let service: ServiceInstance;
+    let client: PublicClient;
+    let wallet: WalletClient;
+    let expected: ApiToken[];
+    let CHAIN_ID: number;
+
+    const get = async (path: string) => {
+      const res = await fetch(`${service.url}${path}`);
+      return { status: res.status, body: (await res.json()) as unknown };
+    };
+    const tokens = async (query: string) => {
+      const res = await get(`/v1/tokens${query}`);
+      expect(res.status).toBe(200);
+      return res.body as TokenList;
+    };
+    const send = async (
+      address: Address,
+      abi: readonly unknown[],
+      functionName: string,
+      args: unknown[],
+    ) => {
+      const hash = await wallet.writeContract({
+        address,
+        abi,
+        functionName,
+        args,
+        account: wallet.account ?? null,
+        chain: wallet.chain,
+      } as never);
+      const receipt = await client.waitForTransactionReceipt({ hash });
+      expect(receipt.status).toBe("success");
+      return receipt;
+    };
+    const worth = (address: Address, usd: number): bigint => {
+      const t = service.deployment.tokens.find((x) => x.address === address);
+      if (!t) throw new Error(address);
+      return amountForUsd(t, usd);
+    };
+    const symbolAddress = (symbol: string): Address => {
+      const t = service.deployment.tokens.find((x) => x.symbol === symbol);
+      if (!t) throw new Error(symbol);
+      return t.address;
+    };
+
+    beforeAll(async () => {
+      service = await startService({ database });
+      CHAIN_ID = service.deployment.chainId;
+      const chain = await chainOf(service.anvil.url);
+      client = createPublicClient({ chain, transport: http(service.anvil.url) }) as PublicClient;
+      wallet = createWalletClient({
+        chain,
+        transport: http(service.anvil.url),
+        account: privateKeyToAccount(DEVNET_DEPLOYER_KEY),
+      });
+
+      // What the catalogue must hold, built from the deployment and the chain's own views.
+      const d = service.deployment;
+      const base: ApiToken[] = d.tokens.map((t) => ({
+        chainId: CHAIN_ID,
+        address: t.address,
+        type: "base",
+        protocolSlug: null,
+        underlyingTokens: [],
+        name: t.name,
+        symbol: t.symbol,
+        decimals: t.decimals,
+        primaryAddress: null,
+      }));
+      const native: ApiToken = {
+        chainId: CHAIN_ID,
+        address: NATIVE_TOKEN_ADDRESS,
+        type: "base",
+        protocolSlug: null,
+        underlyingTokens: [],
+        name: "Ether",
+        symbol: "ETH",
+        decimals: 18,
+        primaryAddress: null,
+      };
+      const lp: ApiToken[] = [];
+      for (const pair of d.uniswapV2.pairs) {
+        const [token0, token1] = await Promise.all([
+          client.readContract({ address: pair, abi: UniswapV2PairAbi, functionName: "token0" }),
+          client.readContract({ address: pair, abi: UniswapV2PairAbi, functionName: "token1" }),
+        ]);
+        lp.push({
+          chainId: CHAIN_ID,
+          address: pair,
+          type: "defi",
+          protocolSlug: "uniswap-v2",
+          underlyingTokens: [token0, token1],
+          name: "Uniswap V2",
+          symbol: "UNI-V2",
+          decimals: 18,
+          primaryAddress: pair,
+        });
+      }
+      const shares: ApiToken[] = [];
+      for (const v of d.vaults) {
+        const asset = d.tokens.find((t) => t.address === v.asset);
+        shares.push({
+          chainId: CHAIN_ID,
+          address: v.address,
+          type: "defi",
+          protocolSlug: v.protocolSlug,
+          underlyingTokens: [v.asset],
+          name: v.name,
+          symbol: v.symbol,
+          decimals: asset?.decimals ?? 0,
+          primaryAddress: v.address,
+        });
+      }
+      expected = [...base, native, ...lp, ...shares].sort((a, b) =>
+        a.address.toLowerCase() < b.address.toLowerCase() ? -1 : 1,
+      );
+    });
+
+    afterAll(async () => {
+      await service?.stop();
+    });
+
+    test("GET /v1/tokens lists every deployed token, LP token, vault share and the native token", async () => {
+      const list = await tokens("");
+      expect(expected).toHaveLength(12 + 1 + 15 + 4);
+      expect(list).toEqual({
+        meta: { total: 32, lastPage: 1, currentPage: 1, perPage: 1000, prev: null, next: null },
+        data: expected,
+      });
+      const usdc = list.data.find((t) => t.symbol === "USDC");
+      expect(usdc?.decimals).toBe(6);
+      expect(list.data.find((t) => t.symbol === "WBTC")?.decimals).toBe(8);
+    });
+
+    test("every filter of SPEC 4.1 selects exactly the matching tokens", async () => {
+      const d = service.deployment;
+      const usdc = symbolAddress("USDC");
+      const weth = d.weth;
+      const pick = (f: (t: ApiToken) => boolean) => expected.filter(f);
+      const meta = (total: number) => ({
+        total,
+        lastPage: 1,
+        currentPage: 1,
+        perPage: 1000,
+        prev: null,
+        next: null,
+      });
+
+      expect(await tokens(`?chainId=${CHAIN_ID}`)).toEqual({ meta: meta(32), data: expected });
+      expect(await tokens("?chainId=1")).toEqual({ meta: meta(0), data: [] });
+      expect(await tokens(`?address=${usdc.toLowerCase()}`)).toEqual({
+        meta: meta(1),
+        data: pick((t) => t.address === usdc),
+      });
+      expect(
+        await tokens(`?address=${NATIVE_TOKEN_ADDRESS.toUpperCase().replace("0X", "0x")}`),
+      ).toEqual({
+        meta: meta(1),
+        data: pick((t) => t.address === NATIVE_TOKEN_ADDRESS),
+      });
+      expect(await tokens("?protocolSlug=savings-vaults")).toEqual({
+        meta: meta(2),
+        data: pick((t) => t.protocolSlug === "savings-vaults"),
+      });
+      for (const type of ["baseToken", "base"]) {
+        expect(await tokens(`?type=${type}`)).toEqual({
+          meta: meta(13),
+          data: pick((t) => t.type === "base"),
+        });
+      }
+      for (const type of ["defiToken", "defi"]) {
+        expect(await tokens(`?type=${type}`)).toEqual({
+          meta: meta(19),
+          data: pick((t) => t.type === "defi"),
+        });
+      }
+      const vault = d.vaults[0];
+      if (!vault) throw new Error("no vault");
+      for (const param of ["primayAddress", "primaryAddress"]) {
+        expect(await tokens(`?${param}=${vault.address}`)).toEqual({
+          meta: meta(1),
+          data: pick((t) => t.address === vault.address),
+        });
+      }
+      const withUsdc = pick((t) => t.underlyingTokens.includes(usdc));
+      expect(withUsdc.map((t) => t.symbol).sort()).toEqual([
+        "UNI-V2",
+        "UNI-V2",
+        "UNI-V2",
+        "UNI-V2",
+        "UNI-V2",
+        "svUSDC",
+      ]);
+      expect(await tokens(`?underlyingTokens=${usdc}`)).toEqual({ meta: meta(6), data: withUsdc });
+      // Array forms: repeated, bracketed and percent-encoded brackets all mean the same.
+      const both = pick(
+        (t) => t.underlyingTokens.includes(usdc) && t.underlyingTokens.includes(weth),
+      );
+      expect(both).toHaveLength(1);
+      for (const q of [
+        `?underlyingTokens=${usdc}&underlyingTokens=${weth}`,
+        `?underlyingTokens[]=${usdc}&underlyingTokens[]=${weth}`,
+        `?underlyingTokens%5B%5D=${usdc}&underlyingTokens%5B%5D=${weth}`,
+      ]) {
+        expect(await tokens(q)).toEqual({ meta: meta(1), data: both });
+      }
+      expect(
+        await tokens(
+          `?type=defi&protocolSlug=uniswap-v2&underlyingTokens=${usdc}&chainId=${CHAIN_ID}`,
+        ),
+      ).toEqual({
+        meta: meta(5),
+        data: pick((t) => t.protocolSlug === "uniswap-v2" && t.underlyingTokens.includes(usdc)),
+      });
+      expect(await tokens("?page=1")).toEqual({ meta: meta(32), data: expected });
+      expect(await tokens("?page=3")).toEqual({
+        meta: { total: 32, lastPage: 1, currentPage: 3, perPage: 1000, prev: 1, next: null },
+        data: [],
+      });
+    });
+
+    test("GET /v1/standards lists every protocol of the registry with its methods", async () => {
+      const { status, body } = await get("/v1/standards");
+      expect(status).toBe(200);
+      const entries = body as {
+        protocol: { slug: string; url: string };
+        forks: unknown[];
+        methods: { method: string; supportedChains: unknown; inputs: Record<string, string> }[];
+      }[];
+      expect(entries.map((e) => e.protocol.slug)).toEqual([
+        "core",
+        "uniswap-v2",
+        "uniswap-v3",
+        "savings-vaults",
+        "yield-vaults",
+        "wrapped-native",
+      ]);
+      for (const entry of entries) {
+        expect(entry.forks).toEqual([]);
+        for (const m of entry.methods) {
+          expect(m.supportedChains).toEqual([{ id: CHAIN_ID, name: "Devnet" }]);
+          expect(Object.keys(m.inputs).length).toBeGreaterThan(0);
+        }
+      }
+      const core = entries[0];
+      expect(core?.methods.map((m) => m.method)).toEqual([
+        "route",
+        "call",
+        "transfer",
+        "approve",
+        "balance",
+        "split",
+        "minamountout",
+      ]);
+      expect(Object.keys(core?.methods[0]?.inputs ?? {})).toEqual([
+        "tokenIn",
+        "tokenOut",
+        "amountIn",
+        "slippage",
+      ]);
+      const vaults = entries.find((e) => e.protocol.slug === "savings-vaults");
+      expect(vaults?.methods.map((m) => m.method)).toEqual(["deposit", "redeem"]);
+      expect(Object.keys(vaults?.methods[0]?.inputs ?? {})).toEqual([
+        "primaryAddress",
+        "tokenIn",
+        "tokenOut",
+        "amountIn",
+        "receiver",
+      ]);
+
+      const one = await get("/v1/standards/uniswap-v3");
+      expect(one).toEqual({ status: 200, body: entries[2] });
+      expect(await get("/v1/standards/sushiswap")).toEqual({
+        status: 404,
+        body: {
+          statusCode: 404,
+          error: "Not Found",
+          message:
+            "Unknown protocol `sushiswap`; known protocols: core, uniswap-v2, uniswap-v3, savings-vaults, yield-vaults, wrapped-native.",
+        },
+      });
+    });
+
+    test("GET /v1/projects lists the projects with pool counts from the indexed tables", async () => {
+      const { status, body } = await get("/v1/projects");
+      expect(status).toBe(200);
+      const logo = (id: string) => `${service.url}/v1/projects/${id}/logo.svg`;
+      expect(body).toEqual([
+        {
+          title: "Uniswap V2",
+          id: "uniswap-v2",
+          chainIds: String(CHAIN_ID),
+          logo: logo("uniswap-v2"),
+          url: "https://app.uniswap.org",
+          description: "Constant-product automated market maker with 0.3% fee pairs.",
+          twitter: "@Uniswap",
+          category: "Dexes",
+          poolCount: 15,
+          protocol: "uniswap-v2",
+        },
+        {
+          title: "Uniswap V3",
+          id: "uniswap-v3",
+          chainIds: String(CHAIN_ID),
+          logo: logo("uniswap-v3"),
+          url: "https://app.uniswap.org",
+          description:
+            "Concentrated-liquidity automated market maker with 0.05%, 0.3% and 1% fee tiers.",
+          twitter: "@Uniswap",
+          category: "Dexes",
+          poolCount: 8,
+          protocol: "uniswap-v3",
+        },
+        {
+          title: "Savings Vaults",
+          id: "savings-vaults",
+          chainIds: String(CHAIN_ID),
+          logo: logo("savings-vaults"),
+          url: "https://eips.ethereum.org/EIPS/eip-4626",
+          description: "ERC4626 savings vaults for stablecoins.",
+          twitter: "",
+          category: "Yield",
+          poolCount: 2,
+          protocol: "savings-vaults",
+        },
+        {
+          title: "Yield Vaults",
+          id: "yield-vaults",
+          chainIds: String(CHAIN_ID),
+          logo: logo("yield-vaults"),
+          url: "https://eips.ethereum.org/EIPS/eip-4626",
+          description: "ERC4626 vaults whose assets accrue yield without minting shares.",
+          twitter: "",
+          category: "Yield",
+          poolCount: 2,
+          protocol: "yield-vaults",
+        },
+        {
+          title: "Wrapped Ether",
+          id: "wrapped-native",
+          chainIds: String(CHAIN_ID),
+          logo: logo("wrapped-native"),
+          url: "https://weth.io",
+          description: "WETH9: the native currency as an ERC20, one for one.",
+          twitter: "",
+          category: "Wrapped Tokens",
+          poolCount: 1,
+          protocol: "wrapped-native",
+        },
+      ]);
+      const res = await fetch(logo("uniswap-v2"));
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toBe("image/svg+xml");
+      expect(await res.text()).toContain(">UV</text>");
+    });
+
+    test("V2 reserves follow a swap made on the chain", async () => {
+      const d = service.deployment;
+      const usdc = symbolAddress("USDC");
+      const amountIn = parseUnits("12345.678901", 6);
+      await send(usdc, DevTokenAbi, "approve", [d.uniswapV2.router02, amountIn]);
+      const receipt = await send(
+        d.uniswapV2.router02,
+        UniswapV2Router02Abi,
+        "swapExactTokensForTokens",
+        [amountIn, 0n, [usdc, d.weth], wallet.account?.address, maxUint256],
+      );
+      await waitForIndexedBlock(service, receipt.blockNumber);
+      const pairAddress = await client.readContract({
+        address: d.uniswapV2.factory,
+        abi: [
+          {
+            type: "function",
+            name: "getPair",
+            stateMutability: "view",
+            inputs: [{ type: "address" }, { type: "address" }],
+            outputs: [{ type: "address" }],
+          },
+        ],
+        functionName: "getPair",
+        args: [usdc, d.weth],
+      });
+      const [reserve0, reserve1] = await client.readContract({
+        address: pairAddress,
+        abi: UniswapV2PairAbi,
+        functionName: "getReserves",
+      });
+      const totalSupply = await client.readContract({
+        address: pairAddress,
+        abi: UniswapV2PairAbi,
+        functionName: "totalSupply",
+      });
+      const row = await graphqlQuery<{
+        v2Pair: { reserve0: string; reserve1: string; totalSupply: string; updatedBlock: string };
+      }>(
+        service,
+        `{ v2Pair(chainId: ${CHAIN_ID}, address: "${pairAddress.toLowerCase()}") { reserve0 reserve1 totalSupply updatedBlock } }`,
+      );
+      expect(row.v2Pair).toEqual({
+        reserve0: reserve0.toString(),
+        reserve1: reserve1.toString(),
+        totalSupply: totalSupply.toString(),
+        updatedBlock: receipt.blockNumber.toString(),
+      });
+    });
+
+    test("vault totals follow a deposit, and yield is picked up without an event", async () => {
+      const d = service.deployment;
+      const vault = d.vaults.find((v) => v.symbol === "yvWETH");
+      if (!vault) throw new Error("no yvWETH");
+      const assets = parseUnits("7.123456789012345678", 18);
+      await send(d.weth, DevTokenAbi, "approve", [vault.address, assets]);
+      const receipt = await send(vault.address, DevVaultAbi, "deposit", [
+        assets,
+        wallet.account?.address,
+      ]);
+      await waitForIndexedBlock(service, receipt.blockNumber);
+      const query = `{ vault(chainId: ${CHAIN_ID}, address: "${vault.address.toLowerCase()}") { totalAssets totalSupply asset protocolSlug } }`;
+      const onChain = async (blockNumber: bigint) => ({
+        totalAssets: (
+          await client.readContract({
+            address: vault.address,
+            abi: DevVaultAbi,
+            functionName: "totalAssets",
+            blockNumber,
+          })
+        ).toString(),
+        totalSupply: (
+          await client.readContract({
+            address: vault.address,
+            abi: DevVaultAbi,
+            functionName: "totalSupply",
+            blockNumber,
+          })
+        ).toString(),
+        asset: d.weth.toLowerCase(),
+        protocolSlug: "yield-vaults",
+      });
+      expect((await graphqlQuery<{ vault: unknown }>(service, query)).vault).toEqual(
+        await onChain(receipt.blockNumber),
+      );
+
+      // Yield: assets sent straight to the vault emit no vault event; the periodic refresh
+      // (every 25 blocks) must still bring the totals up to date.
+      const yieldReceipt = await send(d.weth, DevTokenAbi, "transfer", [
+        vault.address,
+        parseUnits("1.5", 18),
+      ]);
+      await client.request({ method: "anvil_mine" as never, params: ["0x1e"] as never });
+      const head = await client.getBlockNumber({ cacheTime: 0 });
+      await waitForIndexedBlock(service, head);
+      const after = (await graphqlQuery<{ vault: unknown }>(service, query)).vault;
+      expect(after).toEqual(await onChain(yieldReceipt.blockNumber));
+      expect(after).not.toEqual(await onChain(receipt.blockNumber));
+    });
+
+    test("V3 ticks and liquidity follow a position minted on the chain", async () => {
+      const d = service.deployment;
+      const pool = d.uniswapV3.pools[0];
+      if (!pool) throw new Error("no pool");
+      const [slot0, token0, token1, fee, spacing] = await Promise.all([
+        client.readContract({ address: pool, abi: UniswapV3PoolAbi, functionName: "slot0" }),
+        client.readContract({ address: pool, abi: UniswapV3PoolAbi, functionName: "token0" }),
+        client.readContract({ address: pool, abi: UniswapV3PoolAbi, functionName: "token1" }),
+        client.readContract({ address: pool, abi: UniswapV3PoolAbi, functionName: "fee" }),
+        client.readContract({ address: pool, abi: UniswapV3PoolAbi, functionName: "tickSpacing" }),
+      ]);
+      const tick = slot0[1];
+      // A range around the current price, on ticks no seeded position uses.
+      const tickLower = Math.floor(tick / spacing) * spacing - 7 * spacing;
+      const tickUpper = Math.floor(tick / spacing) * spacing + 9 * spacing;
+      const receipt = await send(
+        d.uniswapV3.positionManager,
+        NonfungiblePositionManagerAbi,
+        "mint",
+        [
+          {
+            token0,
+            token1,
+            fee,
+            tickLower,
+            tickUpper,
+            amount0Desired: worth(token0, 50_000),
+            amount1Desired: worth(token1, 50_000),
+            amount0Min: 0n,
+            amount1Min: 0n,
+            recipient: wallet.account?.address,
+            deadline: maxUint256,
+          },
+        ],
+      );
+      await waitForIndexedBlock(service, receipt.blockNumber);
+      for (const t of [tickLower, tickUpper]) {
+        const onChain = await client.readContract({
+          address: pool,
+          abi: UniswapV3PoolAbi,
+          functionName: "ticks",
+          args: [t],
+        });
+        const row = await graphqlQuery<{
+          v3Tick: { liquidityGross: string; liquidityNet: string } | null;
+        }>(
+          service,
+          `{ v3Tick(chainId: ${CHAIN_ID}, pool: "${pool.toLowerCase()}", tick: ${t}) { liquidityGross liquidityNet } }`,
+        );
+        expect(onChain[0]).toBeGreaterThan(0n);
+        expect(row.v3Tick).toEqual({
+          liquidityGross: onChain[0].toString(),
+          liquidityNet: onChain[1].toString(),
+        });
+      }
+      const liquidity = await client.readContract({
+        address: pool,
+        abi: UniswapV3PoolAbi,
+        functionName: "liquidity",
+      });
+      const poolRow = await graphqlQuery<{
+        v3Pool: { liquidity: string; tick: number; sqrtPriceX96: string };
+      }>(
+        service,
+        `{ v3Pool(chainId: ${CHAIN_ID}, address: "${pool.toLowerCase()}") { liquidity tick sqrtPriceX96 } }`,
+      );
+      expect(poolRow.v3Pool).toEqual({
+        liquidity: liquidity.toString(),
+        tick,
+        sqrtPriceX96: slot0[0].toString(),
+      });
+      // Every tick the indexer knows matches the pool's own view.
+      const all = await graphqlQuery<{
+        v3Ticks: { items: { tick: number; liquidityGross: string; liquidityNet: string }[] };
+      }>(
+        service,
+        `{ v3Ticks(where: { chainId: ${CHAIN_ID}, pool: "${pool.toLowerCase()}" }, limit: 1000) { items { tick liquidityGross liquidityNet } } }`,
+      );
+      expect(all.v3Ticks.items).toHaveLength(8);
+      for (const row of all.v3Ticks.items) {
+        const [gross, net] = await client.readContract({
+          address: pool,
+          abi: UniswapV3PoolAbi,
+          functionName: "ticks",
+          args: [row.tick],
+        });
+        expect(row).toEqual({
+          tick: row.tick,
+          liquidityGross: gross.toString(),
+          liquidityNet: net.toString(),
+        });
+      }
+    });
+
+    test("malformed query parameters get a 400 naming the parameter", async () => {
+      const bad = (message: string) => ({
+        status: 400,
+        body: { statusCode: 400, error: "Bad Request", message },
+      });
+      const addr = "expected an address (0x followed by 40 hex digits)";
+      const cases: [string, string][] = [
+        [
+          "chainId=abc",
+          "Invalid query parameter `chainId`: expected a chain id: a whole number from 1 to 9007199254740991.",
+        ],
+        [
+          "chainId=-1",
+          "Invalid query parameter `chainId`: expected a chain id: a whole number from 1 to 9007199254740991.",
+        ],
+        [
+          "chainId=0x1",
+          "Invalid query parameter `chainId`: expected a chain id: a whole number from 1 to 9007199254740991.",
+        ],
+        [
+          "chainId=1&chainId=2",
+          "Query parameter `chainId` must be given once; it was given 2 times.",
+        ],
+        ["address=0x123", `Invalid query parameter \`address\`: ${addr}.`],
+        ["address=", `Invalid query parameter \`address\`: ${addr}.`],
+        [
+          "protocolSlug=Uniswap%20V2",
+          "Invalid query parameter `protocolSlug`: expected a protocol slug (lowercase letters, digits and dashes).",
+        ],
+        [
+          "type=lp",
+          "Invalid query parameter `type`: expected one of baseToken, defiToken, base, defi.",
+        ],
+        ["primayAddress=zz", `Invalid query parameter \`primayAddress\`: ${addr}.`],
+        [
+          "primaryAddress=0xZZ00000000000000000000000000000000000000",
+          `Invalid query parameter \`primaryAddress\`: ${addr}.`,
+        ],
+        [
+          `primayAddress=${`0x${"1".repeat(40)}`}&primaryAddress=${`0x${"2".repeat(40)}`}`,
+          "Query parameters `primayAddress` and `primaryAddress` name the same filter but were given different addresses.",
+        ],
+        [
+          `underlyingTokens=${`0x${"1".repeat(40)}`}&underlyingTokens=nope`,
+          `Invalid query parameter \`underlyingTokens\`: ${addr}.`,
+        ],
+        [
+          "page=0",
+          "Invalid query parameter `page`: expected a page number: a whole number from 1 to 9007199254740991.",
+        ],
+        [
+          "page=1.5",
+          "Invalid query parameter `page`: expected a page number: a whole number from 1 to 9007199254740991.",
+        ],
+        [
+          "page=99999999999999999999",
+          "Invalid query parameter `page`: expected a page number: a whole number from 1 to 9007199254740991.",
+        ],
+        [
+          "perPage=10",
+          "Unknown query parameter `perPage`; accepted: chainId, address, protocolSlug, type, primayAddress, primaryAddress, page, underlyingTokens.",
+        ],
+      ];
+      for (const [query, message] of cases) {
+        expect({ query, ...(await get(`/v1/tokens?${query}`)) }).toEqual({
+          query,
+          ...bad(message),
+        });
+      }
+      expect(await get("/v1/standards?chainId=1")).toEqual(
+        bad("Unknown query parameter `chainId`; this endpoint takes no query parameters."),
+      );
+      expect(await get("/v1/projects?x=1")).toEqual(
+        bad("Unknown query parameter `x`; this endpoint takes no query parameters."),
+      );
+    });
+
+    test("unknown paths get a JSON 404", async () => {
+      expect(await get("/v1/nope")).toEqual({
+        status: 404,
+        body: { statusCode: 404, error: "Not Found", message: "No route for GET /v1/nope." },
+      });
+      expect(await get("/v1/projects/nope/logo.svg")).toEqual({
+        status: 404,
+        body: { statusCode: 404, error: "Not Found", message: "Unknown project `nope`." },
+      });
+    });
+
+    test("after generated activity, every indexed pair, pool, tick and vault equals the chain", async () => {
+      const d = service.deployment;
+      const counts = await runActivity({
+        rpcUrl: service.anvil.url,
+        deployment: d,
+        steps: 21,
+        seed: 5,
+      });
+      for (const kind of Object.keys(counts) as (keyof typeof counts)[]) {
+        expect({ kind, done: counts[kind] > 0 }).toEqual({ kind, done: true });
+      }
+      // Cross a vault refresh block so yield is visible too.
+      await client.request({ method: "anvil_mine" as never, params: ["0x1a"] as never });
+      const head = await client.getBlockNumber({ cacheTime: 0 });
+      await waitForIndexedBlock(service, head);
+      const at = { blockNumber: head };
+
+      const pairs = await graphqlQuery<{
+        v2Pairs: {
+          items: { address: Address; reserve0: string; reserve1: string; totalSupply: string }[];
+        };
+      }>(service, `{ v2Pairs(limit: 1000) { items { address reserve0 reserve1 totalSupply } } }`);
+      expect(pairs.v2Pairs.items).toHaveLength(d.uniswapV2.pairs.length);
+      for (const row of pairs.v2Pairs.items) {
+        const [r0, r1] = await client.readContract({
+          address: row.address,
+          abi: UniswapV2PairAbi,
+          functionName: "getReserves",
+          ...at,
+        });
+        const supply = await client.readContract({
+          address: row.address,
+          abi: UniswapV2PairAbi,
+          functionName: "totalSupply",
+          ...at,
+        });
+        expect(row).toEqual({
+          address: row.address,
+          reserve0: r0.toString(),
+          reserve1: r1.toString(),
+          totalSupply: supply.toString(),
+        });
+      }
+
+      const pools = await graphqlQuery<{
+        v3Pools: {
+          items: { address: Address; sqrtPriceX96: string; tick: number; liquidity: string }[];
+        };
+      }>(service, `{ v3Pools(limit: 1000) { items { address sqrtPriceX96 tick liquidity } } }`);
+      expect(pools.v3Pools.items).toHaveLength(d.uniswapV3.pools.length);
+      for (const row of pools.v3Pools.items) {
+        const slot0 = await client.readContract({
+          address: row.address,
+          abi: UniswapV3PoolAbi,
+          functionName: "slot0",
+          ...at,
+        });
+        const liquidity = await client.readContract({
+          address: row.address,
+          abi: UniswapV3PoolAbi,
+          functionName: "liquidity",
+          ...at,
+        });
+        expect(row).toEqual({
+          address: row.address,
+          sqrtPriceX96: slot0[0].toString(),
+          tick: slot0[1],
+          liquidity: liquidity.toString(),
+        });
+      }
+
+      const ticks = await graphqlQuery<{
+        v3Ticks: {
+          items: { pool: Address; tick: number; liquidityGross: string; liquidityNet: string }[];
+        };
+      }>(service, `{ v3Ticks(limit: 1000) { items { pool tick liquidityGross liquidityNet } } }`);
+      expect(ticks.v3Ticks.items.length).toBeGreaterThan(30);
+      for (const row of ticks.v3Ticks.items) {
+        const [gross, net] = await client.readContract({
+          address: row.pool,
+          abi: UniswapV3PoolAbi,
+          functionName: "ticks",
+          args: [row.tick],
+          ...at,
+        });
+        expect(row).toEqual({
+          pool: row.pool,
+          tick: row.tick,
+          liquidityGross: gross.toString(),
+          liquidityNet: net.toString(),
+        });
+      }
+
+      const vaults = await graphqlQuery<{
+        vaults: { items: { address: Address; totalAssets: string; totalSupply: string }[] };
+      }>(service, `{ vaults(limit: 100) { items { address totalAssets totalSupply } } }`);
+      expect(vaults.vaults.items).toHaveLength(d.vaults.length);
+      for (const row of vaults.vaults.items) {
+        const assets = await client.readContract({
+          address: row.address,
+          abi: DevVaultAbi,
+          functionName: "totalAssets",
+          ...at,
+        });
+        const supply = await client.readContract({
+          address: row.address,
+          abi: DevVaultAbi,
+          functionName: "totalSupply",
+          ...at,
+        });
+        expect(row).toEqual({
+          address: row.address,
+          totalAssets: assets.toString(),
+          totalSupply: supply.toString(),
+        });
+      }
+    });
+
+    test("addresses come back checksummed", async () => {
+      const list = await tokens("");
+      for (const t of list.data) {
+        if (t.address !== NATIVE_TOKEN_ADDRESS) expect(t.address).toBe(getAddress(t.address));
+      }
+    });
+  });
+}

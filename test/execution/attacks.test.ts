@@ -1,0 +1,769 @@
+/**
+ * Attacks on the execution layer, each a transaction that must fail with an exact error while
+ * the victim's balances and allowances stay as they were.
+ */
+import {
+  type Address,
+  concatHex,
+  encodeFunctionData,
+  getAbiItem,
+  type Hex,
+  maxUint256,
+  parseEther,
+  parseUnits,
+} from "viem";
+import { describe, expect, it } from "vitest";
+import { CoreWalletAbi } from "../../abis/generated/CoreWallet.js";
+import { CoreWalletFactoryAbi } from "../../abis/generated/CoreWalletFactory.js";
+import { DevTokenAbi } from "../../abis/generated/DevToken.js";
+import { FakeUniswapV3PoolAbi } from "../../abis/generated/FakeUniswapV3Pool.js";
+import { ReentrantTokenAbi } from "../../abis/generated/ReentrantToken.js";
+import { RouterExecutorAbi } from "../../abis/generated/RouterExecutor.js";
+import { ShortcutRouterAbi } from "../../abis/generated/ShortcutRouter.js";
+import { encodeCommand } from "../../src/api/bundling/commandLayout.js";
+import {
+  encodeCoreWalletTx,
+  encodeDelegateTx,
+  encodeRouterBundleTx,
+  encodeRouterSwapTx,
+} from "../../src/api/bundling/encode.js";
+import { NATIVE_TOKEN_ADDRESS } from "../../src/api/bundling/nativeToken.js";
+import { ProgramPlanner } from "../../src/api/bundling/planner.js";
+import {
+  addExecutorUniswapV2Swap,
+  addTransfer,
+  addWrapNative,
+  uniswapV3CallbackData,
+} from "../../src/api/bundling/protocolSteps.js";
+import {
+  allErrorsAbi,
+  approve,
+  balanceOf,
+  errorData,
+  expectRevert,
+  sendOk,
+  useExecutionWorld,
+} from "./harness.js";
+import { quoteV2 } from "./quotes.js";
+import type { ExecutionWorld } from "./world.js";
+
+const ctx = useExecutionWorld();
+
+const executionFailed = (index: number, target: Address, reason: Hex): Hex =>
+  errorData(allErrorsAbi, "ExecutionFailed", [BigInt(index), target, reason]);
+
+/** A valid single-swap program A → B of `amountIn` paying `recipient`, for routes used as bait. */
+function v2SwapProgram(world: ExecutionWorld, amountIn: bigint, recipient: Address) {
+  const planner = new ProgramPlanner();
+  addExecutorUniswapV2Swap(planner, {
+    pair: world.uniswapV2.pairs.AB.address,
+    tokenIn: world.tokens.A.address,
+    tokenOut: world.tokens.B.address,
+    amountIn,
+    recipient,
+    executor: world.execution.executor,
+  });
+  return planner.plan();
+}
+
+/** Victim approved the router for A and B without limit, as users of a router do. */
+async function victimApprovesRouter(world: ExecutionWorld): Promise<void> {
+  const { victim } = world.accounts;
+  await approve(world, victim, world.tokens.A.address, world.execution.router, maxUint256);
+  await approve(world, victim, world.tokens.B.address, world.execution.router, maxUint256);
+}
+
+async function expectVictimUntouched(world: ExecutionWorld, before: bigint[]): Promise<void> {
+  expect(await victimState(world)).toEqual(before);
+}
+
+async function victimState(world: ExecutionWorld): Promise<bigint[]> {
+  const victim = world.accounts.victim.account.address;
+  const { A, B } = world.tokens;
+  return [
+    await balanceOf(world, A.address, victim),
+    await balanceOf(world, B.address, victim),
+    await world.client.readContract({
+      address: B.address,
+      abi: DevTokenAbi,
+      functionName: "allowance",
+      args: [victim, world.execution.router],
+    }),
+  ];
+}
+
+describe("attacks on the router", () => {
+  it("a program calling transferFrom(victim, attacker) on a token the victim approved to the router fails", async () => {
+    const { world } = ctx;
+    const { attacker } = world.accounts;
+    const { A, B } = world.tokens;
+    await victimApprovesRouter(world);
+    const before = await victimState(world);
+    await approve(world, attacker, A.address, world.execution.router, 1n);
+    const stolen = parseUnits("1000", 6);
+    const planner = new ProgramPlanner();
+    planner.add({
+      target: B.address,
+      fn: getAbiItem({ abi: DevTokenAbi, name: "transferFrom" }),
+      args: [world.accounts.victim.account.address, attacker.account.address, stolen],
+    });
+    addTransfer(planner, { token: A.address, to: attacker.account.address, amount: 1n });
+    const tx = encodeRouterSwapTx({
+      router: world.execution.router,
+      from: attacker.account.address,
+      tokenIn: A.address,
+      amountIn: 1n,
+      tokenOut: B.address,
+      minAmountOut: 1n,
+      receiver: attacker.account.address,
+      program: planner.plan(),
+    });
+    const reason = errorData(allErrorsAbi, "ERC20InsufficientAllowance", [
+      world.execution.executor,
+      0n,
+      stolen,
+    ]);
+    await expectRevert(world, attacker, tx, executionFailed(0, B.address, reason));
+    await expectVictimUntouched(world, before);
+  });
+
+  it("a program calling the router to spend the victim's approval fails on the reentrancy lock", async () => {
+    const { world } = ctx;
+    const { attacker } = world.accounts;
+    const { A, B } = world.tokens;
+    await victimApprovesRouter(world);
+    const before = await victimState(world);
+    await approve(world, attacker, A.address, world.execution.router, 1n);
+    // From inside the program the executor is msg.sender, so even an unlocked router would
+    // pull from the executor, never from the victim.
+    const planner = new ProgramPlanner();
+    planner.add({
+      target: world.execution.router,
+      fn: getAbiItem({ abi: ShortcutRouterAbi, name: "swap" }),
+      args: [
+        {
+          tokenIn: B.address,
+          amountIn: parseUnits("1000", 6),
+          tokenOut: B.address,
+          minAmountOut: 1n,
+          receiver: attacker.account.address,
+          feeBps: 0n,
+          feeReceiver: attacker.account.address,
+        },
+        [],
+        [],
+      ],
+    });
+    const tx = encodeRouterSwapTx({
+      router: world.execution.router,
+      from: attacker.account.address,
+      tokenIn: A.address,
+      amountIn: 1n,
+      tokenOut: B.address,
+      minAmountOut: 1n,
+      receiver: attacker.account.address,
+      program: planner.plan(),
+    });
+    const reason = errorData(allErrorsAbi, "ReentrancyGuardReentrantCall");
+    await expectRevert(world, attacker, tx, executionFailed(0, world.execution.router, reason));
+    await expectVictimUntouched(world, before);
+  });
+
+  it("a fake pool calling uniswapV3SwapCallback during a route is refused", async () => {
+    const { world } = ctx;
+    const { user } = world.accounts;
+    const { A, B } = world.tokens;
+    const amountIn = parseUnits("100", 18);
+    await approve(world, user, A.address, world.execution.router, amountIn);
+    const fake = world.testContracts.fakePool;
+    const planner = new ProgramPlanner();
+    // The route goes through a "pool" that claims to be the real A/B 0.3% pool.
+    planner.add({
+      target: fake,
+      fn: getAbiItem({ abi: FakeUniswapV3PoolAbi, name: "swap" }),
+      args: [
+        user.account.address,
+        true,
+        amountIn,
+        0n,
+        uniswapV3CallbackData(A.address, B.address, 3000),
+      ],
+    });
+    const tx = encodeRouterSwapTx({
+      router: world.execution.router,
+      from: user.account.address,
+      tokenIn: A.address,
+      amountIn,
+      tokenOut: B.address,
+      minAmountOut: 1n,
+      receiver: user.account.address,
+      program: planner.plan(),
+    });
+    const reason = errorData(allErrorsAbi, "UnexpectedCallbackCaller", [
+      fake,
+      world.uniswapV3.pools.AB.address,
+    ]);
+    const userA = await balanceOf(world, A.address, user.account.address);
+    await expectRevert(world, user, tx, executionFailed(0, fake, reason));
+    expect(await balanceOf(world, A.address, user.account.address)).toBe(userA);
+  });
+
+  it("a fake pool or an EOA calling uniswapV3SwapCallback outside a route is refused", async () => {
+    const { world } = ctx;
+    const { attacker } = world.accounts;
+    const { A, B } = world.tokens;
+    const data = uniswapV3CallbackData(A.address, B.address, 3000);
+    const pool = world.uniswapV3.pools.AB.address;
+    await expectRevert(
+      world,
+      attacker,
+      {
+        to: world.testContracts.fakePool,
+        data: encodeFunctionData({
+          abi: FakeUniswapV3PoolAbi,
+          functionName: "claim",
+          args: [world.execution.executor, 1000n, 0n, data],
+        }),
+      },
+      errorData(allErrorsAbi, "UnexpectedCallbackCaller", [world.testContracts.fakePool, pool]),
+    );
+    await expectRevert(
+      world,
+      attacker,
+      {
+        to: world.execution.executor,
+        data: encodeFunctionData({
+          abi: RouterExecutorAbi,
+          functionName: "uniswapV3SwapCallback",
+          args: [1000n, 0n, data],
+        }),
+      },
+      errorData(allErrorsAbi, "UnexpectedCallbackCaller", [attacker.account.address, pool]),
+    );
+  });
+
+  it("direct calls to the executor (execute, sweep, its V2 swap, native payment) are refused", async () => {
+    const { world } = ctx;
+    const { attacker } = world.accounts;
+    const executor = world.execution.executor;
+    const program = v2SwapProgram(world, 1n, attacker.account.address);
+    await expectRevert(
+      world,
+      attacker,
+      {
+        to: executor,
+        data: encodeFunctionData({
+          abi: RouterExecutorAbi,
+          functionName: "execute",
+          args: [program.commands, program.state],
+        }),
+      },
+      errorData(allErrorsAbi, "NotRouter", [attacker.account.address]),
+    );
+    await expectRevert(
+      world,
+      attacker,
+      {
+        to: executor,
+        data: encodeFunctionData({
+          abi: RouterExecutorAbi,
+          functionName: "sweep",
+          args: [world.tokens.A.address, attacker.account.address],
+        }),
+      },
+      errorData(allErrorsAbi, "NotSelf", [attacker.account.address]),
+    );
+    await expectRevert(
+      world,
+      attacker,
+      {
+        to: executor,
+        data: encodeFunctionData({
+          abi: RouterExecutorAbi,
+          functionName: "uniswapV2Swap",
+          args: [
+            world.uniswapV2.pairs.AB.address,
+            world.tokens.A.address,
+            world.tokens.B.address,
+            1n,
+            attacker.account.address,
+          ],
+        }),
+      },
+      errorData(allErrorsAbi, "NotSelf", [attacker.account.address]),
+    );
+    await expectRevert(
+      world,
+      attacker,
+      { to: executor, data: "0x", value: 1n },
+      errorData(allErrorsAbi, "NotExecuting"),
+    );
+  });
+
+  it("a direct call to the delegate executor is refused", async () => {
+    const { world } = ctx;
+    const { attacker } = world.accounts;
+    const tx = encodeDelegateTx({
+      from: attacker.account.address,
+      program: { commands: [], state: [] },
+    });
+    await expectRevert(
+      world,
+      attacker,
+      { to: world.execution.delegateExecutor, data: tx.data },
+      errorData(allErrorsAbi, "DirectCallNotAllowed"),
+    );
+  });
+
+  it("msg.value must equal the declared native input exactly", async () => {
+    const { world } = ctx;
+    const { user } = world.accounts;
+    const { A } = world.tokens;
+    await approve(world, user, A.address, world.execution.router, maxUint256);
+    const erc20In = encodeRouterSwapTx({
+      router: world.execution.router,
+      from: user.account.address,
+      tokenIn: A.address,
+      amountIn: parseUnits("1", 18),
+      tokenOut: world.tokens.B.address,
+      minAmountOut: 1n,
+      receiver: user.account.address,
+      program: v2SwapProgram(world, parseUnits("1", 18), user.account.address),
+    });
+    await expectRevert(
+      world,
+      user,
+      { ...erc20In, value: 1n },
+      errorData(allErrorsAbi, "MsgValueMismatch", [0n, 1n]),
+    );
+    const amountIn = parseEther("1");
+    const planner = new ProgramPlanner();
+    addWrapNative(planner, { weth: world.weth, amount: amountIn });
+    addTransfer(planner, { token: world.weth, to: user.account.address, amount: amountIn });
+    const nativeIn = encodeRouterSwapTx({
+      router: world.execution.router,
+      from: user.account.address,
+      tokenIn: NATIVE_TOKEN_ADDRESS,
+      amountIn,
+      tokenOut: world.weth,
+      minAmountOut: amountIn,
+      receiver: user.account.address,
+      program: planner.plan(),
+    });
+    for (const value of [amountIn - 1n, amountIn + 1n, 0n]) {
+      await expectRevert(
+        world,
+        user,
+        { ...nativeIn, value },
+        errorData(allErrorsAbi, "MsgValueMismatch", [amountIn, value]),
+      );
+    }
+    // The exact value works (and leaves nothing behind).
+    await sendOk(world, user, nativeIn);
+  });
+
+  it("reentrancy from a malicious token during a route fails: into the router and into the executor", async () => {
+    const { world } = ctx;
+    const { user, attacker } = world.accounts;
+    const token = world.reentrantToken;
+    const executor = world.execution.executor;
+    const amountIn = parseUnits("10", 18);
+    await approve(world, user, token, world.execution.router, maxUint256);
+    await approve(world, attacker, token, world.execution.router, maxUint256);
+    const planner = new ProgramPlanner();
+    addTransfer(planner, { token, to: user.account.address, amount: amountIn });
+    const route = encodeRouterSwapTx({
+      router: world.execution.router,
+      from: user.account.address,
+      tokenIn: token,
+      amountIn,
+      tokenOut: token,
+      minAmountOut: 1n,
+      receiver: attacker.account.address,
+      program: planner.plan(),
+    });
+    const arm = async (trigger: Address, target: Address, payload: Hex) => {
+      const hash = await attacker.writeContract({
+        address: token,
+        abi: ReentrantTokenAbi,
+        functionName: "arm",
+        args: [trigger, target, payload],
+      });
+      await world.client.waitForTransactionReceipt({ hash });
+    };
+    // The attacker's own route, replayed from inside the victim's.
+    const reentry = encodeRouterBundleTx({
+      router: world.execution.router,
+      from: attacker.account.address,
+      tokenIn: token,
+      amountIn: 1n,
+      outputs: [{ token, minAmountOut: 1n }],
+      receiver: attacker.account.address,
+      program: { commands: [], state: [] },
+    });
+
+    // 1. Tokens leaving the executor mid-program re-enter the router.
+    await arm(executor, world.execution.router, reentry.data);
+    await expectRevert(
+      world,
+      user,
+      route,
+      executionFailed(0, token, errorData(allErrorsAbi, "ReentrancyGuardReentrantCall")),
+    );
+    // 2. ... or call the executor directly.
+    const program = v2SwapProgram(world, 1n, attacker.account.address);
+    await arm(
+      executor,
+      executor,
+      encodeFunctionData({
+        abi: RouterExecutorAbi,
+        functionName: "execute",
+        args: [program.commands, program.state],
+      }),
+    );
+    await expectRevert(
+      world,
+      user,
+      route,
+      executionFailed(0, token, errorData(allErrorsAbi, "NotRouter", [token])),
+    );
+    // 3. The pull from the caller re-enters the router before the program starts.
+    await arm(user.account.address, world.execution.router, reentry.data);
+    await expectRevert(world, user, route, errorData(allErrorsAbi, "ReentrancyGuardReentrantCall"));
+  });
+
+  it("a route whose output falls short of minAmountOut fails with the amount actually received", async () => {
+    const { world } = ctx;
+    const { user, receiver } = world.accounts;
+    const { A, B } = world.tokens;
+    const amountIn = parseUnits("12", 18);
+    await approve(world, user, A.address, world.execution.router, amountIn);
+    const expected = await quoteV2(world, world.uniswapV2.pairs.AB, A.address, amountIn);
+    const tx = encodeRouterSwapTx({
+      router: world.execution.router,
+      from: user.account.address,
+      tokenIn: A.address,
+      amountIn,
+      tokenOut: B.address,
+      minAmountOut: expected + 1n,
+      receiver: receiver.account.address,
+      program: v2SwapProgram(world, amountIn, receiver.account.address),
+    });
+    await expectRevert(
+      world,
+      user,
+      tx,
+      errorData(allErrorsAbi, "InsufficientOutput", [
+        B.address,
+        receiver.account.address,
+        expected,
+        expected + 1n,
+      ]),
+    );
+  });
+
+  it("a program that pays someone else instead of the receiver fails the output check", async () => {
+    const { world } = ctx;
+    const { user, receiver, attacker } = world.accounts;
+    const { A, B } = world.tokens;
+    const amountIn = parseUnits("12", 18);
+    await approve(world, user, A.address, world.execution.router, amountIn);
+    const tx = encodeRouterSwapTx({
+      router: world.execution.router,
+      from: user.account.address,
+      tokenIn: A.address,
+      amountIn,
+      tokenOut: B.address,
+      minAmountOut: 1n,
+      receiver: receiver.account.address,
+      program: v2SwapProgram(world, amountIn, attacker.account.address),
+    });
+    await expectRevert(
+      world,
+      user,
+      tx,
+      errorData(allErrorsAbi, "InsufficientOutput", [B.address, receiver.account.address, 0n, 1n]),
+    );
+  });
+
+  it("zero-amount routes fail: no input, no minimum, no checked output", async () => {
+    const { world } = ctx;
+    const { user } = world.accounts;
+    const { A, B } = world.tokens;
+    await approve(world, user, A.address, world.execution.router, maxUint256);
+    const base = {
+      router: world.execution.router,
+      from: user.account.address,
+      tokenIn: A.address,
+      tokenOut: B.address,
+      receiver: user.account.address,
+      program: { commands: [], state: [] },
+    };
+    await expectRevert(
+      world,
+      user,
+      encodeRouterSwapTx({ ...base, amountIn: 0n, minAmountOut: 1n }),
+      errorData(allErrorsAbi, "ZeroAmountIn"),
+    );
+    await expectRevert(
+      world,
+      user,
+      encodeRouterSwapTx({ ...base, amountIn: 1n, minAmountOut: 0n }),
+      errorData(allErrorsAbi, "ZeroMinAmountOut", [B.address]),
+    );
+    const noOutputs = encodeFunctionData({
+      abi: ShortcutRouterAbi,
+      functionName: "bundle",
+      args: [
+        {
+          tokenIn: A.address,
+          amountIn: 1n,
+          outputs: [],
+          receiver: user.account.address,
+          feeBps: 0n,
+          feeReceiver: user.account.address,
+        },
+        [],
+        [],
+      ],
+    });
+    await expectRevert(
+      world,
+      user,
+      { to: world.execution.router, data: noOutputs },
+      errorData(allErrorsAbi, "NoOutputs"),
+    );
+  });
+
+  it("a program that leaves input in the executor fails instead of leaving it for the next caller", async () => {
+    const { world } = ctx;
+    const { user } = world.accounts;
+    const { A, B } = world.tokens;
+    const amountIn = parseUnits("10", 18);
+    const used = parseUnits("4", 18);
+    await approve(world, user, A.address, world.execution.router, amountIn);
+    const tx = encodeRouterSwapTx({
+      router: world.execution.router,
+      from: user.account.address,
+      tokenIn: A.address,
+      amountIn,
+      tokenOut: B.address,
+      minAmountOut: 1n,
+      receiver: user.account.address,
+      program: v2SwapProgram(world, used, user.account.address),
+    });
+    await expectRevert(
+      world,
+      user,
+      tx,
+      errorData(allErrorsAbi, "ExecutorNotEmpty", [A.address, amountIn - used]),
+    );
+  });
+
+  it("rejects fees above 100 bps, the executor as receiver, and DELEGATECALL commands", async () => {
+    const { world } = ctx;
+    const { user } = world.accounts;
+    const { A, B } = world.tokens;
+    await approve(world, user, A.address, world.execution.router, maxUint256);
+    const swapData = (feeBps: bigint, receiver: Address, commands: Hex[]) =>
+      encodeFunctionData({
+        abi: ShortcutRouterAbi,
+        functionName: "swap",
+        args: [
+          {
+            tokenIn: A.address,
+            amountIn: 1000n,
+            tokenOut: B.address,
+            minAmountOut: 1n,
+            receiver,
+            feeBps,
+            feeReceiver: user.account.address,
+          },
+          commands,
+          [],
+        ],
+      });
+    const router = world.execution.router;
+    await expectRevert(
+      world,
+      user,
+      { to: router, data: swapData(101n, user.account.address, []) },
+      errorData(allErrorsAbi, "FeeTooHigh", [101n, 100n]),
+    );
+    await expectRevert(
+      world,
+      user,
+      { to: router, data: swapData(0n, world.execution.executor, []) },
+      errorData(allErrorsAbi, "InvalidReceiver", [world.execution.executor]),
+    );
+    // A hand-made command with call type 0x00 (DELEGATECALL in the original format).
+    const [word] = encodeCommand({
+      selector: "0xa9059cbb",
+      callType: 1,
+      tupleReturn: false,
+      inputs: [],
+      output: 0xff,
+      target: A.address,
+    });
+    const delegateCall = `${(word ?? "0x").slice(0, 10)}00${(word ?? "0x").slice(12)}` as Hex;
+    await expectRevert(
+      world,
+      user,
+      { to: router, data: swapData(0n, user.account.address, [delegateCall]) },
+      invalidCommandFlags(0, 0),
+    );
+  });
+});
+
+function invalidCommandFlags(index: number, flags: number): Hex {
+  return errorData(allErrorsAbi, "InvalidCommandFlags", [BigInt(index), BigInt(flags)]);
+}
+
+describe("attacks on wallets and delegated accounts", () => {
+  it("another user cannot run a wallet they do not own, directly or through the factory", async () => {
+    const { world } = ctx;
+    const { attacker, victim } = world.accounts;
+    const { A } = world.tokens;
+    const factory = world.execution.walletFactory;
+    // The victim deploys a wallet and approves it, as the corewallet flow asks.
+    const deployHash = await victim.writeContract({
+      address: factory,
+      abi: CoreWalletFactoryAbi,
+      functionName: "deployWallet",
+      args: [victim.account.address],
+    });
+    await world.client.waitForTransactionReceipt({ hash: deployHash });
+    const wallet = await world.client.readContract({
+      address: factory,
+      abi: CoreWalletFactoryAbi,
+      functionName: "walletOf",
+      args: [victim.account.address],
+    });
+    await approve(world, victim, A.address, wallet, maxUint256);
+    const victimA = await balanceOf(world, A.address, victim.account.address);
+    const amount = parseUnits("500", 18);
+    const planner = new ProgramPlanner();
+    addTransfer(planner, { token: A.address, to: attacker.account.address, amount });
+    const program = planner.plan();
+    const direct = encodeCoreWalletTx({
+      walletFactory: factory,
+      from: attacker.account.address,
+      tokenIn: A.address,
+      amountIn: amount,
+      program,
+      deployedWallet: wallet,
+    });
+    await expectRevert(
+      world,
+      attacker,
+      direct,
+      errorData(allErrorsAbi, "NotOwner", [attacker.account.address, victim.account.address]),
+    );
+    // Through the factory the attacker only reaches the attacker's own wallet, which pulls from
+    // the attacker (who approved nothing).
+    const viaFactory = encodeCoreWalletTx({
+      walletFactory: factory,
+      from: attacker.account.address,
+      tokenIn: A.address,
+      amountIn: amount,
+      program,
+    });
+    const attackerWallet = await world.client.readContract({
+      address: factory,
+      abi: CoreWalletFactoryAbi,
+      functionName: "walletOf",
+      args: [attacker.account.address],
+    });
+    await expectRevert(
+      world,
+      attacker,
+      viaFactory,
+      errorData(allErrorsAbi, "ERC20InsufficientAllowance", [attackerWallet, 0n, amount]),
+    );
+    // The implementation refuses direct use.
+    const implementation = world.execution.walletImplementation;
+    await expectRevert(
+      world,
+      attacker,
+      {
+        to: implementation,
+        data: encodeFunctionData({
+          abi: CoreWalletAbi,
+          functionName: "executeShortcut",
+          args: [A.address, 0n, program.commands, program.state],
+        }),
+      },
+      errorData(allErrorsAbi, "DirectCallNotAllowed"),
+    );
+    expect(await balanceOf(world, A.address, victim.account.address)).toBe(victimA);
+  });
+
+  it("wallet and factory refuse msg.value that differs from the declared native input", async () => {
+    const { world } = ctx;
+    const { user } = world.accounts;
+    const amountIn = parseEther("2");
+    const planner = new ProgramPlanner();
+    addWrapNative(planner, { weth: world.weth, amount: amountIn });
+    const tx = encodeCoreWalletTx({
+      walletFactory: world.execution.walletFactory,
+      from: user.account.address,
+      tokenIn: NATIVE_TOKEN_ADDRESS,
+      amountIn,
+      program: planner.plan(),
+    });
+    await expectRevert(
+      world,
+      user,
+      { ...tx, value: amountIn - 1n },
+      errorData(allErrorsAbi, "MsgValueMismatch", [amountIn, amountIn - 1n]),
+    );
+    const erc20 = encodeCoreWalletTx({
+      walletFactory: world.execution.walletFactory,
+      from: user.account.address,
+      tokenIn: world.tokens.A.address,
+      amountIn: 0n,
+      program: { commands: [], state: [] },
+    });
+    await expectRevert(
+      world,
+      user,
+      { ...erc20, value: 5n },
+      errorData(allErrorsAbi, "MsgValueMismatch", [0n, 5n]),
+    );
+  });
+
+  it("nobody but an EIP-7702 account itself can run programs through its delegation", async () => {
+    const { world } = ctx;
+    const { delegator, attacker } = world.accounts;
+    const { A } = world.tokens;
+    const authorization = await delegator.signAuthorization({
+      contractAddress: world.execution.delegateExecutor,
+      executor: "self",
+    });
+    // The delegation is installed by the account's own call running an empty program.
+    const install = encodeDelegateTx({
+      from: delegator.account.address,
+      program: { commands: [], state: [] },
+    });
+    await sendOk(world, delegator, { ...install, authorizationList: [authorization] });
+    const code = await world.client.getCode({ address: delegator.account.address });
+    expect(code).toBe(
+      concatHex(["0xef0100", world.execution.delegateExecutor.toLowerCase() as Hex]),
+    );
+    const amount = parseUnits("1", 18);
+    const planner = new ProgramPlanner();
+    addTransfer(planner, { token: A.address, to: attacker.account.address, amount });
+    const tx = encodeDelegateTx({ from: delegator.account.address, program: planner.plan() });
+    const delegatorA = await balanceOf(world, A.address, delegator.account.address);
+    await expectRevert(
+      world,
+      attacker,
+      { to: tx.to, data: tx.data },
+      errorData(allErrorsAbi, "UnauthorizedCaller", [attacker.account.address]),
+    );
+    expect(await balanceOf(world, A.address, delegator.account.address)).toBe(delegatorA);
+    // The account itself may run the program.
+    await sendOk(world, delegator, { to: tx.to, data: tx.data });
+    expect(await balanceOf(world, A.address, delegator.account.address)).toBe(delegatorA - amount);
+  });
+});

@@ -1,0 +1,94 @@
+import {
+  type Address,
+  createPublicClient,
+  createWalletClient,
+  encodeFunctionData,
+  erc20Abi,
+  type Hex,
+  http,
+  type PublicClient,
+  type WalletClient,
+} from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { DevTokenAbi } from "../../abis/generated/DevToken.js";
+import { DEVNET_ACCOUNT_KEYS, DEVNET_DEPLOYER_KEY } from "../../devnet/anvil.js";
+import { devnetReceipt } from "../../devnet/receipts.js";
+import { amountForUsd, chainOf } from "../../devnet/world.js";
+import { NATIVE_TOKEN_ADDRESS } from "../../protocols/native.js";
+import type { ServiceInstance } from "./service.js";
+
+/** Chain-side helpers for end-to-end suites: accounts, funding, balances, sending. */
+export async function devnetActors(service: ServiceInstance) {
+  const chain = await chainOf(service.anvil.url);
+  const transport = http(service.anvil.url);
+  const client = createPublicClient({ chain, transport }) as PublicClient;
+  const deployer = createWalletClient({
+    chain,
+    transport,
+    account: privateKeyToAccount(DEVNET_DEPLOYER_KEY),
+  });
+  const d = service.deployment;
+
+  const token = (symbol: string): Address => {
+    if (symbol === "WETH") return d.weth;
+    const t = d.tokens.find((x) => x.symbol === symbol);
+    if (!t) throw new Error(`no token ${symbol}`);
+    return t.address;
+  };
+  const vault = (symbol: string): Address => {
+    const v = d.vaults.find((x) => x.symbol === symbol);
+    if (!v) throw new Error(`no vault ${symbol}`);
+    return v.address;
+  };
+  const usd = (symbol: string, value: number): bigint => {
+    const t = d.tokens.find((x) => x.symbol === symbol);
+    if (!t) throw new Error(`no token ${symbol}`);
+    return amountForUsd(t, value);
+  };
+  /** Anvil dev account `i` (1-based keys after the deployer). */
+  const user = (i: number): WalletClient & { account: { address: Address } } => {
+    const key = DEVNET_ACCOUNT_KEYS[i];
+    if (!key) throw new Error(`no account ${i}`);
+    return createWalletClient({ chain, transport, account: privateKeyToAccount(key) }) as never;
+  };
+  const balanceOf = async (t: Address, who: Address): Promise<bigint> =>
+    t.toLowerCase() === NATIVE_TOKEN_ADDRESS
+      ? await client.getBalance({ address: who })
+      : await client.readContract({
+          address: t,
+          abi: erc20Abi,
+          functionName: "balanceOf",
+          args: [who],
+        });
+  /** Sends a transaction and waits for its receipt. */
+  const send = async (
+    wallet: WalletClient,
+    request: { to: Address; data?: Hex; value?: bigint; [k: string]: unknown },
+  ) => {
+    const hash = await wallet.sendTransaction({
+      ...request,
+      account: wallet.account ?? null,
+      chain,
+    } as never);
+    return await devnetReceipt(client as never, hash);
+  };
+  /** Gives `to` an amount of a devnet token (minted; WETH from the deployer's inventory). */
+  const fund = async (to: Address, t: Address, amount: bigint) => {
+    const isWeth = t.toLowerCase() === d.weth.toLowerCase();
+    await send(deployer, {
+      to: t,
+      data: encodeFunctionData({
+        abi: DevTokenAbi,
+        functionName: isWeth ? "transfer" : "mint",
+        args: [to, amount],
+      }),
+    });
+  };
+  const approve = async (wallet: WalletClient, t: Address, spender: Address, amount: bigint) =>
+    await send(wallet, {
+      to: t,
+      data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [spender, amount] }),
+    });
+
+  return { client, deployer, token, vault, usd, user, balanceOf, send, fund, approve };
+}

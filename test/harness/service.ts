@@ -1,0 +1,221 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import type { AnvilInstance } from "../../devnet/anvil.js";
+import { type Deployment, writeDeployment } from "../../devnet/deployment.js";
+import { purgeSyncCache } from "../../devnet/sync-cache.js";
+import { deployWorld } from "../../devnet/world.js";
+import { startTestAnvil } from "./anvil.js";
+import {
+  contractViolations,
+  type OpenApiDocumentLike,
+  recordResponsesOf,
+  takeRecordings,
+} from "./contract.js";
+import { freePort } from "./net.js";
+
+const root = resolve(import.meta.dirname, "../..");
+
+/** The local Postgres every machine of this project runs (trust auth). */
+export const TEST_DATABASE_URL =
+  process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
+
+export type ServiceInstance = {
+  /** Base URL of the HTTP API, e.g. http://127.0.0.1:41234 */
+  url: string;
+  anvil: AnvilInstance;
+  deployment: Deployment;
+  /** Postgres schema, in Postgres mode. */
+  schema?: string;
+  /** Environment of the ponder process (API replicas of this index reuse it). */
+  env: NodeJS.ProcessEnv;
+  /** The ponder process. */
+  process: ChildProcess;
+  /** Output of the ponder process so far (for failure messages). */
+  output: () => string;
+  stop: () => Promise<void>;
+};
+
+export type StartServiceParameters = {
+  database: "pglite" | "postgres";
+  /** Extra environment for the ponder process. */
+  env?: Record<string, string>;
+  /**
+   * Check every response the suite received against the service's OpenAPI document when it
+   * stops (default true): `stop()` then fails listing the violations.
+   */
+  contract?: boolean;
+};
+
+/** Fetches the service's OpenAPI document, for the contract check at `stop()`. */
+export async function fetchOpenApiDocument(url: string): Promise<OpenApiDocumentLike> {
+  const res = await fetch(`${url}/v1/openapi.json`);
+  if (res.status !== 200) throw new Error(`GET ${url}/v1/openapi.json answered ${res.status}`);
+  return (await res.json()) as OpenApiDocumentLike;
+}
+
+/** Checks what was recorded from `url` against `document`; throws listing the violations. */
+export async function assertContract(
+  url: string,
+  document: OpenApiDocumentLike | undefined,
+): Promise<void> {
+  const recorded = await takeRecordings(url);
+  if (!document) return;
+  const violations = contractViolations(document, recorded);
+  if (violations.length > 0) {
+    throw new Error(
+      `${violations.length} of ${recorded.length} responses from ${url} break the OpenAPI document:\n${violations.join("\n")}`,
+    );
+  }
+}
+
+async function waitFor(
+  what: string,
+  check: () => Promise<boolean>,
+  timeoutMs: number,
+  output: () => string,
+) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check().catch(() => false))) {
+    if (Date.now() > deadline)
+      throw new Error(`${what} within ${timeoutMs} ms; ponder output:\n${output()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * Starts what `npm start` starts, isolated for one suite: a fresh anvil on a free port, the
+ * devnet world, and `ponder start` on a free port with its own database; resolves when ready.
+ */
+export async function startService(params: StartServiceParameters): Promise<ServiceInstance> {
+  // Suites sharing the Postgres sync cache must not share a chain id: each gets its own.
+  const chainId =
+    params.database === "postgres" ? 900_000 + Math.floor(Math.random() * 90_000) : 31337;
+  if (params.database === "postgres") await purgeSyncCache(TEST_DATABASE_URL, chainId);
+  const anvil = await startTestAnvil({ chainId });
+  const dir = mkdtempSync(join(tmpdir(), "shortcuts-test-"));
+  const deployment = await deployWorld({ rpcUrl: anvil.url });
+  const deploymentFile = join(dir, "deployment.json");
+  writeDeployment(deployment, deploymentFile);
+  const port = await freePort();
+  const schema = params.database === "postgres" ? `test_${process.pid}_${port}` : "public";
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    RPC_URL: anvil.url,
+    DEVNET_DEPLOYMENT: deploymentFile,
+    PONDER_PGLITE_DIR: join(dir, "pglite"),
+    PONDER_TELEMETRY_DISABLED: "true",
+    PONDER_LOG_LEVEL: "warn",
+    ...params.env,
+  };
+  delete env.DATABASE_URL;
+  if (params.database === "postgres") env.DATABASE_URL = TEST_DATABASE_URL;
+  let log = "";
+  const ponder: ChildProcess = spawn(
+    join(root, "node_modules/.bin/ponder"),
+    ["start", "--port", String(port), "--schema", schema, "--log-level", "warn"],
+    { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  ponder.stdout?.on("data", (d: Buffer) => {
+    log += d.toString();
+  });
+  ponder.stderr?.on("data", (d: Buffer) => {
+    log += d.toString();
+  });
+  const exited = new Promise<void>((r) => ponder.once("exit", () => r()));
+  const url = `http://127.0.0.1:${port}`;
+  const contract = params.contract ?? true;
+  if (contract) recordResponsesOf(url);
+  let document: OpenApiDocumentLike | undefined;
+  const output = () => log;
+  const stop = async () => {
+    const checked = contract ? assertContract(url, document) : Promise.resolve();
+    // Settled here, thrown after the cleanup below.
+    checked.catch(() => {});
+    if (ponder.exitCode === null) {
+      ponder.kill("SIGTERM");
+      await exited;
+    }
+    await anvil.stop();
+    rmSync(dir, { recursive: true, force: true });
+    if (params.database === "postgres") {
+      await dropSchema(schema);
+      await purgeSyncCache(TEST_DATABASE_URL, chainId);
+    }
+    await checked;
+  };
+  try {
+    await waitFor(
+      "ponder did not become ready",
+      async () => (await fetch(`${url}/ready`)).status === 200,
+      120_000,
+      output,
+    );
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  const service = {
+    url,
+    anvil,
+    deployment,
+    schema: params.database === "postgres" ? schema : undefined,
+    env,
+    process: ponder,
+    output,
+    stop,
+  };
+  // Ready means the backfill is done; the newest blocks are then indexed live. Wait for the head.
+  const head = await fetch(anvil.url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_blockNumber", params: [] }),
+  }).then(async (r) => BigInt(((await r.json()) as { result: string }).result));
+  await waitForIndexedBlock(service, head, 60_000);
+  if (contract) document = await fetchOpenApiDocument(url);
+  return service;
+}
+
+async function dropSchema(schema: string): Promise<void> {
+  const { default: pg } = await import("pg");
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Resolves once the indexer has processed `blockNumber` (per Ponder's `/status`). */
+export async function waitForIndexedBlock(
+  service: ServiceInstance,
+  blockNumber: bigint,
+  timeoutMs = 20_000,
+) {
+  await waitFor(
+    `indexer did not reach block ${blockNumber}`,
+    async () => {
+      const status = (await (await fetch(`${service.url}/status`)).json()) as Record<
+        string,
+        { block: { number: number } }
+      >;
+      return Object.values(status).some((s) => BigInt(s.block.number) >= blockNumber);
+    },
+    timeoutMs,
+    service.output,
+  );
+}
+
+/** Runs a GraphQL query against the service and returns `data`, failing on GraphQL errors. */
+export async function graphqlQuery<T>(service: ServiceInstance, query: string): Promise<T> {
+  const res = await fetch(`${service.url}/graphql`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ query }),
+  });
+  const body = (await res.json()) as { data?: T; errors?: unknown[] };
+  if (body.errors || !body.data) throw new Error(`GraphQL error: ${JSON.stringify(body.errors)}`);
+  return body.data;
+}

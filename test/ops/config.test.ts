@@ -1,0 +1,57 @@
+import { describe, expect, test } from "vitest";
+import { readOpsConfig } from "../../src/api/ops/config.js";
+
+describe("ops configuration", () => {
+  test("defaults with nothing set (empty strings count as unset)", () => {
+    expect(readOpsConfig({ API_KEYS: "", REDIS_PREFIX: "x:" })).toEqual({
+      apiKeys: [],
+      apiKeysFile: undefined,
+      rateLimit: { rps: 10, burst: 20 },
+      redis: undefined,
+      maxLagBlocks: 5,
+      chainHeadCacheMs: 500,
+      shutdownTimeoutMs: 10_000,
+      logRequests: true,
+    });
+  });
+
+  test("every variable", () => {
+    expect(
+      readOpsConfig({
+        API_KEYS: " k1-0123456789abcdef , ,k2-0123456789abcdef",
+        API_KEYS_FILE: "/etc/keys.json",
+        RATE_LIMIT_RPS: "2.5",
+        RATE_LIMIT_BURST: "7",
+        REDIS_URL: "redis://127.0.0.1:6379/2",
+        REDIS_PREFIX: "prod:",
+        REDIS_TIMEOUT_MS: "100",
+        MAX_LAG_BLOCKS: "0",
+        CHAIN_HEAD_CACHE_MS: "0",
+        SHUTDOWN_TIMEOUT_MS: "30000",
+        LOG_REQUESTS: "false",
+      }),
+    ).toEqual({
+      apiKeys: ["k1-0123456789abcdef", "k2-0123456789abcdef"],
+      apiKeysFile: "/etc/keys.json",
+      rateLimit: { rps: 2.5, burst: 7 },
+      redis: { url: "redis://127.0.0.1:6379/2", prefix: "prod:", timeoutMs: 100 },
+      maxLagBlocks: 0,
+      chainHeadCacheMs: 0,
+      shutdownTimeoutMs: 30_000,
+      logRequests: false,
+    });
+  });
+
+  test("a malformed value stops startup naming the variable", () => {
+    const cases: [Record<string, string>, string][] = [
+      [{ RATE_LIMIT_RPS: "fast" }, "RATE_LIMIT_RPS must be a non-negative number"],
+      [{ RATE_LIMIT_BURST: "0" }, "RATE_LIMIT_BURST must be at least 1"],
+      [{ MAX_LAG_BLOCKS: "-1" }, "MAX_LAG_BLOCKS must be a whole number"],
+      [{ REDIS_URL: "127.0.0.1:6379" }, "REDIS_URL must start with redis:// or rediss://"],
+      [{ LOG_REQUESTS: "yes" }, "LOG_REQUESTS must be true or false"],
+    ];
+    for (const [env, message] of cases) {
+      expect(() => readOpsConfig(env)).toThrow(`Invalid configuration: ${message}.`);
+    }
+  });
+});

@@ -1,0 +1,395 @@
+/**
+ * The production layout on the local Postgres and Redis: one indexer (`ponder start`) and two
+ * API replicas (`ponder serve` on the same schema), keys from a file and `API_KEYS`, rate
+ * limits shared through Redis. Then the indexer stops (freshness) and a replica is shut down
+ * with a request in flight (graceful shutdown).
+ */
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  type Address,
+  createPublicClient,
+  createWalletClient,
+  getAddress,
+  http,
+  maxUint256,
+  type PublicClient,
+  parseUnits,
+  type WalletClient,
+} from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { DevTokenAbi } from "../../abis/generated/DevToken.js";
+import { UniswapV2FactoryAbi } from "../../abis/UniswapV2Factory.js";
+import { UniswapV2Router02Abi } from "../../abis/UniswapV2Router02.js";
+import { DEVNET_DEPLOYER_KEY } from "../../devnet/anvil.js";
+import { chainOf } from "../../devnet/world.js";
+import { type ReplicaInstance, startReplica } from "../harness/replicas.js";
+import {
+  type ServiceInstance,
+  startService,
+  TEST_DATABASE_URL,
+  waitForIndexedBlock,
+} from "../harness/service.js";
+import { startTcpProxy, type TcpProxy } from "../harness/tcpProxy.js";
+import { sample } from "./prometheus.js";
+
+const KEY_SUITE = `suite-${randomBytes(16).toString("hex")}`;
+const KEY_TIGHT = `tight-${randomBytes(16).toString("hex")}`;
+const KEY_ENV = `env-${randomBytes(16).toString("hex")}`;
+const REDIS_PREFIX = `test:${randomBytes(6).toString("hex")}:`;
+
+const dir = mkdtempSync(join(tmpdir(), "ops-replicas-"));
+let service: ServiceInstance;
+let replicaA: ReplicaInstance;
+let replicaB: ReplicaInstance;
+let proxy: TcpProxy;
+let client: PublicClient;
+let wallet: WalletClient;
+
+const auth = { authorization: `Bearer ${KEY_SUITE}` };
+/** The three base URLs: the indexer's API and the two replicas. */
+const urls = () => [service.url, replicaA.url, replicaB.url];
+
+async function getJson(url: string, key = KEY_SUITE) {
+  const res = await fetch(url, { headers: { authorization: `Bearer ${key}` } });
+  return { status: res.status, headers: res.headers, body: (await res.json()) as unknown };
+}
+
+/**
+ * Polls `path` on the indexer and both replicas until all three answer 200 with the same body
+ * (origins in the body normalised), or fails after `timeoutMs`. Returns that body and how
+ * long agreement took.
+ */
+async function agree(path: string, timeoutMs = 5_000) {
+  const started = performance.now();
+  let last: string[] = [];
+  while (performance.now() - started < timeoutMs) {
+    const answers = await Promise.all(
+      urls().map(async (base) => {
+        const { status, body } = await getJson(`${base}${path}`);
+        return `${status} ${JSON.stringify(body).replaceAll(base, "<origin>")}`;
+      }),
+    );
+    if (answers[0]?.startsWith("200 ") && answers.every((a) => a === answers[0])) {
+      return {
+        body: JSON.parse((answers[0] ?? "").slice(4)) as unknown,
+        ms: Math.round(performance.now() - started),
+      };
+    }
+    last = answers;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`indexer and replicas disagree on ${path}:\n${last.join("\n")}`);
+}
+
+async function send(
+  address: Address,
+  abi: readonly unknown[],
+  functionName: string,
+  args: unknown[],
+) {
+  const hash = await wallet.writeContract({
+    address,
+    abi,
+    functionName,
+    args,
+    account: wallet.account ?? null,
+    chain: wallet.chain,
+  } as never);
+  const receipt = await client.waitForTransactionReceipt({ hash });
+  expect(receipt.status).toBe("success");
+  return receipt;
+}
+
+const symbol = (s: string): Address => {
+  const t = service.deployment.tokens.find((x) => x.symbol === s);
+  if (!t) throw new Error(s);
+  return t.address;
+};
+
+beforeAll(async () => {
+  const keysFile = join(dir, "keys.json");
+  writeFileSync(
+    keysFile,
+    JSON.stringify({
+      keys: [
+        { name: "suite", key: KEY_SUITE, rps: 1000, burst: 1000 },
+        { name: "tight", key: KEY_TIGHT, rps: 0.2, burst: 4 },
+      ],
+    }),
+  );
+  service = await startService({
+    database: "postgres",
+    env: {
+      API_KEYS: KEY_ENV,
+      API_KEYS_FILE: keysFile,
+      REDIS_URL: process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379",
+      REDIS_PREFIX,
+      CHAIN_HEAD_CACHE_MS: "100",
+      SHUTDOWN_TIMEOUT_MS: "20000",
+    },
+  });
+  const database = new URL(TEST_DATABASE_URL);
+  proxy = await startTcpProxy({ host: database.hostname, port: Number(database.port || 5432) });
+  const viaProxy = new URL(TEST_DATABASE_URL);
+  viaProxy.port = String(proxy.port);
+  [replicaA, replicaB] = await Promise.all([
+    startReplica(service),
+    startReplica(service, { databaseUrl: viaProxy.href }),
+  ]);
+  const chain = await chainOf(service.anvil.url);
+  client = createPublicClient({ chain, transport: http(service.anvil.url) }) as PublicClient;
+  wallet = createWalletClient({
+    chain,
+    transport: http(service.anvil.url),
+    account: privateKeyToAccount(DEVNET_DEPLOYER_KEY),
+  });
+});
+
+afterAll(async () => {
+  // Replicas first: the service owns the deployment file they read.
+  const stops = await Promise.allSettled([replicaA?.stop(), replicaB?.stop()]);
+  await proxy?.close();
+  await service?.stop();
+  rmSync(dir, { recursive: true, force: true });
+  for (const s of stops) if (s.status === "rejected") throw s.reason;
+});
+
+describe("indexer and replicas", () => {
+  test("answer identically", async () => {
+    const tokens = (await agree("/v1/tokens")).body as { meta: { total: number } };
+    expect(tokens.meta.total).toBe(32);
+    for (const path of ["/v1/standards", "/v1/projects"]) await agree(path);
+  });
+
+  test("after a swap and a new pair on the chain, all three return the same new state", async () => {
+    const d = service.deployment;
+    const usdc = symbol("USDC");
+    const amountIn = parseUnits("2500", 6);
+    await send(usdc, DevTokenAbi, "approve", [d.uniswapV2.router02, amountIn]);
+    const swap = await send(
+      d.uniswapV2.router02,
+      UniswapV2Router02Abi,
+      "swapExactTokensForTokens",
+      [amountIn, 0n, [usdc, d.weth], wallet.account?.address, maxUint256],
+    );
+    const [link, uni] = [symbol("LINK"), symbol("UNI")];
+    const receipt = await send(d.uniswapV2.factory, UniswapV2FactoryAbi, "createPair", [link, uni]);
+    const pair = getAddress(
+      await client.readContract({
+        address: d.uniswapV2.factory,
+        abi: UniswapV2FactoryAbi,
+        functionName: "getPair",
+        args: [link, uni],
+      }),
+    );
+    const mined = performance.now();
+    await waitForIndexedBlock(service, receipt.blockNumber);
+    const indexedMs = Math.round(performance.now() - mined);
+
+    const tokens = await agree("/v1/tokens?protocolSlug=uniswap-v2");
+    const list = tokens.body as { meta: { total: number }; data: { address: string }[] };
+    expect(list.meta.total).toBe(16);
+    expect(list.data.map((t) => t.address)).toContain(pair);
+    const projects = (await agree("/v1/projects")).body as { id: string; poolCount: number }[];
+    expect(projects.find((p) => p.id === "uniswap-v2")?.poolCount).toBe(16);
+    // The same route through the swapped pair, computed on the chain's latest block.
+    const query = new URLSearchParams({
+      chainId: String(d.chainId),
+      fromAddress: d.deployer,
+      tokenIn: usdc,
+      tokenOut: d.weth,
+      amountIn: amountIn.toString(),
+    });
+    const route = await agree(`/v1/shortcuts/route?${query}`);
+    const answer = route.body as { blockNumber: number; amountOut: string };
+    // Computed after the swap, at most on the head (the route code names the block).
+    expect(answer.blockNumber).toBeGreaterThanOrEqual(Number(swap.blockNumber));
+    expect(answer.blockNumber).toBeLessThanOrEqual(Number(receipt.blockNumber));
+    expect(BigInt(answer.amountOut)).toBeGreaterThan(0n);
+    console.info(
+      `freshness: indexed ${indexedMs} ms after the receipt; token lists agreed ${tokens.ms} ms and routes ${route.ms} ms later`,
+    );
+  });
+});
+
+describe("API keys and rate limits across replicas", () => {
+  test("keys are required on every replica", async () => {
+    for (const base of urls()) {
+      const res = await fetch(`${base}/v1/tokens`);
+      expect({ base, status: res.status, body: await res.json() }).toEqual({
+        base,
+        status: 401,
+        body: {
+          statusCode: 401,
+          error: "Unauthorized",
+          message: "Missing API key: send it as `Authorization: Bearer <key>`.",
+        },
+      });
+      expect((await getJson(`${base}/v1/standards`, KEY_ENV)).status).toBe(200);
+    }
+  });
+
+  test("two replicas spend one budget through Redis", async () => {
+    const statuses: number[] = [];
+    for (const base of [replicaA.url, replicaB.url, replicaA.url, replicaB.url]) {
+      statuses.push((await getJson(`${base}/v1/standards`, KEY_TIGHT)).status);
+    }
+    expect(statuses).toEqual([200, 200, 200, 200]);
+    // Four requests within a second of a 4-request burst at 0.2/s: the next is due in 5 s,
+    // whichever replica is asked.
+    for (const base of [replicaA.url, replicaB.url, service.url]) {
+      const limited = await getJson(`${base}/v1/standards`, KEY_TIGHT);
+      expect({
+        base,
+        status: limited.status,
+        retryAfter: limited.headers.get("retry-after"),
+        body: limited.body,
+      }).toEqual({
+        base,
+        status: 429,
+        retryAfter: "5",
+        body: {
+          statusCode: 429,
+          error: "Too Many Requests",
+          message:
+            "Rate limit exceeded: this API key may make 0.2 requests per second with bursts of 4. Retry in 5 s.",
+          details: { rps: 0.2, burst: 4, retryAfterSeconds: 5 },
+        },
+      });
+    }
+    const metrics = await (await fetch(`${replicaA.url}/metrics/api`)).text();
+    expect(sample(metrics, "shortcuts_rate_limited_total", { key: "tight" })).toBe(1);
+    expect(sample(metrics, "shortcuts_rate_limit_redis_errors_total")).toBe(0);
+  });
+
+  test("keys appear in no log line and no metric of any process", async () => {
+    const texts = [service.output(), replicaA.output(), replicaB.output()];
+    for (const base of urls()) {
+      texts.push(await (await fetch(`${base}/metrics/api`)).text());
+      texts.push(await (await fetch(`${base}/metrics`)).text());
+    }
+    const exposed = texts.join("\n");
+    expect(exposed).toContain('"keyName":"tight"');
+    for (const key of [KEY_SUITE, KEY_TIGHT, KEY_ENV]) expect(exposed.includes(key)).toBe(false);
+  });
+});
+
+describe("graceful shutdown", () => {
+  test("SIGTERM: the request in flight completes, new connections are refused", async () => {
+    // A query this replica has not answered yet: catalogue answers are cached per indexed
+    // state, and the point here is a request that waits on the database.
+    const path = "/v1/tokens?type=defiToken&page=1";
+    const expected = await getJson(`${service.url}${path}`);
+    expect(expected.status).toBe(200);
+    // Hold the replica's database traffic: its next query waits in the proxy.
+    proxy.hold();
+    let settled = false;
+    const inFlight = fetch(`${replicaB.url}${path}`, { headers: auth }).then(
+      async (res) => {
+        settled = true;
+        return { status: res.status, body: (await res.json()) as unknown };
+      },
+      (error: Error) => {
+        settled = true;
+        return { error: `${error.message}: ${(error.cause as Error | undefined)?.message}` };
+      },
+    );
+    const deadline = Date.now() + 5_000;
+    while (proxy.heldBytes() === 0) {
+      if (Date.now() > deadline) throw new Error("the request never reached the database");
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    replicaB.process.kill("SIGTERM");
+    // Once the replica has taken the signal (it logs, then stops listening in the same tick),
+    // new connections are refused. A connection made before that would sit in the listen
+    // backlog and be reset when the socket closes, so the attempts start after the log line.
+    const logDeadline = Date.now() + 5_000;
+    while (!replicaB.output().includes('"received SIGTERM')) {
+      if (Date.now() > logDeadline) throw new Error("the replica never logged the signal");
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const refused = await new Promise<string>((resolve) => {
+      const started = Date.now();
+      const attempt = () => {
+        const socket = connect(Number(new URL(replicaB.url).port), "127.0.0.1");
+        socket.once("connect", () => {
+          socket.destroy();
+          if (Date.now() - started > 2_000) resolve("still accepting");
+          else setTimeout(attempt, 20);
+        });
+        socket.once("error", (e: NodeJS.ErrnoException) => resolve(e.code ?? e.message));
+      };
+      attempt();
+    });
+    expect(refused).toBe("ECONNREFUSED");
+    // …while the request in flight outlives Ponder's own 1 s grace, and then completes.
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(settled).toBe(false);
+    proxy.release();
+    expect(await inFlight).toEqual({ status: 200, body: expected.body });
+    expect(await replicaB.exited).toBe(0);
+    const logs = replicaB
+      .output()
+      .split("\n")
+      .filter((l) => l.includes('"received SIGTERM') || l.includes('"msg":"drained"'))
+      .map((l) => {
+        const { msg, inFlight: n } = JSON.parse(l) as { msg: string; inFlight: number };
+        return { msg, inFlight: n };
+      });
+    expect(logs).toEqual([
+      { msg: "received SIGTERM: refusing new connections and draining", inFlight: 1 },
+      { msg: "drained", inFlight: 0 },
+    ]);
+  });
+});
+
+describe("freshness", () => {
+  test("when the indexer stops, replicas keep serving and /v1/shortcuts/* answer 503 with the lag", async () => {
+    const head = await client.getBlockNumber({ cacheTime: 0 });
+    await waitForIndexedBlock(service, head);
+    service.process.kill("SIGTERM");
+    await new Promise((r) => service.process.once("exit", r));
+    await client.request({ method: "anvil_mine" as never, params: ["0xa"] as never });
+    // Past CHAIN_HEAD_CACHE_MS (100 ms): the replica reads the new head.
+    await new Promise((r) => setTimeout(r, 300));
+
+    const chainId = service.deployment.chainId;
+    const metrics = await (await fetch(`${replicaA.url}/metrics/api`)).text();
+    const chain = { chain_id: String(chainId) };
+    // Until the routing code reports a snapshot, the guard measures Ponder's checkpoint.
+    const snapshot = sample(metrics, "shortcuts_snapshot_block", chain);
+    const block = snapshot ?? Number(head);
+    expect({
+      indexed: sample(metrics, "shortcuts_indexed_block", chain),
+      head: sample(metrics, "shortcuts_chain_head_block", chain),
+      lag: sample(metrics, "shortcuts_snapshot_lag_blocks", chain),
+    }).toEqual({ indexed: Number(head), head: Number(head) + 10, lag: Number(head) + 10 - block });
+
+    const res = await fetch(`${replicaA.url}/v1/shortcuts/route?chainId=${chainId}`, {
+      headers: auth,
+    });
+    const what = snapshot === undefined ? "index" : "routing snapshot";
+    expect({ status: res.status, body: await res.json() }).toEqual({
+      status: 503,
+      body: {
+        statusCode: 503,
+        error: "Service Unavailable",
+        message: `The ${what} of chain ${chainId} is at block ${block}, ${Number(head) + 10 - block} blocks behind the chain head ${Number(head) + 10} (at most 5 are allowed). Retry shortly.`,
+        details: {
+          chainId,
+          block,
+          headBlock: Number(head) + 10,
+          lagBlocks: Number(head) + 10 - block,
+          maxLagBlocks: 5,
+        },
+      },
+    });
+    // The catalogue does not depend on freshness.
+    expect((await getJson(`${replicaA.url}/v1/tokens`)).status).toBe(200);
+  });
+});

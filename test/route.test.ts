@@ -1,0 +1,481 @@
+import {
+  type Address,
+  getAddress,
+  type Hex,
+  maxUint256,
+  parseEther,
+  type WalletClient,
+} from "viem";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { NATIVE_TOKEN_ADDRESS } from "../protocols/native.js";
+import { devnetActors } from "./harness/actors.js";
+import { type ServiceInstance, startService, waitForIndexedBlock } from "./harness/service.js";
+
+type RouteAnswer = {
+  route: {
+    tokenIn: string[];
+    positionInId: string[];
+    tokenOut: string[];
+    positionOutId: string[];
+    protocol: string;
+    action: string;
+    primaryAddress: string;
+    amountIn: string;
+    amountOut: string;
+  }[];
+  gas: string;
+  amountOut: string;
+  minAmountOut: string;
+  priceImpact: number | null;
+  createdAt: number;
+  blockNumber: number;
+  tx: { data: Hex; to: Address; from: Address; value: string };
+  feeAmount?: string[];
+};
+
+const NATIVE = NATIVE_TOKEN_ADDRESS;
+
+describe("GET /v1/shortcuts/route on the devnet", () => {
+  let service: ServiceInstance;
+  let a: Awaited<ReturnType<typeof devnetActors>>;
+  let chainId: number;
+  const token = (s: string) => a.token(s);
+  const vault = (s: string) => a.vault(s);
+  const usd = (s: string, v: number) => a.usd(s, v);
+  const user = (i: number) => a.user(i);
+  const balanceOf = (t: Address, who: Address) => a.balanceOf(t, who);
+  const mine = (
+    w: WalletClient,
+    r: { to: Address; data?: Hex; value?: bigint; [k: string]: unknown },
+  ) => a.send(w, r);
+  const fund = (to: Address, t: Address, amount: bigint) => a.fund(to, t, amount);
+  const get = async (query: Record<string, string>) => {
+    const res = await fetch(`${service.url}/v1/shortcuts/route?${new URLSearchParams(query)}`);
+    return { status: res.status, body: (await res.json()) as unknown, headers: res.headers };
+  };
+  const route = async (query: Record<string, string>): Promise<RouteAnswer> => {
+    const res = await get(query);
+    if (res.status !== 200) throw new Error(`route ${res.status}: ${JSON.stringify(res.body)}`);
+    return res.body as RouteAnswer;
+  };
+  const settle = async () =>
+    waitForIndexedBlock(service, await a.client.getBlockNumber({ cacheTime: 0 }));
+
+  beforeAll(async () => {
+    service = await startService({ database: "pglite" });
+    chainId = service.deployment.chainId;
+    a = await devnetActors(service);
+  });
+
+  afterAll(async () => {
+    await service?.stop();
+  });
+
+  test("router: USDC → WETH, sent as returned, pays exactly the quoted amount", async () => {
+    const u = user(0);
+    const from = u.account?.address as Address;
+    const amountIn = usd("USDC", 25_000);
+    await fund(from, token("USDC"), amountIn);
+    const r = await route({
+      fromAddress: from,
+      tokenIn: token("USDC"),
+      tokenOut: token("WETH"),
+      amountIn: amountIn.toString(),
+    });
+    expect(r.tx.to).toBe(getAddress(service.deployment.execution.router as Address));
+    expect(r.tx.from).toBe(getAddress(from));
+    expect(r.tx.value).toBe("0");
+    expect(BigInt(r.minAmountOut)).toBe((BigInt(r.amountOut) * 9_700n) / 10_000n);
+    expect(r.route[0]?.tokenIn).toEqual([getAddress(token("USDC"))]);
+    expect(r.route.at(-1)?.tokenOut).toEqual([getAddress(token("WETH"))]);
+    expect(r.createdAt).toBe(r.blockNumber);
+    await a.approve(u, token("USDC"), r.tx.to, amountIn);
+    const before = await balanceOf(token("WETH"), from);
+    const receipt = await mine(u, { to: r.tx.to, data: r.tx.data, value: BigInt(r.tx.value) });
+    expect(receipt.status).toBe("success");
+    expect((await balanceOf(token("WETH"), from)) - before).toBe(BigInt(r.amountOut));
+    expect(await balanceOf(token("USDC"), from)).toBe(0n);
+    expect(receipt.gasUsed).toBe(BigInt(r.gas));
+    await settle();
+  });
+
+  test("router: native → token with a fee and a different receiver", async () => {
+    const u = user(1);
+    const from = u.account?.address as Address;
+    const receiver = "0x00000000000000000000000000000000000bee01" as Address;
+    const feeReceiver = "0x00000000000000000000000000000000000fee01" as Address;
+    const amountIn = parseEther("3");
+    const r = await route({
+      fromAddress: from,
+      tokenIn: NATIVE,
+      tokenOut: token("DAI"),
+      amountIn: amountIn.toString(),
+      receiver,
+      fee: "25",
+      feeReceiver,
+    });
+    expect(r.feeAmount).toEqual([((amountIn * 25n) / 10_000n).toString()]);
+    expect(r.tx.value).toBe(amountIn.toString());
+    expect(r.route[0]).toMatchObject({
+      tokenIn: [NATIVE],
+      action: "wrap",
+      protocol: "wrapped-native",
+    });
+    const receipt = await mine(u, { to: r.tx.to, data: r.tx.data, value: BigInt(r.tx.value) });
+    expect(receipt.status).toBe("success");
+    expect(await balanceOf(token("DAI"), receiver)).toBe(BigInt(r.amountOut));
+    expect(await a.client.getBalance({ address: feeReceiver })).toBe((amountIn * 25n) / 10_000n);
+    await settle();
+  });
+
+  test("router: token → native", async () => {
+    const u = user(2);
+    const from = u.account?.address as Address;
+    const amountIn = usd("USDT", 5_000);
+    await fund(from, token("USDT"), amountIn);
+    const r = await route({
+      fromAddress: from,
+      tokenIn: token("USDT"),
+      tokenOut: NATIVE,
+      amountIn: amountIn.toString(),
+    });
+    expect(r.route.at(-1)).toMatchObject({ tokenOut: [NATIVE], action: "unwrap" });
+    await a.approve(u, token("USDT"), r.tx.to, amountIn);
+    const before = await a.client.getBalance({ address: from });
+    const receipt = await mine(u, { to: r.tx.to, data: r.tx.data });
+    const gasCost = receipt.gasUsed * receipt.effectiveGasPrice;
+    expect((await a.client.getBalance({ address: from })) - before + gasCost).toBe(
+      BigInt(r.amountOut),
+    );
+    await settle();
+  });
+
+  test("router: USDC → USDC vault share is one deposit step", async () => {
+    const u = user(3);
+    const from = u.account?.address as Address;
+    const amountIn = usd("USDC", 1_000);
+    await fund(from, token("USDC"), amountIn);
+    const r = await route({
+      fromAddress: from,
+      tokenIn: token("USDC"),
+      tokenOut: vault("svUSDC"),
+      amountIn: amountIn.toString(),
+    });
+    expect(r.route).toHaveLength(1);
+    expect(r.route[0]).toMatchObject({
+      protocol: "savings-vaults",
+      action: "deposit",
+      primaryAddress: getAddress(vault("svUSDC")),
+      positionOutId: [`${chainId}:${getAddress(vault("svUSDC"))}:${getAddress(token("USDC"))}`],
+    });
+    await a.approve(u, token("USDC"), r.tx.to, amountIn);
+    await mine(u, { to: r.tx.to, data: r.tx.data });
+    expect(await balanceOf(vault("svUSDC"), from)).toBe(BigInt(r.amountOut));
+    await settle();
+  });
+
+  test("router: DAI → USDC vault share swaps then deposits; a share → other token redeems then swaps", async () => {
+    const u = user(4);
+    const from = u.account?.address as Address;
+    const amountIn = usd("DAI", 2_000);
+    await fund(from, token("DAI"), amountIn);
+    const r = await route({
+      fromAddress: from,
+      tokenIn: token("DAI"),
+      tokenOut: vault("svUSDC"),
+      amountIn: amountIn.toString(),
+    });
+    expect(r.route.map((s) => s.action)).toEqual([
+      ...r.route.slice(0, -1).map(() => "swap"),
+      "deposit",
+    ]);
+    await a.approve(u, token("DAI"), r.tx.to, amountIn);
+    await mine(u, { to: r.tx.to, data: r.tx.data });
+    const shares = await balanceOf(vault("svUSDC"), from);
+    expect(shares).toBe(BigInt(r.amountOut));
+    await settle();
+
+    const back = await route({
+      fromAddress: from,
+      tokenIn: vault("svUSDC"),
+      tokenOut: token("WETH"),
+      amountIn: shares.toString(),
+    });
+    expect(back.route[0]).toMatchObject({ action: "redeem", protocol: "savings-vaults" });
+    expect(back.route.slice(1).every((s) => s.action === "swap")).toBe(true);
+    await a.approve(u, vault("svUSDC"), back.tx.to, shares);
+    const before = await balanceOf(token("WETH"), from);
+    await mine(u, { to: back.tx.to, data: back.tx.data });
+    expect((await balanceOf(token("WETH"), from)) - before).toBe(BigInt(back.amountOut));
+    await settle();
+  });
+
+  test("router: a large trade splits across pools and still pays the quote; after another swap moves the pool it pays at least the minimum", async () => {
+    const u = user(5);
+    const from = u.account?.address as Address;
+    const amountIn = usd("USDC", 3_000_000);
+    await fund(from, token("USDC"), amountIn * 2n);
+    const r = await route({
+      fromAddress: from,
+      tokenIn: token("USDC"),
+      tokenOut: token("WETH"),
+      amountIn: amountIn.toString(),
+    });
+    const pools = new Set(r.route.map((s) => s.primaryAddress));
+    expect(pools.size).toBeGreaterThan(1);
+    await a.approve(u, token("USDC"), r.tx.to, maxUint256);
+    const before = await balanceOf(token("WETH"), from);
+    await mine(u, { to: r.tx.to, data: r.tx.data });
+    expect((await balanceOf(token("WETH"), from)) - before).toBe(BigInt(r.amountOut));
+    await settle();
+
+    // Quote again, then let someone else make the same trade first: the minimum still holds.
+    const size = (amountIn / 10n).toString();
+    const again = await route({
+      fromAddress: from,
+      tokenIn: token("USDC"),
+      tokenOut: token("WETH"),
+      amountIn: size,
+    });
+    const other = user(6);
+    const otherAddress = other.account?.address as Address;
+    await fund(otherAddress, token("USDC"), amountIn / 10n);
+    const theirs = await route({
+      fromAddress: otherAddress,
+      tokenIn: token("USDC"),
+      tokenOut: token("WETH"),
+      amountIn: size,
+    });
+    await a.approve(other, token("USDC"), theirs.tx.to, amountIn / 10n);
+    expect((await mine(other, { to: theirs.tx.to, data: theirs.tx.data })).status).toBe("success");
+    const mid = await balanceOf(token("WETH"), from);
+    const receipt = await mine(u, { to: again.tx.to, data: again.tx.data });
+    expect(receipt.status).toBe("success");
+    const got = (await balanceOf(token("WETH"), from)) - mid;
+    expect(got).toBeGreaterThanOrEqual(BigInt(again.minAmountOut));
+    expect(got).toBeLessThan(BigInt(again.amountOut));
+    await settle();
+  });
+
+  test("corewallet: the factory deploys the wallet, pulls the approved input and pays the receiver", async () => {
+    const u = user(7);
+    const from = u.account?.address as Address;
+    const amountIn = usd("LINK", 3_000);
+    await fund(from, token("LINK"), amountIn);
+    const r = await route({
+      fromAddress: from,
+      tokenIn: token("LINK"),
+      tokenOut: token("USDC"),
+      amountIn: amountIn.toString(),
+      routingStrategy: "corewallet",
+    });
+    expect(r.tx.to).toBe(getAddress(service.deployment.execution.walletFactory as Address));
+    const wallet = (await a.client.readContract({
+      address: service.deployment.execution.walletFactory as Address,
+      abi: [
+        {
+          type: "function",
+          name: "walletOf",
+          stateMutability: "view",
+          inputs: [{ type: "address" }],
+          outputs: [{ type: "address" }],
+        },
+      ],
+      functionName: "walletOf",
+      args: [from],
+    })) as Address;
+    await a.approve(u, token("LINK"), wallet, amountIn);
+    const receipt = await mine(u, { to: r.tx.to, data: r.tx.data, value: BigInt(r.tx.value) });
+    expect(receipt.status).toBe("success");
+    expect(await balanceOf(token("USDC"), from)).toBe(BigInt(r.amountOut));
+    expect(await balanceOf(token("LINK"), wallet)).toBe(0n);
+    await settle();
+  });
+
+  test("delegate: an EIP-7702 account delegating to the delegate executor runs the route itself", async () => {
+    const u = user(8);
+    const from = u.account?.address as Address;
+    const amountIn = usd("USDC", 4_000);
+    await fund(from, token("USDC"), amountIn);
+    const r = await route({
+      fromAddress: from,
+      tokenIn: token("USDC"),
+      tokenOut: token("WBTC"),
+      amountIn: amountIn.toString(),
+      routingStrategy: "delegate",
+    });
+    expect(r.tx.to).toBe(getAddress(from));
+    const authorization = await u.signAuthorization({
+      account: u.account as never,
+      contractAddress: service.deployment.execution.delegateExecutor as Address,
+      executor: "self",
+    });
+    const receipt = await mine(u, {
+      to: r.tx.to,
+      data: r.tx.data,
+      authorizationList: [authorization],
+    });
+    expect(receipt.status).toBe("success");
+    expect(await balanceOf(token("WBTC"), from)).toBe(BigInt(r.amountOut));
+    expect(await balanceOf(token("USDC"), from)).toBe(0n);
+    await settle();
+  });
+
+  test("bad input gets a 400 naming the parameter; unknown tokens 404; impossible routes 422", async () => {
+    const from = "0x00000000000000000000000000000000000a11ce";
+    const base = {
+      fromAddress: from,
+      tokenIn: token("USDC"),
+      tokenOut: token("WETH"),
+      amountIn: "1000000",
+    };
+    const err = (statusCode: number, message: string) => ({
+      status: statusCode,
+      body: {
+        statusCode,
+        error:
+          statusCode === 400
+            ? "Bad Request"
+            : statusCode === 404
+              ? "Not Found"
+              : "Unprocessable Entity",
+        message,
+      },
+    });
+    const cases: [Record<string, string>, ReturnType<typeof err>][] = [
+      [
+        { ...base, fromAddress: "0x12" },
+        err(
+          400,
+          "Invalid query parameter `fromAddress`: expected an address (0x followed by 40 hex digits).",
+        ),
+      ],
+      [
+        { tokenIn: base.tokenIn, tokenOut: base.tokenOut, amountIn: "1" },
+        err(400, "Query parameter `fromAddress` is required."),
+      ],
+      [
+        { ...base, amountIn: "-5" },
+        err(
+          400,
+          "Invalid query parameter `amountIn`: expected an amount in wei: a whole number from 1 to 2^256 - 1, in decimal digits.",
+        ),
+      ],
+      [
+        { ...base, amountIn: "0x10" },
+        err(
+          400,
+          "Invalid query parameter `amountIn`: expected an amount in wei: a whole number from 1 to 2^256 - 1, in decimal digits.",
+        ),
+      ],
+      [
+        { ...base, amountIn: (2n ** 256n).toString() },
+        err(
+          400,
+          "Invalid query parameter `amountIn`: expected an amount in wei: a whole number from 1 to 2^256 - 1, in decimal digits.",
+        ),
+      ],
+      [
+        { ...base, amountIn: "0" },
+        err(
+          400,
+          "Invalid query parameter `amountIn`: expected an amount in wei: a whole number from 1 to 2^256 - 1, in decimal digits.",
+        ),
+      ],
+      [
+        { ...base, tokenOut: base.tokenIn },
+        err(
+          400,
+          "Query parameters `tokenIn` and `tokenOut` are the same token; there is nothing to route.",
+        ),
+      ],
+      [
+        { ...base, fee: "101", feeReceiver: from },
+        err(
+          400,
+          "Invalid query parameter `fee`: expected basis points: a whole number from 0 to 100.",
+        ),
+      ],
+      [
+        { ...base, fee: "10" },
+        err(400, "Query parameter `feeReceiver` is required when `fee` is greater than 0."),
+      ],
+      [
+        { ...base, slippage: "10001" },
+        err(
+          400,
+          "Invalid query parameter `slippage`: expected basis points: a whole number from 0 to 10000.",
+        ),
+      ],
+      [
+        { ...base, routingStrategy: "magic" },
+        err(
+          400,
+          "Invalid query parameter `routingStrategy`: expected one of router, delegate, corewallet.",
+        ),
+      ],
+      [
+        { ...base, priceImpact: "yes" },
+        err(400, "Invalid query parameter `priceImpact`: expected true or false."),
+      ],
+      [
+        { ...base, chainId: "1" },
+        err(400, "Query parameter `chainId`: chain 1 is not indexed here; indexed chains: 31337."),
+      ],
+      [
+        { ...base, spender: "0x00000000000000000000000000000000000b0b00" },
+        err(
+          400,
+          "Query parameter `spender` must equal `fromAddress` with routingStrategy=router: the input is spent from the sender's own account.",
+        ),
+      ],
+      [
+        { ...base, tokenOut: "0x000000000000000000000000000000000000dead" },
+        err(
+          404,
+          `Unknown token 0x000000000000000000000000000000000000dEaD (\`tokenOut\`): no indexed pool or vault on chain ${31337} holds it.`,
+        ),
+      ],
+      [
+        { ...base, amountIn: (10n ** 40n).toString() },
+        err(
+          422,
+          `The liquidity between ${getAddress(token("USDC"))} and ${getAddress(token("WETH"))} cannot fill an input of ${10n ** 40n} wei; try a smaller amountIn.`,
+        ),
+      ],
+    ];
+    for (const [query, expected] of cases) {
+      const res = await get(query);
+      expect({ query, status: res.status, body: res.body }).toEqual({ query, ...expected });
+    }
+  });
+
+  // Last: it stops the chain node.
+  test("the chain node unreachable: 503 with a clear message, not a hang or a 500", async () => {
+    const query = {
+      fromAddress: "0x00000000000000000000000000000000000a11ce",
+      tokenIn: token("USDC"),
+      tokenOut: token("WETH"),
+      amountIn: "1000000",
+    };
+    await service.anvil.stop();
+    const started = Date.now();
+    const res = await get(query);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(res.status).toBe(503);
+    // Whichever notices first: the freshness check (head block) or the simulation.
+    const unavailable = (message: string, details?: Record<string, unknown>) => ({
+      statusCode: 503,
+      error: "Service Unavailable",
+      message,
+      ...(details ? { details } : {}),
+    });
+    expect([
+      unavailable(
+        "The RPC of chain 31337 did not answer, so the freshness of routing data cannot be checked. Retry shortly.",
+        { chainId: 31337 },
+      ),
+      unavailable("The RPC node of chain 31337 did not answer the simulation. Retry shortly."),
+    ]).toContainEqual(res.body);
+  });
+});

@@ -1,0 +1,98 @@
+import { describe, expect, it } from "vitest";
+import { NATIVE_TOKEN_ADDRESS } from "../../protocols/native.js";
+import { RoutingGraph } from "../../src/api/routing/graph.js";
+import { E18, token, v2, vault, wrapper } from "./fixtures.js";
+
+const [a, b, c, weth] = [token(1), token(2), token(3), token(9)];
+
+describe("RoutingGraph", () => {
+  it("derives each pool's edges from its protocol file", () => {
+    const graph = new RoutingGraph();
+    const pair = v2(a, b, 100n, 200n);
+    const shares = vault({ address: token(50), asset: a, totalAssets: 10n, totalSupply: 9n });
+    graph.upsertPool(pair);
+    graph.upsertPool(shares);
+    graph.upsertPool(wrapper(weth));
+    expect(graph.size).toBe(3);
+    expect(graph.edgesFrom(a).map((e) => [e.tokenOut, e.action])).toEqual([
+      [b, "swap"],
+      [token(50), "deposit"],
+    ]);
+    expect(graph.edgesFrom(token(50))).toEqual([
+      { pool: shares, tokenIn: token(50), tokenOut: a, action: "redeem" },
+    ]);
+    expect(graph.edgesFrom(NATIVE_TOKEN_ADDRESS)).toEqual([
+      { pool: wrapper(weth), tokenIn: NATIVE_TOKEN_ADDRESS, tokenOut: weth, action: "wrap" },
+    ]);
+    expect(graph.edgesFrom(weth)[0]?.action).toBe("unwrap");
+    expect(graph.edgesInto(b)).toEqual([{ pool: pair, tokenIn: a, tokenOut: b, action: "swap" }]);
+    expect(graph.edgesBetween(b, a)).toEqual([
+      { pool: pair, tokenIn: b, tokenOut: a, action: "swap" },
+    ]);
+    expect(graph.hasToken(b)).toBe(true);
+    expect(graph.hasToken(c)).toBe(false);
+    expect([...graph.pools()]).toEqual([pair, shares, wrapper(weth)]);
+  });
+
+  it("replaces a pool's state on upsert and forgets it on removal", () => {
+    const graph = new RoutingGraph();
+    const before = v2(a, b, 100n, 200n);
+    graph.upsertPool(before);
+    const after = { ...before, reserve0: 150n };
+    graph.upsertPool(after);
+    expect(graph.size).toBe(1);
+    expect(graph.pool(before.address)).toBe(after);
+    expect(graph.edgesFrom(a).map((e) => e.pool)).toEqual([after]);
+    expect(graph.edgesBetween(a, b).map((e) => e.pool)).toEqual([after]);
+    expect(graph.removePool(before.address)).toBe(true);
+    expect(graph.removePool(before.address)).toBe(false);
+    expect(graph.size).toBe(0);
+    expect(graph.edgesFrom(a)).toEqual([]);
+    expect(graph.edgesBetween(a, b)).toEqual([]);
+    expect(graph.hasToken(a)).toBe(false);
+  });
+
+  it("updates only the tokens of the pool that changed", () => {
+    const graph = new RoutingGraph();
+    graph.upsertPool(v2(a, b, E18, E18));
+    const bc = v2(b, c, E18, E18);
+    graph.upsertPool(bc);
+    const fromA = graph.edgesFrom(a);
+    const fromC = graph.edgesFrom(c);
+    const version = graph.version;
+    graph.upsertPool({ ...bc, reserve0: 2n * E18 });
+    // A's edge list is the very same array: nothing about A was rebuilt.
+    expect(graph.edgesFrom(a)).toBe(fromA);
+    expect(graph.edgesFrom(c)).not.toBe(fromC);
+    expect(graph.edgesFrom(c)[0]?.pool.kind === "v2" && graph.edgesFrom(c)[0]?.pool).toMatchObject({
+      reserve0: 2n * E18,
+    });
+    expect(graph.version).toBe(version + 1);
+  });
+
+  it("tells pool-set changes from state changes, and finds a token's edges by pool", () => {
+    const graph = new RoutingGraph();
+    const ab = v2(a, b, E18, E18);
+    graph.upsertPool(ab);
+    const members = graph.poolSetVersion(a, "out");
+    graph.upsertPool({ ...ab, reserve0: 2n * E18 });
+    expect(graph.poolSetVersion(a, "out")).toBe(members);
+    graph.upsertPool(v2(a, c, E18, E18));
+    expect(graph.poolSetVersion(a, "out")).toBe(members + 1);
+    expect(graph.poolSetVersion(a, "in")).toBe(2);
+    expect(graph.degreeFrom(a)).toBe(2);
+    expect(graph.edgesFromVia(a, ab.address).map((e) => e.tokenOut)).toEqual([b]);
+    expect(graph.edgesIntoVia(a, ab.address).map((e) => e.tokenIn)).toEqual([b]);
+    expect(graph.edgesFromVia(c, ab.address)).toEqual([]);
+  });
+
+  it("ignores pools of protocols that do not route, and takes another edge source", () => {
+    const none = new RoutingGraph({ edgesOf: () => [] });
+    none.upsertPool(v2(a, b, 1n, 1n));
+    expect(none.size).toBe(1);
+    expect(none.edgesFrom(a)).toEqual([]);
+    const graph = new RoutingGraph();
+    graph.upsertPool({ ...v2(a, b, 1n, 1n), protocol: "unknown" as "uniswap-v2" });
+    expect(graph.edgesFrom(a)).toEqual([]);
+  });
+});

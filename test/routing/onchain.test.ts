@@ -1,0 +1,300 @@
+/**
+ * The engine's pool math and routes against the real contracts on a fresh devnet, to the wei:
+ * V2 against Router02.getAmountsOut, V3 against QuoterV2 (including swaps across dozens of
+ * initialized ticks and swaps the pool cannot fill), vaults against previewDeposit and
+ * previewRedeem (also after yield), before and after random activity; and every hop of the
+ * routes the search returns against the same on-chain quoters.
+ */
+import fc from "fast-check";
+import type { Address } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DevTokenAbi } from "../../abis/generated/DevToken.js";
+import { runActivity } from "../../devnet/activity.js";
+import { amountForUsd } from "../../devnet/world.js";
+import type { RoutingGraph } from "../../src/api/routing/graph.js";
+import { previewDeposit, previewRedeem } from "../../src/api/routing/math/erc4626.js";
+import { MAX_SQRT_RATIO, MIN_SQRT_RATIO } from "../../src/api/routing/math/tickMath.js";
+import { uniswapV3ExactIn } from "../../src/api/routing/math/uniswapV3.js";
+import { quoteEdge } from "../../src/api/routing/quoteEdge.js";
+import { findRoute } from "../../src/api/routing/search.js";
+import type { Edge, V2Pool, V3Pool, VaultPool } from "../../src/api/routing/types.js";
+import { readDevnetGraph, readV3Pool } from "./chainGraph.js";
+import { type RoutingDevnet, startRoutingDevnet } from "./devnet.js";
+import { chainHopOut, quoterV2Single, router02AmountOut, vaultPreview } from "./onchain.js";
+
+/** A uniform fraction in [0, 1] (fc.double favours tiny and extreme values). */
+const fraction = fc.integer({ min: 0, max: 1_000_000 }).map((n) => n / 1_000_000);
+
+let net: RoutingDevnet;
+let graph: RoutingGraph;
+
+const poolsOf = <K extends "v2" | "v3" | "erc4626">(kind: K) =>
+  [...graph.pools()].filter((p) => p.kind === kind) as (K extends "v2"
+    ? V2Pool
+    : K extends "v3"
+      ? V3Pool
+      : VaultPool)[];
+
+async function balanceOf(token: Address, account: Address): Promise<bigint> {
+  return await net.client.readContract({
+    address: token,
+    abi: DevTokenAbi,
+    functionName: "balanceOf",
+    args: [account],
+  });
+}
+
+/** A random V2 path of 1–3 hops (no token twice) from the choices. */
+function v2Path(choices: number[]): Edge[] {
+  const pairs = poolsOf("v2");
+  const first = pairs[(choices[0] as number) % pairs.length] as V2Pool;
+  let token = (choices[1] as number) % 2 === 0 ? first.token0 : first.token1;
+  const seen = new Set([token]);
+  const edges: Edge[] = [];
+  for (let hop = 0; hop < 1 + ((choices[2] as number) % 3); hop++) {
+    const next = graph
+      .edgesFrom(token)
+      .filter((e) => e.pool.kind === "v2" && !seen.has(e.tokenOut));
+    if (next.length === 0) break;
+    const edge = next[(choices[3 + hop] as number) % next.length] as Edge;
+    edges.push(edge);
+    seen.add(edge.tokenOut);
+    token = edge.tokenOut;
+  }
+  return edges;
+}
+
+async function checkV2(numRuns: number, seed: number): Promise<void> {
+  await fc.assert(
+    fc.asyncProperty(
+      fc.array(fc.nat(), { minLength: 6, maxLength: 6 }),
+      fraction,
+      fc.bigInt(0n, 999n),
+      async (choices, size, low) => {
+        const edges = v2Path(choices);
+        const first = edges[0] as Edge;
+        const pair = first.pool as V2Pool;
+        const reserveIn = first.tokenIn === pair.token0 ? pair.reserve0 : pair.reserve1;
+        // Up to three times the first pair's reserve, log-uniform.
+        const amountIn = BigInt(Math.floor(10 ** (size * Math.log10(Number(reserveIn) * 3)))) + low;
+        let ours: bigint | undefined = amountIn;
+        for (const edge of edges) ours = ours === undefined ? undefined : quoteEdge(edge, ours);
+        const path = [first.tokenIn, ...edges.map((e) => e.tokenOut)];
+        const chain = router02AmountOut(net.client, net.deployment, amountIn, path);
+        if (ours === undefined) {
+          // An output of zero: Router02 refuses to go on with nothing (or returns the zero).
+          await expect(chain.catch(() => 0n)).resolves.toBe(0n);
+        } else {
+          expect(ours).toBe(await chain);
+        }
+      },
+    ),
+    { numRuns, seed },
+  );
+}
+
+/** Log-uniform up to twice what the pool holds: most swaps stay in range, some drain it. */
+function logUpToTwiceHeld(size: number, held: bigint): bigint {
+  return BigInt(Math.floor(10 ** (size * Math.log10(Number(held) * 2))));
+}
+
+/** Between half and one and a half times what the pool holds: deep into the tick table. */
+function deepIntoTheTicks(size: number, held: bigint): bigint {
+  return (held * BigInt(Math.floor((0.5 + size) * 1e6))) / 1_000_000n;
+}
+
+async function checkV3(
+  pools: V3Pool[],
+  numRuns: number,
+  seed: number,
+  /** Size in [0, 1] → amount, given what the pool holds of the input token. */
+  sizing: (size: number, held: bigint) => bigint = logUpToTwiceHeld,
+): Promise<number> {
+  let mostTicks = 0;
+  const balances = new Map<string, bigint>();
+  for (const pool of pools) {
+    for (const token of [pool.token0, pool.token1]) {
+      balances.set(`${pool.address}:${token}`, await balanceOf(token, pool.address));
+    }
+  }
+  await fc.assert(
+    fc.asyncProperty(
+      fc.nat(),
+      fc.boolean(),
+      fraction,
+      fc.bigInt(0n, 999n),
+      async (index, zeroForOne, size, low) => {
+        const pool = pools[index % pools.length] as V3Pool;
+        const [tokenIn, tokenOut] = zeroForOne
+          ? [pool.token0, pool.token1]
+          : [pool.token1, pool.token0];
+        const held = balances.get(`${pool.address}:${tokenIn}`) as bigint;
+        const amountIn = sizing(size, held) + low + 1n;
+        const ours = uniswapV3ExactIn({ pool, zeroForOne, amountIn });
+        const chain = await quoterV2Single(net.client, net.deployment, {
+          tokenIn,
+          tokenOut,
+          fee: pool.feePpm,
+          amountIn,
+        });
+        if (ours.ok) {
+          expect(ours.amountOut).toBe(chain.amountOut);
+          expect(ours.sqrtPriceX96After).toBe(chain.sqrtPriceX96After);
+          mostTicks = Math.max(mostTicks, ours.ticksCrossed);
+        } else if (ours.reason === "zero-output") {
+          expect(chain.amountOut).toBe(0n);
+        } else {
+          // The pool stopped at the price limit with input left: it cannot fill the amount.
+          expect(chain.sqrtPriceX96After).toBe(
+            zeroForOne ? MIN_SQRT_RATIO + 1n : MAX_SQRT_RATIO - 1n,
+          );
+        }
+      },
+    ),
+    { numRuns, seed },
+  );
+  return mostTicks;
+}
+
+async function checkVaults(numRuns: number, seed: number): Promise<void> {
+  const vaults = poolsOf("erc4626");
+  await fc.assert(
+    fc.asyncProperty(fc.nat(), fc.boolean(), fraction, async (i, deposit, size) => {
+      const vault = vaults[i % vaults.length] as VaultPool;
+      const bound = deposit ? vault.totalAssets * 3n : vault.totalSupply;
+      const amount = BigInt(Math.floor(10 ** (size * Math.log10(Number(bound))))) + 1n;
+      const ours = deposit ? previewDeposit(vault, amount) : previewRedeem(vault, amount);
+      const chain = await vaultPreview(
+        net.client,
+        vault.address,
+        deposit ? "deposit" : "redeem",
+        amount,
+      );
+      expect(ours).toBe(chain);
+    }),
+    { numRuns, seed },
+  );
+}
+
+describe("routing engine against the devnet contracts", () => {
+  beforeAll(async () => {
+    net = await startRoutingDevnet();
+    graph = await readDevnetGraph(net.client, net.deployment);
+  });
+  afterAll(async () => {
+    await net?.stop();
+  });
+
+  it("V2 quotes equal Router02.getAmountsOut over random 1–3 hop paths and sizes", async () => {
+    await checkV2(50, 11);
+  });
+
+  it("V3 quotes equal QuoterV2 (amount and price after), dust to pool-draining", async () => {
+    await checkV3(poolsOf("v3"), 60, 12);
+  });
+
+  it("V3 quotes equal QuoterV2 for large swaps across dozens of initialized ticks", async () => {
+    const pools = await Promise.all(net.manyTickPools.map((p) => readV3Pool(net.client, p)));
+    expect(pools.every((p) => p.ticks.length > 40)).toBe(true);
+    const mostTicks = await checkV3(pools, 40, 13, deepIntoTheTicks);
+    expect(mostTicks).toBeGreaterThanOrEqual(20);
+  });
+
+  it("a V3 swap larger than the pool can fill is reported as such", async () => {
+    const pool = poolsOf("v3")[0] as V3Pool;
+    const held = await balanceOf(pool.token1, pool.address);
+    const result = uniswapV3ExactIn({ pool, zeroForOne: false, amountIn: held * 1_000_000n });
+    expect(result).toEqual({ ok: false, reason: "exceeds-liquidity" });
+    const chain = await quoterV2Single(net.client, net.deployment, {
+      tokenIn: pool.token1,
+      tokenOut: pool.token0,
+      fee: pool.feePpm,
+      amountIn: held * 1_000_000n,
+    });
+    expect(chain.sqrtPriceX96After).toBe(MAX_SQRT_RATIO - 1n);
+  });
+
+  it("vault previews equal previewDeposit/previewRedeem, also after yield", async () => {
+    await checkVaults(40, 14);
+    // Yield: assets arrive without shares, so the share price moves off any round ratio.
+    for (const v of net.deployment.vaults) {
+      const asset = net.deployment.tokens.find((t) => t.address === v.asset);
+      if (!asset) throw new Error("vault asset not deployed");
+      await net.send({
+        address: v.asset,
+        abi: DevTokenAbi,
+        functionName: "transfer",
+        args: [v.address, amountForUsd(asset, 12_345.678901)],
+      });
+    }
+    graph = await readDevnetGraph(net.client, net.deployment);
+    for (const vault of poolsOf("erc4626"))
+      expect(vault.totalAssets).toBeGreaterThan(vault.totalSupply);
+    await checkVaults(40, 15);
+  });
+
+  it("all of it still holds after random swaps, mints, burns, deposits and yield", async () => {
+    await runActivity({ rpcUrl: net.anvil.url, deployment: net.deployment, steps: 30, seed: 5 });
+    graph = await readDevnetGraph(net.client, net.deployment);
+    await checkV2(25, 21);
+    await checkV3(poolsOf("v3"), 30, 22);
+    await checkVaults(20, 23);
+  });
+
+  it("every hop of the routes found on the devnet equals the chain's own quote", async () => {
+    const gasPriceWei = await net.client.getGasPrice();
+    const symbols = ["WETH", "USDC", "USDT", "DAI", "WBTC", "LINK", "UNI", "PEPE", "FROG"];
+    const vaultShares = net.deployment.vaults.map((v) => v.address.toLowerCase() as Address);
+    const tokens = [
+      ...symbols.map((s) => net.token(s).address.toLowerCase() as Address),
+      ...vaultShares,
+    ];
+    let hops = 0;
+    let splits = 0;
+    let routes = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.nat(),
+        fc.nat(),
+        fraction.map((f) => 1 + 6 * f),
+        async (a, b, size) => {
+          const tokenIn = tokens[a % tokens.length] as Address;
+          const tokenOut = tokens[b % tokens.length] as Address;
+          if (tokenIn === tokenOut) return;
+          const symbol = symbols[a % tokens.length];
+          const priced = symbol ? net.token(symbol) : { decimals: 18, usdPrice: 3000 };
+          const amountIn = amountForUsd(priced, 10 ** size);
+          const found = findRoute({
+            graph,
+            tokenIn,
+            tokenOut,
+            amountIn,
+            gasPriceWei,
+            weth: net.deployment.weth,
+          });
+          if (!found.ok) {
+            // Some vault share pairs are four hops apart (redeem, two swaps, deposit).
+            expect(["no-path", "insufficient-liquidity"]).toContain(found.reason);
+            return;
+          }
+          routes++;
+          const { quote } = found;
+          expect(quote.legs.reduce((s, l) => s + l.amountIn, 0n)).toBe(amountIn);
+          expect(quote.legs.reduce((s, l) => s + l.amountOut, 0n)).toBe(quote.amountOut);
+          if (quote.legs.length > 1) splits++;
+          for (const leg of quote.legs) {
+            expect((leg.hops[0] as { amountIn: bigint }).amountIn).toBe(leg.amountIn);
+            for (const hop of leg.hops) {
+              expect(hop.amountOut).toBe(await chainHopOut(net.client, net.deployment, hop));
+              hops++;
+            }
+          }
+        },
+      ),
+      { numRuns: 40, seed: 31 },
+    );
+    expect(routes).toBeGreaterThan(25);
+    expect(hops).toBeGreaterThan(40);
+    expect(splits).toBeGreaterThan(0);
+  });
+});

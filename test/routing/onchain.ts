@@ -1,0 +1,106 @@
+/** The chain's own answers, for comparing the engine with: Router02, QuoterV2, vault previews. */
+import { type Address, encodePacked, type PublicClient } from "viem";
+import { DevVaultAbi } from "../../abis/generated/DevVault.js";
+import { QuoterV2Abi } from "../../abis/QuoterV2.js";
+import { UniswapV2Router02Abi } from "../../abis/UniswapV2Router02.js";
+import type { Deployment } from "../../devnet/deployment.js";
+import type { Edge, QuotedHop } from "../../src/api/routing/types.js";
+
+/** Router02.getAmountsOut's last amount along `path` (token addresses). */
+export async function router02AmountOut(
+  client: PublicClient,
+  deployment: Deployment,
+  amountIn: bigint,
+  path: readonly Address[],
+): Promise<bigint> {
+  const amounts = await client.readContract({
+    address: deployment.uniswapV2.router02,
+    abi: UniswapV2Router02Abi,
+    functionName: "getAmountsOut",
+    args: [amountIn, [...path]],
+  });
+  return amounts[amounts.length - 1] as bigint;
+}
+
+/** QuoterV2.quoteExactInputSingle with no price limit. */
+export async function quoterV2Single(
+  client: PublicClient,
+  deployment: Deployment,
+  params: { tokenIn: Address; tokenOut: Address; fee: number; amountIn: bigint },
+): Promise<{ amountOut: bigint; sqrtPriceX96After: bigint; ticksCrossed: number }> {
+  const { result } = await client.simulateContract({
+    address: deployment.uniswapV3.quoterV2,
+    abi: QuoterV2Abi,
+    functionName: "quoteExactInputSingle",
+    args: [{ ...params, sqrtPriceLimitX96: 0n }],
+  });
+  return { amountOut: result[0], sqrtPriceX96After: result[1], ticksCrossed: result[2] };
+}
+
+/** QuoterV2.quoteExactInput along V3 `edges` (a multi-pool path). */
+export async function quoterV2Path(
+  client: PublicClient,
+  deployment: Deployment,
+  edges: readonly Edge[],
+  amountIn: bigint,
+): Promise<bigint> {
+  const types: ("address" | "uint24")[] = ["address"];
+  const values: (Address | number)[] = [(edges[0] as Edge).tokenIn];
+  for (const edge of edges) {
+    if (edge.pool.kind !== "v3") throw new Error("not a V3 path");
+    types.push("uint24", "address");
+    values.push(edge.pool.feePpm, edge.tokenOut);
+  }
+  const { result } = await client.simulateContract({
+    address: deployment.uniswapV3.quoterV2,
+    abi: QuoterV2Abi,
+    functionName: "quoteExactInput",
+    args: [encodePacked(types, values), amountIn],
+  });
+  return result[0];
+}
+
+export async function vaultPreview(
+  client: PublicClient,
+  vault: Address,
+  action: "deposit" | "redeem",
+  amount: bigint,
+): Promise<bigint> {
+  return await client.readContract({
+    address: vault,
+    abi: DevVaultAbi,
+    functionName: action === "deposit" ? "previewDeposit" : "previewRedeem",
+    args: [amount],
+  });
+}
+
+/** What the chain says one quoted hop yields for the hop's own input. */
+export async function chainHopOut(
+  client: PublicClient,
+  deployment: Deployment,
+  hop: QuotedHop,
+): Promise<bigint> {
+  const { edge, amountIn } = hop;
+  switch (edge.pool.kind) {
+    case "v2":
+      return await router02AmountOut(client, deployment, amountIn, [edge.tokenIn, edge.tokenOut]);
+    case "v3":
+      return (
+        await quoterV2Single(client, deployment, {
+          tokenIn: edge.tokenIn,
+          tokenOut: edge.tokenOut,
+          fee: edge.pool.feePpm,
+          amountIn,
+        })
+      ).amountOut;
+    case "erc4626":
+      return await vaultPreview(
+        client,
+        edge.pool.address,
+        edge.action === "deposit" ? "deposit" : "redeem",
+        amountIn,
+      );
+    case "wrap":
+      return amountIn;
+  }
+}

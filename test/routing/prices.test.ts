@@ -1,0 +1,112 @@
+import { describe, expect, it } from "vitest";
+import { RoutingGraph } from "../../src/api/routing/graph.js";
+import { priceImpactBps, usdPrices } from "../../src/api/routing/prices.js";
+import { PRICE_SCALE, spotPrices } from "../../src/api/routing/spotPrices.js";
+import type { Pool } from "../../src/api/routing/types.js";
+import { E6, E18, token, v2, v3 } from "./fixtures.js";
+
+const [usdc, weth, link, dust, island, usdt] = [
+  token(1),
+  token(2),
+  token(3),
+  token(4),
+  token(5),
+  token(6),
+];
+
+function graphOf(...pools: Pool[]): RoutingGraph {
+  const graph = new RoutingGraph();
+  for (const pool of pools) graph.upsertPool(pool);
+  return graph;
+}
+
+describe("usdPrices", () => {
+  // WETH at 3,000 USDC; LINK at 0.005 WETH ($15) in a deep pool, at $1,500 in a dust pool.
+  const graph = graphOf(
+    v2(usdc, weth, 30_000_000n * E6, 10_000n * E18),
+    v2(weth, link, 1_000n * E18, 200_000n * E18),
+    v2(usdc, link, 1_500n * E6, 1n * E18),
+    v2(link, dust, 1n * E18, 1n * E18),
+    v2(island, token(7), E18, E18),
+  );
+  const stablecoins = [{ address: usdc, decimals: 6 }];
+
+  it("values one raw unit in USD × 10^36 through the deepest connection", () => {
+    const prices = usdPrices({ graph, stablecoins });
+    expect(prices.get(usdc)).toBe(PRICE_SCALE / 10n ** 6n);
+    // 10^30 × 3e13 / 1e22 = 3,000 × 10^18.
+    expect(prices.get(weth)).toBe(3_000n * E18);
+    // Through WETH (deep), not the dust USDC pair: $15.
+    expect(prices.get(link)).toBe(15n * E18);
+    // Priced through LINK's dust pool, the only one it has.
+    expect(prices.get(dust)).toBe(15n * E18);
+    expect(prices.get(island)).toBeUndefined();
+  });
+
+  it("takes every stablecoin at one dollar when decimals are given", () => {
+    const withUsdt = graphOf(
+      v2(usdc, usdt, 1_000_000n * E6, 1_010_000n * E6),
+      v2(usdt, weth, 30_000_000n * E6, 10_000n * E18),
+    );
+    const prices = usdPrices({
+      graph: withUsdt,
+      stablecoins: [
+        { address: usdc, decimals: 6 },
+        { address: usdt, decimals: 6 },
+      ],
+    });
+    expect(prices.get(usdt)).toBe(PRICE_SCALE / 10n ** 6n);
+    expect(prices.get(weth)).toBe(3_000n * E18);
+  });
+
+  it("with bare addresses, prices are relative to the first stablecoin held", () => {
+    const prices = usdPrices({ graph, stablecoins: [token(99), usdc] });
+    expect(prices.get(usdc)).toBe(PRICE_SCALE);
+    expect(prices.get(weth)).toBe(3_000n * 10n ** 24n);
+  });
+
+  it("reprices after the graph changes, unless told staleness is fine", () => {
+    const g = graphOf(v2(usdc, weth, 3_000n * E6, E18));
+    expect(usdPrices({ graph: g, stablecoins }).get(weth)).toBe(3_000n * E18);
+    const pair = [...g.pools()][0] as Pool;
+    g.upsertPool({ ...pair, ...(pair.kind === "v2" ? { reserve0: 3_300n * E6 } : {}) });
+    expect(usdPrices({ graph: g, stablecoins, maxStaleChanges: 1 }).get(weth)).toBe(3_000n * E18);
+    expect(usdPrices({ graph: g, stablecoins }).get(weth)).toBe(3_300n * E18);
+  });
+
+  it("reads V3 and anchors of any value", () => {
+    // token(1) < token(2): at tick 0 one raw unit of each is worth the same.
+    const pool = v3({
+      token0: usdc,
+      token1: weth,
+      feePpm: 500,
+      tickSpacing: 10,
+      tick: 0,
+      positions: [{ lower: -100, upper: 100, liquidity: E18 }],
+    });
+    const prices = spotPrices({ graph: graphOf(pool), anchors: [{ token: weth, price: 7n }] });
+    expect(prices.prices.get(usdc)).toBe(7n);
+  });
+});
+
+describe("priceImpactBps", () => {
+  const prices = new Map([
+    [weth, 3_000n * E18],
+    [usdc, PRICE_SCALE / 10n ** 6n],
+  ]);
+
+  it("is the value lost between input and output, in basis points", () => {
+    const impact = (amountOut: bigint) =>
+      priceImpactBps({ prices, tokenIn: weth, tokenOut: usdc, amountIn: E18, amountOut });
+    expect(impact(2_970n * E6)).toBe(100);
+    expect(impact(3_000n * E6)).toBe(0);
+    expect(impact(2_999_999_999n)).toBe(0); // rounded towards zero
+    expect(impact(3_030n * E6)).toBe(-100);
+  });
+
+  it("is null when either token has no USD price", () => {
+    expect(
+      priceImpactBps({ prices, tokenIn: weth, tokenOut: link, amountIn: E18, amountOut: 1n }),
+    ).toBeNull();
+  });
+});

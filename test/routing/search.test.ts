@@ -1,0 +1,319 @@
+/**
+ * The route search on small hand-built graphs, every amount checked against the exact pool
+ * math: the best path by exact quote (not spot price), splits as good as a brute-force grid,
+ * gas deciding whether a split pays, deposits and redeems, native wrapping, and the three
+ * ways a route can be impossible.
+ */
+import { describe, expect, it } from "vitest";
+import { NATIVE_TOKEN_ADDRESS } from "../../protocols/native.js";
+import { EXTRA_LEG_GAS, routeGas, V2_SWAP_GAS } from "../../src/api/routing/gas.js";
+import { RoutingGraph } from "../../src/api/routing/graph.js";
+import { previewDeposit, previewRedeem } from "../../src/api/routing/math/erc4626.js";
+import { quotePath, quotePathOut } from "../../src/api/routing/quotePath.js";
+import { findRoute } from "../../src/api/routing/search.js";
+import type { Address, Edge, Pool, RouteQuote } from "../../src/api/routing/types.js";
+import { E6, E18, token, v2, v3, vault, wrapper } from "./fixtures.js";
+
+function graphOf(...pools: Pool[]): RoutingGraph {
+  const graph = new RoutingGraph();
+  for (const pool of pools) graph.upsertPool(pool);
+  return graph;
+}
+
+function edge(graph: RoutingGraph, pool: Pool, tokenIn: Address): Edge {
+  const found = graph.edgesFrom(tokenIn).find((e) => e.pool === pool);
+  if (!found) throw new Error("no such edge");
+  return found;
+}
+
+function route(result: ReturnType<typeof findRoute>): RouteQuote {
+  if (!result.ok) throw new Error(`no route: ${result.reason}`);
+  return result.quote;
+}
+
+/** Each leg as its pools, by the order given in `names`. */
+function shape(quote: RouteQuote, names: Map<Pool, string>): string[][] {
+  return quote.legs.map((leg) => leg.hops.map((h) => `${names.get(h.edge.pool)}:${h.edge.action}`));
+}
+
+function expectConsistent(quote: RouteQuote): void {
+  expect(quote.legs.reduce((s, l) => s + l.amountIn, 0n)).toBe(quote.amountIn);
+  expect(quote.legs.reduce((s, l) => s + l.amountOut, 0n)).toBe(quote.amountOut);
+  let steps = 0;
+  for (const leg of quote.legs) {
+    const exact = quotePath(
+      leg.hops.map((h) => h.edge),
+      leg.amountIn,
+    );
+    if (!exact.ok) throw new Error("a leg does not quote");
+    expect(exact.leg).toEqual(leg);
+    steps += exact.gas;
+  }
+  expect(quote.gasUnits).toBe(BigInt(routeGas(quote.legs.length, steps)));
+}
+
+const NO_WETH = token(999);
+
+describe("findRoute", () => {
+  it("chooses the best path by exact quote, not by spot price", () => {
+    const [a, b, m] = [token(1), token(2), token(3)];
+    // A shallow pair with the better spot price (1.1 B per A), and a deep two-hop path at 1.0.
+    const shallow = v2(a, b, 1000n * E18, 1100n * E18);
+    const am = v2(a, m, 1_000_000n * E18, 1_000_000n * E18);
+    const mb = v2(m, b, 1_000_000n * E18, 1_000_000n * E18);
+    const graph = graphOf(shallow, am, mb);
+    const direct = [edge(graph, shallow, a)];
+    const viaM = [edge(graph, am, a), edge(graph, mb, m)];
+    // At spot (a tiny amount) the shallow pair pays more...
+    expect(
+      (quotePathOut(direct, 10n ** 12n) as bigint) > (quotePathOut(viaM, 10n ** 12n) as bigint),
+    ).toBe(true);
+    // ...but 200 A move its price so far that the deep path pays more.
+    const amountIn = 200n * E18;
+    const quote = route(
+      findRoute({
+        graph,
+        tokenIn: a,
+        tokenOut: b,
+        amountIn,
+        maxSplits: 1,
+        gasPriceWei: 0n,
+        weth: NO_WETH,
+      }),
+    );
+    const names = new Map<Pool, string>([
+      [shallow, "shallow"],
+      [am, "am"],
+      [mb, "mb"],
+    ]);
+    expect(shape(quote, names)).toEqual([["am:swap", "mb:swap"]]);
+    expect(quote.amountOut).toBe(quotePathOut(viaM, amountIn));
+    expect(quote.amountOut > (quotePathOut(direct, amountIn) as bigint)).toBe(true);
+    expectConsistent(quote);
+  });
+
+  it("splits a large trade across a V2 pair and two V3 pools within 0.01% of the best split", () => {
+    const [a, b] = [token(1), token(2)];
+    const pair = v2(a, b, 1000n * E18, 1000n * E18);
+    const fast = v3({
+      token0: a,
+      token1: b,
+      feePpm: 500,
+      tickSpacing: 10,
+      tick: 0,
+      positions: [
+        { lower: -2000, upper: 2000, liquidity: 2000n * E18 },
+        { lower: -200, upper: 200, liquidity: 5000n * E18 },
+      ],
+    });
+    const wide = v3({
+      token0: a,
+      token1: b,
+      feePpm: 3000,
+      tickSpacing: 60,
+      tick: 0,
+      positions: [{ lower: -6000, upper: 6000, liquidity: 1500n * E18 }],
+    });
+    const graph = graphOf(pair, fast, wide);
+    const amountIn = 400n * E18;
+    const quote = route(
+      findRoute({ graph, tokenIn: a, tokenOut: b, amountIn, gasPriceWei: 0n, weth: NO_WETH }),
+    );
+    expect(quote.legs).toHaveLength(3);
+    expectConsistent(quote);
+    // Brute force over the chosen paths: a 1% grid, then a 0.02% grid around its best.
+    const paths = quote.legs.map((l) => l.hops.map((h) => h.edge));
+    const total = (x: bigint, y: bigint) => {
+      const z = amountIn - x - y;
+      if (z < 0n) return -1n;
+      const outs = [x, y, z].map((v, i) => (v === 0n ? 0n : quotePathOut(paths[i] as Edge[], v)));
+      return outs.some((o) => o === undefined)
+        ? -1n
+        : outs.reduce((s: bigint, o) => s + (o as bigint), 0n);
+    };
+    let best = { x: 0n, y: 0n, out: -1n };
+    const coarse = amountIn / 100n;
+    for (let i = 0n; i <= 100n; i++) {
+      for (let j = 0n; i + j <= 100n; j++) {
+        const out = total(i * coarse, j * coarse);
+        if (out > best.out) best = { x: i * coarse, y: j * coarse, out };
+      }
+    }
+    const fine = amountIn / 5000n;
+    const center = best;
+    for (let i = -50n; i <= 50n; i++) {
+      for (let j = -50n; j <= 50n; j++) {
+        const x = center.x + i * fine;
+        const y = center.y + j * fine;
+        if (x < 0n || y < 0n) continue;
+        const out = total(x, y);
+        if (out > best.out) best = { x, y, out };
+      }
+    }
+    expect(quote.amountOut * 10_000n >= best.out * 9_999n).toBe(true);
+  });
+
+  it("takes a split only when its gain exceeds the extra leg's gas", () => {
+    const [a, weth] = [token(1), token(9)];
+    const first = v2(a, weth, 1000n * E18, 1000n * E18);
+    const second = v2(a, weth, 1000n * E18, 1000n * E18);
+    const graph = graphOf(first, second);
+    const amountIn = 10n * E18;
+    const single = quotePathOut([edge(graph, first, a)], amountIn) as bigint;
+    const half = quotePathOut([edge(graph, first, a)], amountIn / 2n) as bigint;
+    const gain = 2n * half - single;
+    const extraGas = BigInt(EXTRA_LEG_GAS + V2_SWAP_GAS);
+    const at = (gasPriceWei: bigint) =>
+      route(findRoute({ graph, tokenIn: a, tokenOut: weth, amountIn, gasPriceWei, weth }));
+
+    const expensive = at((gain * 2n) / extraGas);
+    expect(expensive.legs).toHaveLength(1);
+    expect(expensive.amountOut).toBe(single);
+    expect(expensive.gasCostInTokenOut).toBe(expensive.gasUnits * ((gain * 2n) / extraGas));
+
+    const cheap = at(gain / extraGas / 2n);
+    expect(cheap.legs).toHaveLength(2);
+    // Even halves are the optimum; the split lands within a millionth of a percent of it.
+    expect(cheap.amountOut <= 2n * half).toBe(true);
+    expect(cheap.amountOut * 10n ** 8n >= 2n * half * (10n ** 8n - 1n)).toBe(true);
+    expect(cheap.amountOut - single > (gain * 9n) / 10n).toBe(true);
+    expect(cheap.gasUnits).toBe(BigInt(routeGas(2, 2 * V2_SWAP_GAS)));
+    expectConsistent(cheap);
+  });
+
+  describe("deposits and redeems", () => {
+    const [usdc, dai, weth, svUsdc] = [token(10), token(11), token(9), token(20)];
+    const shares = vault({
+      address: svUsdc,
+      asset: usdc,
+      totalAssets: 1_000_000n * E6,
+      totalSupply: 950_000n * E6,
+    });
+    const daiUsdc = v2(dai, usdc, 5_000_000n * E18, 5_000_000n * E6);
+    const usdcWeth = v2(usdc, weth, 9_000_000n * E6, 3000n * E18);
+    // A market for the shares at the vault's own rate: its fee makes it worse both ways.
+    const sharesMarket = v2(usdc, svUsdc, 105_263n * E6, 100_000n * E6);
+    const graph = graphOf(shares, daiUsdc, usdcWeth, sharesMarket, wrapper(weth));
+    const names = new Map<Pool, string>([
+      [shares, "svUSDC"],
+      [daiUsdc, "DAI/USDC"],
+      [usdcWeth, "USDC/WETH"],
+      [sharesMarket, "USDC/svUSDC"],
+    ]);
+    const find = (tokenIn: Address, tokenOut: Address, amountIn: bigint) =>
+      route(findRoute({ graph, tokenIn, tokenOut, amountIn, gasPriceWei: 1_000_000_000n, weth }));
+
+    it("USDC into the USDC vault is one deposit", () => {
+      const quote = find(usdc, svUsdc, 1000n * E6);
+      expect(shape(quote, names)).toEqual([["svUSDC:deposit"]]);
+      expect(quote.amountOut).toBe(previewDeposit(shares, 1000n * E6));
+      expectConsistent(quote);
+    });
+
+    it("DAI into the USDC vault is a swap, then a deposit", () => {
+      const quote = find(dai, svUsdc, 1000n * E18);
+      expect(shape(quote, names)).toEqual([["DAI/USDC:swap", "svUSDC:deposit"]]);
+      const usdcOut = quote.legs[0]?.hops[0]?.amountOut as bigint;
+      expect(quote.amountOut).toBe(previewDeposit(shares, usdcOut));
+      expectConsistent(quote);
+    });
+
+    it("vault shares into WETH are a redeem, then a swap", () => {
+      const quote = find(svUsdc, weth, 1000n * E6);
+      expect(shape(quote, names)).toEqual([["svUSDC:redeem", "USDC/WETH:swap"]]);
+      expect(quote.legs[0]?.hops[0]?.amountOut).toBe(previewRedeem(shares, 1000n * E6));
+      expectConsistent(quote);
+    });
+
+    it("the native currency is wrapped in, and unwrapped out", () => {
+      const buy = find(NATIVE_TOKEN_ADDRESS, usdc, E18);
+      expect(buy.legs[0]?.hops.map((h) => [h.edge.action, h.edge.tokenOut])).toEqual([
+        ["wrap", weth],
+        ["swap", usdc],
+      ]);
+      expectConsistent(buy);
+      const sell = find(usdc, NATIVE_TOKEN_ADDRESS, 3000n * E6);
+      expect(sell.legs[0]?.hops.map((h) => [h.edge.action, h.edge.tokenOut])).toEqual([
+        ["swap", weth],
+        ["unwrap", NATIVE_TOKEN_ADDRESS],
+      ]);
+      expect(sell.amountOut).toBe(sell.legs[0]?.hops[0]?.amountOut);
+      // Gas in WETH terms: one wei per wei.
+      expect(sell.gasCostInTokenOut).toBe(sell.gasUnits * 1_000_000_000n);
+    });
+  });
+
+  describe("when there is no route", () => {
+    const [a, b, m, island] = [token(1), token(2), token(3), token(4)];
+    const am = v2(a, m, 1000n * E18, 1000n * E18);
+    const mb = v2(m, b, 1000n * E18, 1000n * E18);
+    const thin = v3({
+      token0: a,
+      token1: island,
+      feePpm: 3000,
+      tickSpacing: 60,
+      tick: 0,
+      positions: [{ lower: -600, upper: 600, liquidity: E18 }],
+    });
+    const graph = graphOf(am, mb, thin);
+    const find = (tokenIn: Address, tokenOut: Address, amountIn: bigint, maxHops?: number) =>
+      findRoute({ graph, tokenIn, tokenOut, amountIn, maxHops, gasPriceWei: 0n, weth: NO_WETH });
+
+    it("no path: unconnected tokens, paths longer than maxHops, the same token", () => {
+      expect(find(a, token(77), E18)).toEqual({ ok: false, reason: "no-path" });
+      expect(find(a, b, E18, 1)).toEqual({ ok: false, reason: "no-path" });
+      expect(find(a, b, E18, 2).ok).toBe(true);
+      expect(find(a, a, E18)).toEqual({ ok: false, reason: "no-path" });
+    });
+
+    it("insufficient liquidity: more than the only pool can fill", () => {
+      expect(find(a, island, E18 / 100n).ok).toBe(true);
+      expect(find(a, island, 10n * E18)).toEqual({ ok: false, reason: "insufficient-liquidity" });
+      expect(find(b, island, 10n * E18)).toEqual({ ok: false, reason: "insufficient-liquidity" });
+    });
+
+    it("a split fills what no single pool can", () => {
+      const twin = v3({
+        token0: a,
+        token1: island,
+        feePpm: 500,
+        tickSpacing: 10,
+        tick: 0,
+        positions: [{ lower: -600, upper: 600, liquidity: E18 }],
+      });
+      const both = graphOf(am, mb, thin, twin);
+      // Each range holds about 0.03 of A's side; 0.05 needs both.
+      const amountIn = (5n * E18) / 100n;
+      const one = findRoute({
+        graph: both,
+        tokenIn: a,
+        tokenOut: island,
+        amountIn,
+        maxSplits: 1,
+        gasPriceWei: 0n,
+        weth: NO_WETH,
+      });
+      expect(one).toEqual({ ok: false, reason: "insufficient-liquidity" });
+      const split = route(
+        findRoute({
+          graph: both,
+          tokenIn: a,
+          tokenOut: island,
+          amountIn,
+          gasPriceWei: 0n,
+          weth: NO_WETH,
+        }),
+      );
+      expect(split.legs).toHaveLength(2);
+      expectConsistent(split);
+    });
+
+    it("amount too small: every output rounds to zero", () => {
+      expect(find(a, b, 1n)).toEqual({ ok: false, reason: "amount-too-small" });
+    });
+
+    it("refuses a non-positive amount", () => {
+      expect(() => find(a, b, 0n)).toThrow(RangeError);
+    });
+  });
+});

@@ -1,0 +1,48 @@
+import { describe, expect, it } from "vitest";
+import { uniswapV2AmountOut } from "../../src/api/routing/math/uniswapV2.js";
+import { splitApprox, splitExact } from "../../src/api/routing/splitAmounts.js";
+import { E18 } from "./fixtures.js";
+
+const pair = (reserve: bigint) => (amountIn: bigint) =>
+  uniswapV2AmountOut({ amountIn, reserveIn: reserve, reserveOut: reserve, feePpm: 3000 });
+
+describe("splitExact", () => {
+  it("divides evenly between two equal pools, from any feasible start", () => {
+    const legs = [pair(1000n * E18), pair(1000n * E18)];
+    const amountIn = 100n * E18;
+    const result = splitExact({ amountIn, legs, start: [amountIn, 0n], firstStepShift: 1 });
+    expect(result?.amounts).toEqual([amountIn / 2n, amountIn / 2n]);
+    expect(result?.total).toBe(2n * (legs[0]?.(amountIn / 2n) as bigint));
+  });
+
+  it("gives a deeper pool more, and the total is the legs' outputs", () => {
+    const legs = [pair(1000n * E18), pair(3000n * E18)];
+    const amountIn = 400n * E18;
+    const result = splitExact({ amountIn, legs, start: [amountIn / 2n, amountIn / 2n] });
+    if (!result) throw new Error("no split");
+    const [x, y] = result.amounts as [bigint, bigint];
+    const [first, second] = legs as [(v: bigint) => bigint, (v: bigint) => bigint];
+    expect(x + y).toBe(amountIn);
+    expect(y > 2n * x).toBe(true);
+    expect(result.outputs).toEqual([first(x), second(y)]);
+    // No transfer of 0.1% either way does better.
+    const step = amountIn / 1000n;
+    for (const d of [step, -step]) {
+      expect(first(x + d) + second(y - d) <= result.total).toBe(true);
+    }
+  });
+
+  it("is undefined from a start a leg cannot take", () => {
+    const legs = [pair(1000n * E18), () => undefined];
+    expect(splitExact({ amountIn: E18, legs, start: [0n, E18] })).toBeUndefined();
+  });
+});
+
+describe("splitApprox", () => {
+  it("moves input away from a leg that cannot take it", () => {
+    const capped = (x: number) => (x > 10 ? Number.NaN : x);
+    const result = splitApprox({ amountIn: 100, legs: [capped, (x) => x / 2] });
+    expect(result.amounts[0]).toBeLessThanOrEqual(10);
+    expect(result.total).toBeGreaterThan(50);
+  });
+});
