@@ -122,9 +122,11 @@ app.use("/sql/*", client({ db, schema }));
 // ── Readiness and freshness ────────────────────────────────────────────────────────────────
 app.use("/v1/tokens", requireIndexReady);
 app.use("/v1/projects", requireIndexReady);
+// Readiness first: while the backfill runs, "still backfilling" says more than a lag in blocks.
+app.use("/v1/shortcuts/*", requireIndexReady);
 describeMiddleware({
   name: "indexReady",
-  paths: ["/v1/tokens", "/v1/projects"],
+  paths: ["/v1/tokens", "/v1/projects", "/v1/shortcuts/*"],
   responses: { 503: errorResponse("The indexer has not caught up with the chain yet.") },
 });
 app.use("/v1/shortcuts/*", freshness.guard);

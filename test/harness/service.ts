@@ -46,6 +46,16 @@ export type StartServiceParameters = {
    * stops (default true): `stop()` then fails listing the violations.
    */
   contract?: boolean;
+  /**
+   * The RPC URL the ponder process is given, from the suite's anvil URL (default: that URL), e.g.
+   * a proxy in front of it.
+   */
+  ponderRpcUrl?: (anvilUrl: string) => Promise<string>;
+  /**
+   * Wait until the index is ready and at the chain head (default true); when false, resolve as
+   * soon as the HTTP server answers `/health`, while the backfill may still run.
+   */
+  waitForReady?: boolean;
 };
 
 /** Fetches the service's OpenAPI document, for the contract check at `stop()`. */
@@ -102,7 +112,7 @@ export async function startService(params: StartServiceParameters): Promise<Serv
   const schema = params.database === "postgres" ? `test_${process.pid}_${port}` : "public";
   const env: NodeJS.ProcessEnv = {
     ...process.env,
-    RPC_URL: anvil.url,
+    RPC_URL: params.ponderRpcUrl ? await params.ponderRpcUrl(anvil.url) : anvil.url,
     DEVNET_DEPLOYMENT: deploymentFile,
     PONDER_PGLITE_DIR: join(dir, "pglite"),
     PONDER_TELEMETRY_DISABLED: "true",
@@ -145,10 +155,11 @@ export async function startService(params: StartServiceParameters): Promise<Serv
     }
     await checked;
   };
+  const waitForReady = params.waitForReady ?? true;
   try {
     await waitFor(
-      "ponder did not become ready",
-      async () => (await fetch(`${url}/ready`)).status === 200,
+      waitForReady ? "ponder did not become ready" : "ponder did not answer /health",
+      async () => (await fetch(`${url}/${waitForReady ? "ready" : "health"}`)).status === 200,
       120_000,
       output,
     );
@@ -166,6 +177,10 @@ export async function startService(params: StartServiceParameters): Promise<Serv
     output,
     stop,
   };
+  if (!waitForReady) {
+    if (contract) document = await fetchOpenApiDocument(url);
+    return service;
+  }
   // Ready means the backfill is done; the newest blocks are then indexed live. Wait for the head.
   const head = await fetch(anvil.url, {
     method: "POST",

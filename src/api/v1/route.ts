@@ -5,7 +5,6 @@ import { rpcClient } from "../chain/clients";
 import { TokenSlotFinder } from "../chain/slots";
 import { ApiError } from "../errors";
 import { describeEndpoint, errorResponse } from "../openapi/registry";
-import { indexCaughtUp } from "../readiness";
 import { planRoute } from "../routing/plan-route";
 import { routingGraph } from "../routing/snapshot";
 import { parseRouteQuery, routeQuerySchema } from "./route-query";
@@ -95,8 +94,6 @@ describeEndpoint({
 export const shortcuts = new Hono().get("/route", async (c) => {
   const req = parseRouteQuery(c.req.url);
   const chain = resolveChain(req.chainId);
-  const ready = await indexCaughtUp();
-  if (!ready.ok) throw new ApiError(503, ready.reason);
   const client = chainClient(chain);
   const graph = await routingGraph(chain.id);
   if (!graph)

@@ -1,0 +1,121 @@
+/**
+ * While the indexer backfills, the index is incomplete: every endpoint that answers from it
+ * says so with a 503 instead of answering from partial data, and answers as soon as the backfill
+ * completes. The indexer's `eth_getLogs` requests are held back at a gate in front of the chain
+ * node, so the backfill cannot finish while the suite asks.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { type RpcGate, startRpcGate } from "./harness/rpcGate.js";
+import { type ServiceInstance, startService, waitForIndexedBlock } from "./harness/service.js";
+
+let service: ServiceInstance;
+let gate: RpcGate;
+
+beforeAll(async () => {
+  service = await startService({
+    database: "pglite",
+    waitForReady: false,
+    ponderRpcUrl: async (anvilUrl) => {
+      gate = await startRpcGate({ target: anvilUrl, hold: (method) => method === "eth_getLogs" });
+      return gate.url;
+    },
+  });
+});
+
+afterAll(async () => {
+  gate?.open();
+  await service?.stop();
+  await gate?.close();
+});
+
+const backfilling = {
+  statusCode: 503,
+  error: "Service Unavailable",
+  message: "The indexer is still backfilling; indexed data is incomplete. Retry shortly.",
+};
+
+describe("while the indexer backfills", () => {
+  const from = "0x00000000000000000000000000000000000a11ce";
+  const token = (symbol: string) => {
+    const found = service.deployment.tokens.find((t) => t.symbol === symbol);
+    if (!found) throw new Error(`no ${symbol}`);
+    return found.address;
+  };
+  const routePath = () =>
+    `/v1/shortcuts/route?${new URLSearchParams({
+      fromAddress: from,
+      tokenIn: token("USDC"),
+      tokenOut: token("WETH"),
+      amountIn: "1000000000",
+    })}`;
+  const postBundle = () =>
+    fetch(`${service.url}/v1/shortcuts/bundle?${new URLSearchParams({ fromAddress: from })}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify([
+        {
+          protocol: "wrapped-native",
+          action: "deposit",
+          args: { amountIn: "1000000000000000000" },
+        },
+      ]),
+    });
+  const answer = async (res: Response) => ({ status: res.status, body: await res.json() });
+
+  test("tokens, projects, routes and bundles answer 503 naming the backfill", async () => {
+    // The indexer is running and asked for logs, which wait at the gate.
+    expect(gate.held()).toContain("eth_getLogs");
+    expect((await fetch(`${service.url}/ready`)).status).toBe(503);
+
+    expect(await answer(await fetch(`${service.url}/v1/tokens`))).toEqual({
+      status: 503,
+      body: backfilling,
+    });
+    expect(await answer(await fetch(`${service.url}/v1/projects`))).toEqual({
+      status: 503,
+      body: backfilling,
+    });
+    expect(await answer(await fetch(`${service.url}${routePath()}`))).toEqual({
+      status: 503,
+      body: backfilling,
+    });
+    expect(await answer(await postBundle())).toEqual({ status: 503, body: backfilling });
+    // Still backfilling after all four answers: they were given from an incomplete index.
+    expect((await fetch(`${service.url}/ready`)).status).toBe(503);
+  });
+
+  test("once the backfill completes, the same requests succeed", async () => {
+    gate.open();
+    const deadline = Date.now() + 60_000;
+    while ((await fetch(`${service.url}/ready`)).status !== 200) {
+      if (Date.now() > deadline) throw new Error(`never ready:\n${service.output()}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const head = await fetch(service.anvil.url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_blockNumber", params: [] }),
+    }).then(async (r) => BigInt(((await r.json()) as { result: string }).result));
+    await waitForIndexedBlock(service, head);
+
+    const tokens = await answer(await fetch(`${service.url}/v1/tokens`));
+    expect(tokens.status).toBe(200);
+    // Every deployed ERC20 (and the native token) is listed once the index is complete.
+    const listed = new Set(
+      (tokens.body as { data: { address: string }[] }).data.map((t) => t.address.toLowerCase()),
+    );
+    for (const t of service.deployment.tokens)
+      expect(listed.has(t.address.toLowerCase())).toBe(true);
+
+    const route = await answer(await fetch(`${service.url}${routePath()}`));
+    expect(route.status).toBe(200);
+    expect((route.body as { route: { tokenOut: string[] }[] }).route.at(-1)?.tokenOut).toEqual([
+      token("WETH"),
+    ]);
+    const bundle = await answer(await postBundle());
+    expect(bundle.status).toBe(200);
+    expect((bundle.body as { amountsOut: Record<string, string> }).amountsOut).toEqual({
+      [token("WETH")]: "1000000000000000000",
+    });
+  });
+});
