@@ -210,3 +210,14 @@ export function indexedChains(env: NodeJS.ProcessEnv = process.env): ChainSetup[
   }
   return chains.sort((a, b) => a.id - b.id);
 }
+
+let chainsOfProcess: ChainSetup[] | undefined;
+
+/**
+ * `indexedChains()` of this process's environment, read once: neither the environment nor the
+ * deployment file changes while the service runs, and the API asks on every request.
+ */
+export function servedChains(): ChainSetup[] {
+  chainsOfProcess ??= indexedChains();
+  return chainsOfProcess;
+}

@@ -4,8 +4,9 @@ import { Hono } from "hono";
 import { Redis } from "ioredis";
 import { client, graphql } from "ponder";
 import packageJson from "../../package.json";
-import { indexedChains } from "../../protocols/chains";
+import { servedChains } from "../../protocols/chains";
 import { rpcClient } from "./chain/clients";
+import { recordChainHead } from "./chain/head";
 import { ApiError, errorBody, handleError, handleNotFound } from "./errors";
 import { describeMiddleware, errorResponse } from "./openapi/registry";
 import { openApiRoutes } from "./openapi/routes";
@@ -55,9 +56,11 @@ const freshness = createFreshness({
   headCacheMs: config.chainHeadCacheMs,
   indexedBlocks,
   headBlock: async (chainName) => {
-    const chain = indexedChains().find((c) => c.name === chainName);
+    const chain = servedChains().find((c) => c.name === chainName);
     if (!chain) throw new Error(`no RPC client for chain ${chainName}`);
-    return await rpcClient(chain).getBlockNumber({ cacheTime: 0 });
+    const block = await rpcClient(chain).getBlockNumber({ cacheTime: 0 });
+    recordChainHead({ chainId: chain.id, block });
+    return block;
   },
   snapshotBlock: snapshotBlockOf,
 });

@@ -53,6 +53,8 @@ export type PlanRouteContext = {
   gasPriceWei: bigint;
   /** USD stablecoins of the chain, for price impact. */
   stablecoins: Address[];
+  /** Block to simulate on top of; default the node's latest. */
+  blockNumber?: bigint;
 };
 
 export type RouteStep = {
@@ -377,6 +379,7 @@ export async function planRoute(ctx: PlanRouteContext, req: RouteRequest): Promi
   let simulation: Awaited<ReturnType<typeof simulateCalls>>;
   try {
     simulation = await simulateCalls(ctx.client, {
+      blockNumber: ctx.blockNumber,
       calls: [
         balanceCall(contracts, outToken, receiver),
         { from: tx.from, to: tx.to, data: tx.data, value: tx.value },

@@ -3,7 +3,7 @@ import { token, v2Pair, v3Pool, vault } from "ponder:schema";
 import { Hono } from "hono";
 import { count, eq, inArray } from "ponder";
 import { z } from "zod";
-import { indexedChains } from "../../../protocols/chains";
+import { servedChains } from "../../../protocols/chains";
 import { findProtocol, protocols } from "../../../protocols/registry";
 import type { Protocol } from "../../../protocols/types";
 import { ApiError } from "../errors";
@@ -24,7 +24,7 @@ async function poolCount(protocol: Protocol): Promise<number> {
       );
     case "wrappedNative": {
       // One wrapper contract per chain, counted once the indexer has seen it.
-      const wrappers = indexedChains().flatMap((c) =>
+      const wrappers = servedChains().flatMap((c) =>
         c.weth ? [c.weth.toLowerCase() as `0x${string}`] : [],
       );
       if (wrappers.length === 0) return 0;
@@ -59,7 +59,7 @@ async function projectEntry(
 ): Promise<z.output<typeof projectEntrySchema>> {
   const info = protocol.project;
   if (!info) throw new Error(`${protocol.slug} is not a project`);
-  const chainIds = indexedChains()
+  const chainIds = servedChains()
     .filter((chain) => protocol.supports(chain))
     .map((chain) => chain.id);
   return {

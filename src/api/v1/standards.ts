@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { z } from "zod";
-import { indexedChains } from "../../../protocols/chains";
+import { servedChains } from "../../../protocols/chains";
 import { findProtocol, protocols } from "../../../protocols/registry";
 import type { Protocol } from "../../../protocols/types";
 import { ApiError } from "../errors";
@@ -27,7 +27,7 @@ export const standardEntrySchema = z.object({
 
 /** A protocol standard entry (SPEC 2.3), generated from the protocol registry. */
 export function standardEntry(protocol: Protocol): z.output<typeof standardEntrySchema> {
-  const supportedChains = indexedChains()
+  const supportedChains = servedChains()
     .filter((chain) => protocol.supports(chain))
     .map((chain) => ({ id: chain.id, name: chain.title }));
   return {
