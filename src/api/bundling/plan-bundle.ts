@@ -30,13 +30,13 @@ import { executionContracts } from "../routing/plan-route";
 import type { ExecutionContracts, RoutingStrategy } from "../routing/route-program";
 import { displayAddress } from "./actions/args";
 import { type BundleAction, type CompiledBundle, compileBundle } from "./compile";
-import { predictCoreWalletAddress } from "./coreWalletAddress";
 import {
   type EncodedTx,
   encodeCoreWalletTx,
   encodeDelegateTx,
   encodeRouterBundleTx,
 } from "./encode";
+import { executingAccount } from "./executingAccount";
 import { describeRevert } from "./revert";
 
 /** Minimum kept on the router's checked outputs, relative to the simulated amounts. */
@@ -133,20 +133,7 @@ export async function planBundle(ctx: BundleContext, req: BundleRequest): Promis
       `Query parameter \`spender\` must equal \`fromAddress\` with routingStrategy=${strategy}.`,
     );
   }
-  const wallet =
-    strategy === "corewallet"
-      ? predictCoreWalletAddress({
-          factory: contracts.walletFactory,
-          implementation: contracts.walletImplementation,
-          owner: from,
-        })
-      : undefined;
-  const account =
-    strategy === "router"
-      ? contracts.executor
-      : strategy === "delegate"
-        ? from
-        : (wallet as Address);
+  const { account, wallet } = executingAccount({ strategy, contracts, from });
   const receiver = getAddress(req.receiver ?? from);
   const compiled = compileBundle({
     actions: req.actions,

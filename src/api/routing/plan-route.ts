@@ -15,7 +15,6 @@ import {
 import { MinAmountOutCheckAbi } from "../../../abis/generated/MinAmountOutCheck.js";
 import type { ChainSetup } from "../../../protocols/chains";
 import { isNativeToken, NATIVE_TOKEN_ADDRESS } from "../../../protocols/native";
-import { predictCoreWalletAddress } from "../bundling/coreWalletAddress.js";
 import {
   type EncodedTx,
   encodeCoreWalletTx,
@@ -23,6 +22,7 @@ import {
   encodeRouterSwapTx,
   routeFeeAmount,
 } from "../bundling/encode.js";
+import { executingAccount } from "../bundling/executingAccount";
 import { describeRevert } from "../bundling/revert.js";
 import { calldataGas } from "../chain/calldata-gas.js";
 import {
@@ -242,21 +242,8 @@ export async function planRoute(ctx: PlanRouteContext, req: RouteRequest): Promi
     throw new ApiError(400, "Query parameter `amountIn`: nothing is left to route after the fee.");
   }
 
-  const wallet =
-    strategy === "corewallet"
-      ? predictCoreWalletAddress({
-          factory: contracts.walletFactory,
-          implementation: contracts.walletImplementation,
-          owner: from,
-        })
-      : undefined;
   // Where the program runs, and who gets the output (toEOA=false: the executing account).
-  const account =
-    strategy === "router"
-      ? contracts.executor
-      : strategy === "delegate"
-        ? from
-        : (wallet as Address);
+  const { account, wallet } = executingAccount({ strategy, contracts, from });
   const receiver = getAddress(
     req.receiver ?? (req.toEOA === false && strategy !== "router" ? account : from),
   );
