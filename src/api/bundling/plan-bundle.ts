@@ -20,6 +20,7 @@ import {
   type SimulationCall,
   SimulationUnavailableError,
   simulateCalls,
+  simulationUnavailable,
 } from "../chain/simulate";
 import { SlotNotFoundError, storageWord, type TokenSlotFinder } from "../chain/slots";
 import { ApiError } from "../errors";
@@ -107,6 +108,7 @@ async function fundOverrides(
         stateDiff[await ctx.slots.allowanceKey(token, holder, spender)] = storageWord(amount);
       out[token] = { stateDiff };
     } catch (error) {
+      if (error instanceof SimulationUnavailableError) throw simulationUnavailable(ctx.chain.id);
       if (error instanceof SlotNotFoundError) {
         throw new ApiError(
           422,
@@ -211,10 +213,7 @@ export async function planBundle(ctx: BundleContext, req: BundleRequest): Promis
       recordSimulation(performance.now() - started, simulation.results[reads.length]?.ok === true);
     } catch (error) {
       if (error instanceof SimulationUnavailableError) {
-        throw new ApiError(
-          503,
-          `The RPC node of chain ${ctx.chain.id} did not answer the simulation. Retry shortly.`,
-        );
+        throw simulationUnavailable(ctx.chain.id);
       }
       throw error;
     }

@@ -4,6 +4,7 @@
  * transaction delivered, and the transaction's own `gasUsed`.
  */
 import { type Address, type Hex, numberToHex, type PublicClient } from "viem";
+import { ApiError } from "../errors";
 
 export type SimulationCall = { from: Address; to: Address; data: Hex; value?: bigint };
 
@@ -31,6 +32,14 @@ type RpcCallResult = {
 /** The node cannot simulate (unreachable, or no `eth_simulateV1`). */
 export class SimulationUnavailableError extends Error {
   override readonly name = "SimulationUnavailableError";
+}
+
+/** The 503 a request gets when `chainId`'s node cannot simulate it. */
+export function simulationUnavailable(chainId: number): ApiError {
+  return new ApiError(
+    503,
+    `The RPC node of chain ${chainId} did not answer the simulation. Retry shortly.`,
+  );
 }
 
 /**

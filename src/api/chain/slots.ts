@@ -9,15 +9,19 @@
  */
 import {
   type Address,
+  BaseError,
   encodeAbiParameters,
   encodeFunctionData,
   erc20Abi,
   type Hex,
+  HttpRequestError,
   keccak256,
   numberToHex,
   type PublicClient,
   pad,
+  TimeoutError,
 } from "viem";
+import { SimulationUnavailableError } from "./simulate";
 
 type MappingLayout = { slot: bigint; order: "key-first" | "slot-first" };
 type SlotRule =
@@ -51,8 +55,25 @@ function layoutFor(key: Hex, holder: Hex, nested?: Hex): MappingLayout | undefin
   return undefined;
 }
 
+/**
+ * Whether `error` says the node could not be reached (network, HTTP status, timeout) rather than
+ * that the call itself failed.
+ */
+function nodeUnreachable(error: unknown): boolean {
+  if (!(error instanceof BaseError)) return false;
+  return error.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError) !== null;
+}
+
 async function accessedKeys(client: PublicClient, token: Address, data: Hex): Promise<Hex[]> {
-  const result = await client.createAccessList({ to: token, data });
+  let result: Awaited<ReturnType<PublicClient["createAccessList"]>>;
+  try {
+    result = await client.createAccessList({ to: token, data });
+  } catch (error) {
+    if (nodeUnreachable(error))
+      throw new SimulationUnavailableError("the chain node does not answer");
+    // The read itself fails (not an ERC20, say): no key to find.
+    return [];
+  }
   const entry = result.accessList.find((e) => e.address.toLowerCase() === token.toLowerCase());
   return (entry?.storageKeys ?? []) as Hex[];
 }
@@ -72,7 +93,9 @@ async function readsMarker(
       ],
     });
     return out !== undefined && BigInt(out) === MARKER;
-  } catch {
+  } catch (error) {
+    if (nodeUnreachable(error))
+      throw new SimulationUnavailableError("the chain node does not answer");
     return false;
   }
 }

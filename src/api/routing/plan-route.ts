@@ -30,6 +30,7 @@ import {
   type SimulationCall,
   SimulationUnavailableError,
   simulateCalls,
+  simulationUnavailable,
 } from "../chain/simulate.js";
 import { SlotNotFoundError, storageWord, type TokenSlotFinder } from "../chain/slots.js";
 import { ApiError } from "../errors";
@@ -153,6 +154,7 @@ async function inputOverrides(
     }
     return { [params.token]: { stateDiff } };
   } catch (error) {
+    if (error instanceof SimulationUnavailableError) throw simulationUnavailable(ctx.chain.id);
     if (error instanceof SlotNotFoundError) {
       throw new ApiError(
         422,
@@ -376,10 +378,7 @@ export async function planRoute(ctx: PlanRouteContext, req: RouteRequest): Promi
     });
   } catch (error) {
     if (error instanceof SimulationUnavailableError) {
-      throw new ApiError(
-        503,
-        `The RPC node of chain ${ctx.chain.id} did not answer the simulation. Retry shortly.`,
-      );
+      throw simulationUnavailable(ctx.chain.id);
     }
     throw error;
   }
