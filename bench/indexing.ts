@@ -11,15 +11,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { createPublicClient, createWalletClient, http, type PublicClient } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
-import { DevTokenAbi } from "../abis/generated/DevToken.js";
-import { SwapBurstAbi } from "../abis/generated/SwapBurst.js";
-import { UniswapV2PairAbi } from "../abis/UniswapV2Pair.js";
-import { loadArtifact } from "../contracts/build.js";
-import { DEVNET_DEPLOYER_KEY, startAnvil } from "../devnet/anvil.js";
+import { createPublicClient, http } from "viem";
+import { startAnvil } from "../devnet/anvil.js";
 import { writeDeployment } from "../devnet/deployment.js";
-import { amountForUsd, chainOf, deployWorld } from "../devnet/world.js";
+import { mineSwapBursts } from "../devnet/swap-bursts.js";
+import { deployWorld } from "../devnet/world.js";
 import { freePort } from "../test/harness/net.js";
 
 const root = resolve(import.meta.dirname, "..");
@@ -33,94 +29,19 @@ const { values } = parseArgs({
 });
 const targetEvents = Number(values.events);
 
-// Full blocks would otherwise compound the EIP-1559 base fee past what any account can pay.
+// Base fee 0: blocks full of bursts would otherwise compound it past what any account can pay.
 const anvil = await startAnvil({ port: await freePort(), baseFee: 0n });
 const dir = mkdtempSync(join(tmpdir(), "bench-indexing-"));
 try {
   const deployment = await deployWorld({ rpcUrl: anvil.url });
-  const chain = await chainOf(anvil.url);
-  const client = createPublicClient({ chain, transport: http(anvil.url) }) as PublicClient;
-  const wallet = createWalletClient({
-    chain,
-    transport: http(anvil.url),
-    account: privateKeyToAccount(DEVNET_DEPLOYER_KEY),
-  });
-  const send = async (request: Parameters<typeof wallet.writeContract>[0]) => {
-    const hash = await wallet.writeContract(request);
-    const receipt = await client
-      .waitForTransactionReceipt({ hash, pollingInterval: 5, timeout: 30_000 })
-      .catch(async (e) => {
-        const tx = await client.getTransaction({ hash }).catch(() => undefined);
-        const pool = await client
-          .request({ method: "txpool_status" as never })
-          .catch(() => undefined);
-        const block = await client.getBlock({ blockTag: "latest" });
-        console.error(
-          "STUCK",
-          JSON.stringify(
-            { tx, pool, gasLimit: block.gasLimit, baseFee: block.baseFeePerGas, n: block.number },
-            (_k, v) => (typeof v === "bigint" ? v.toString() : v),
-          ),
-        );
-        throw e;
-      });
-    if (receipt.status !== "success") throw new Error(`reverted: ${hash}`);
-    return receipt;
-  };
-
-  // Stablecoin and token pairs of DevTokens (mintable), so the burst contract can be funded.
-  const weth = deployment.weth.toLowerCase();
-  const pairs = [];
-  for (const pair of deployment.uniswapV2.pairs) {
-    const [t0, t1] = await Promise.all([
-      client.readContract({ address: pair, abi: UniswapV2PairAbi, functionName: "token0" }),
-      client.readContract({ address: pair, abi: UniswapV2PairAbi, functionName: "token1" }),
-    ]);
-    if (t0.toLowerCase() !== weth && t1.toLowerCase() !== weth) pairs.push({ pair, t0, t1 });
-  }
-  const burstArt = loadArtifact("SwapBurst");
-  const deployHash = await wallet.deployContract({
-    abi: SwapBurstAbi,
-    bytecode: burstArt.bytecode,
-    args: [],
-  });
-  const burst = (await client.waitForTransactionReceipt({ hash: deployHash })).contractAddress;
-  if (!burst) throw new Error("SwapBurst not deployed");
-  const byAddress = new Map(deployment.tokens.map((t) => [t.address.toLowerCase(), t]));
-  for (const { t0, t1 } of pairs) {
-    for (const t of [t0, t1]) {
-      const spec = byAddress.get(t.toLowerCase());
-      if (!spec) throw new Error(`unknown token ${t}`);
-      await send({
-        address: t,
-        abi: DevTokenAbi,
-        functionName: "mint",
-        args: [burst, amountForUsd(spec, 10_000_000)],
-        account: wallet.account,
-        chain,
-      });
-    }
-  }
-
   const genStart = Date.now();
-  let swaps = 0;
-  for (let i = 0; swaps < targetEvents; i++) {
-    const p = pairs[i % pairs.length];
-    if (!p) throw new Error("no pair");
-    const spec0 = byAddress.get(p.t0.toLowerCase());
-    const spec1 = byAddress.get(p.t1.toLowerCase());
-    if (!spec0 || !spec1) throw new Error("no token");
-    await send({
-      address: burst,
-      abi: SwapBurstAbi,
-      functionName: "burst",
-      args: [p.pair, amountForUsd(spec0, 100), amountForUsd(spec1, 100), BigInt(SWAPS_PER_TX)],
-      account: wallet.account,
-      chain,
-      gas: 29_000_000n,
-    });
-    swaps += SWAPS_PER_TX;
-  }
+  const swaps = await mineSwapBursts({
+    rpcUrl: anvil.url,
+    deployment,
+    swaps: targetEvents,
+    swapsPerTx: SWAPS_PER_TX,
+  });
+  const client = createPublicClient({ transport: http(anvil.url) });
   const head = await client.getBlockNumber({ cacheTime: 0 });
   console.error(
     `generated ${swaps} swaps in ${((Date.now() - genStart) / 1000).toFixed(1)} s; head block ${head}`,

@@ -80,6 +80,17 @@ export async function runActivity(
     if (!t) throw new Error(`unknown token ${address}`);
     return t;
   };
+  // eth_estimateGas can come out a little short of what the mined transaction needs (V3
+  // burns and mints ran out of gas with gasUsed equal to the estimate): send with headroom.
+  const gasFor = async (call: {
+    address: Address;
+    abi: readonly unknown[];
+    functionName: string;
+    args: unknown[];
+  }) => {
+    const estimate = await client.estimateContractGas({ ...call, account: me } as never);
+    return estimate + estimate / 4n;
+  };
   const send = async (
     address: Address,
     abi: readonly unknown[],
@@ -91,6 +102,7 @@ export async function runActivity(
       abi,
       functionName,
       args,
+      gas: await gasFor({ address, abi, functionName, args }),
       account: wallet.account ?? null,
       chain,
     } as never);
@@ -167,25 +179,30 @@ export async function runActivity(
       const lower = center - (1 + Math.floor(random() * 40)) * spacing;
       const upper = center + (1 + Math.floor(random() * 40)) * spacing;
       const value = usd();
-      const hash = await wallet.writeContract({
+      const args = [
+        {
+          token0: t0,
+          token1: t1,
+          fee,
+          tickLower: lower,
+          tickUpper: upper,
+          amount0Desired: amountForUsd(priced(t0), value),
+          amount1Desired: amountForUsd(priced(t1), value),
+          amount0Min: 0n,
+          amount1Min: 0n,
+          recipient: me,
+          deadline: maxUint256,
+        },
+      ];
+      const call = {
         address: d.uniswapV3.positionManager,
         abi: NonfungiblePositionManagerAbi,
         functionName: "mint",
-        args: [
-          {
-            token0: t0,
-            token1: t1,
-            fee,
-            tickLower: lower,
-            tickUpper: upper,
-            amount0Desired: amountForUsd(priced(t0), value),
-            amount1Desired: amountForUsd(priced(t1), value),
-            amount0Min: 0n,
-            amount1Min: 0n,
-            recipient: me,
-            deadline: maxUint256,
-          },
-        ],
+        args,
+      };
+      const hash = await wallet.writeContract({
+        ...call,
+        gas: await gasFor(call),
         account: wallet.account ?? null,
         chain,
       } as never);

@@ -33,6 +33,8 @@ export type AnvilParameters = {
   baseFee?: bigint;
   /** Forward anvil's own log to this process's stderr. */
   verbose?: boolean;
+  /** A state file (`anvil_dumpState`, unzipped) to start from: the chain continues from it. */
+  loadState?: string;
 };
 
 export type AnvilInstance = {
@@ -93,6 +95,7 @@ export async function startAnvil(params: AnvilParameters = {}): Promise<AnvilIns
   ];
   if (params.blockTime !== undefined) args.push("--block-time", String(params.blockTime));
   if (params.baseFee !== undefined) args.push("--block-base-fee-per-gas", String(params.baseFee));
+  if (params.loadState !== undefined) args.push("--load-state", params.loadState);
   const child = spawn(anvilBinaryPath(), args, {
     stdio: ["ignore", params.verbose ? "inherit" : "ignore", "inherit"],
   });

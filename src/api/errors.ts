@@ -50,6 +50,35 @@ export function errorBody(
   };
 }
 
+/** Postgres SQLSTATEs of a lost or refused connection: class 08 and the server shutting down. */
+const CONNECTION_SQLSTATE = /^(08...|57P0[123])$/;
+/** Socket errors of a database that is down or restarting. */
+const CONNECTION_ERRNO = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT"]);
+/** What node-postgres and its pool throw when the server goes away or never answers. */
+const CONNECTION_MESSAGE =
+  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/;
+
+/**
+ * The 503 for an error that says the database cannot be reached (down, restarting, refusing
+ * connections), looking through `cause`s; undefined for any other error.
+ */
+export function databaseUnavailable(error: unknown): ApiError | undefined {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    const lost =
+      (typeof code === "string" &&
+        (CONNECTION_SQLSTATE.test(code) || CONNECTION_ERRNO.has(code))) ||
+      CONNECTION_MESSAGE.test(e.message);
+    if (lost) {
+      return new ApiError(
+        503,
+        "The database is unreachable, so the request cannot be answered. Retry shortly.",
+      );
+    }
+  }
+  return undefined;
+}
+
 /** Hono `onError`: client errors as they are, anything else as an opaque 500 (logged). */
 export function handleError(error: Error, c: Context): Response {
   if (error instanceof ApiError) return c.json(error.toBody(), error.statusCode);

@@ -6,8 +6,7 @@ import { client, graphql } from "ponder";
 import packageJson from "../../package.json";
 import { servedChains } from "../../protocols/chains";
 import { rpcClient } from "./chain/clients";
-import { recordChainHead } from "./chain/head";
-import { ApiError, errorBody, handleError, handleNotFound } from "./errors";
+import { ApiError, databaseUnavailable, errorBody, handleError, handleNotFound } from "./errors";
 import { describeMiddleware, errorResponse } from "./openapi/registry";
 import { openApiRoutes } from "./openapi/routes";
 import { loadKeyRing, requireApiKey } from "./ops/auth";
@@ -58,9 +57,7 @@ const freshness = createFreshness({
   headBlock: async (chainName) => {
     const chain = servedChains().find((c) => c.name === chainName);
     if (!chain) throw new Error(`no RPC client for chain ${chainName}`);
-    const block = await rpcClient(chain).getBlockNumber({ cacheTime: 0 });
-    recordChainHead({ chainId: chain.id, block });
-    return block;
+    return await rpcClient(chain).getBlockNumber({ cacheTime: 0 });
   },
   snapshotBlock: snapshotBlockOf,
 });
@@ -169,6 +166,8 @@ app.all("*", handleNotFound);
 app.notFound(handleNotFound);
 app.onError((error, c) => {
   if (error instanceof ApiError) return handleError(error, c);
+  const unavailable = databaseUnavailable(error);
+  if (unavailable) return handleError(unavailable, c);
   const requestId = c.get("requestId");
   log("error", "unhandled error", { requestId, ...errorFields(error) });
   return c.json(

@@ -6,11 +6,14 @@ import {
   erc20Abi,
   type Hex,
   http,
+  maxUint256,
   type PublicClient,
   type WalletClient,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { DevTokenAbi } from "../../abis/generated/DevToken.js";
+import { UniswapV2PairAbi } from "../../abis/UniswapV2Pair.js";
+import { UniswapV2Router02Abi } from "../../abis/UniswapV2Router02.js";
 import { DEVNET_ACCOUNT_KEYS, DEVNET_DEPLOYER_KEY } from "../../devnet/anvil.js";
 import { devnetReceipt } from "../../devnet/receipts.js";
 import { amountForUsd, chainOf } from "../../devnet/world.js";
@@ -90,5 +93,43 @@ export async function devnetActors(service: ServiceInstance) {
       data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [spender, amount] }),
     });
 
-  return { client, deployer, token, vault, usd, user, balanceOf, send, fund, approve };
+  /**
+   * User 1 swaps 10^15 wei of the first V2 pair's token0 for token1 through Router02 (funded and
+   * approved first); resolves with the pair and the mined receipt.
+   */
+  const swapOnFirstV2Pair = async () => {
+    const pair = d.uniswapV2.pairs[0];
+    if (!pair) throw new Error("no V2 pair");
+    const [token0, token1] = await Promise.all([
+      client.readContract({ address: pair, abi: UniswapV2PairAbi, functionName: "token0" }),
+      client.readContract({ address: pair, abi: UniswapV2PairAbi, functionName: "token1" }),
+    ]);
+    const trader = user(1);
+    const amountIn = 10n ** 15n;
+    await fund(trader.account.address, token0, amountIn);
+    await approve(trader, token0, d.uniswapV2.router02, amountIn);
+    const receipt = await send(trader, {
+      to: d.uniswapV2.router02,
+      data: encodeFunctionData({
+        abi: UniswapV2Router02Abi,
+        functionName: "swapExactTokensForTokens",
+        args: [amountIn, 0n, [token0, token1], trader.account.address, maxUint256],
+      }),
+    });
+    return { pair, receipt };
+  };
+
+  return {
+    client,
+    deployer,
+    token,
+    vault,
+    usd,
+    user,
+    balanceOf,
+    send,
+    fund,
+    approve,
+    swapOnFirstV2Pair,
+  };
 }

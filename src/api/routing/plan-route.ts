@@ -54,8 +54,6 @@ export type PlanRouteContext = {
   gasPriceWei: bigint;
   /** USD stablecoins of the chain, for price impact. */
   stablecoins: Address[];
-  /** Block to simulate on top of; default the node's latest. */
-  blockNumber?: bigint;
 };
 
 export type RouteStep = {
@@ -368,7 +366,6 @@ export async function planRoute(ctx: PlanRouteContext, req: RouteRequest): Promi
   let simulation: Awaited<ReturnType<typeof simulateCalls>>;
   try {
     simulation = await simulateCalls(ctx.client, {
-      blockNumber: ctx.blockNumber,
       calls: [
         balanceCall(contracts, outToken, receiver),
         { from: tx.from, to: tx.to, data: tx.data, value: tx.value },

@@ -2,7 +2,6 @@ import { Hono } from "hono";
 import type { PublicClient } from "viem";
 import { type ChainSetup, servedChains } from "../../../protocols/chains";
 import { rpcClient } from "../chain/clients";
-import { recentChainHead } from "../chain/head";
 import { TokenSlotFinder } from "../chain/slots";
 import { ApiError } from "../errors";
 import { describeEndpoint, errorResponse } from "../openapi/registry";
@@ -66,20 +65,6 @@ export async function gasPrice(chain: ChainSetup, client: PublicClient): Promise
   }
 }
 
-/** How old a head read by the freshness guard may be for a simulation to start from it (ms). */
-const HEAD_MAX_AGE_MS = 500;
-
-/**
- * The block a route is simulated on: the head the freshness guard has just read (no second
- * round trip to the node), never below the block the routing graph reflects; undefined (the
- * node's latest) when no recent head is known.
- */
-function simulationBase(chainId: number, graphBlock: bigint): bigint | undefined {
-  const head = recentChainHead({ chainId, maxAgeMs: HEAD_MAX_AGE_MS });
-  if (head === undefined) return undefined;
-  return head > graphBlock ? head : graphBlock;
-}
-
 describeEndpoint({
   method: "get",
   path: "/v1/shortcuts/route",
@@ -124,7 +109,6 @@ export const shortcuts = new Hono().get("/route", async (c) => {
       slots: slotFinder(chain, client),
       gasPriceWei: await gasPrice(chain, client),
       stablecoins: chain.stablecoins.map((a) => a.toLowerCase() as `0x${string}`),
-      blockNumber: simulationBase(chain.id, graph.blockNumber),
     },
     req,
   );

@@ -1,0 +1,186 @@
+/**
+ * A devnet chain and Ponder processes on it, started and killed one by one: what fault tests
+ * need and `startService` (one chain, one process, one database) does not give them.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import pg from "pg";
+import type { AnvilInstance } from "../../devnet/anvil.js";
+import { startAnvil } from "../../devnet/anvil.js";
+import { type Deployment, writeDeployment } from "../../devnet/deployment.js";
+import { deployWorld } from "../../devnet/world.js";
+import { freePort } from "./net.js";
+
+const root = resolve(import.meta.dirname, "../..");
+
+export type DevnetChain = {
+  anvil: AnvilInstance;
+  deployment: Deployment;
+  /** Environment every Ponder process of this chain runs with (no database chosen yet). */
+  env: NodeJS.ProcessEnv;
+  /** Stops the node and deletes the deployment file. */
+  stop: () => Promise<void>;
+};
+
+/** A fresh anvil (base fee 0, so full blocks stay affordable) with the devnet world deployed. */
+export async function startDevnetChain(params: { chainId: number }): Promise<DevnetChain> {
+  const anvil = await startAnvil({ port: await freePort(), chainId: params.chainId, baseFee: 0n });
+  const dir = mkdtempSync(join(tmpdir(), "devnet-chain-"));
+  try {
+    const deployment = await deployWorld({ rpcUrl: anvil.url });
+    const deploymentFile = join(dir, "deployment.json");
+    writeDeployment(deployment, deploymentFile);
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      RPC_URL: anvil.url,
+      DEVNET_DEPLOYMENT: deploymentFile,
+      PONDER_TELEMETRY_DISABLED: "true",
+    };
+    delete env.DATABASE_URL;
+    return {
+      anvil,
+      deployment,
+      env,
+      stop: async () => {
+        await anvil.stop();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    await anvil.stop();
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+export type PonderProcess = {
+  url: string;
+  process: ChildProcess;
+  /** Resolves once the process has exited (by itself or killed). */
+  exited: Promise<void>;
+  output: () => string;
+  /** SIGTERM (unless it has exited already), then waits for the exit. */
+  stop: () => Promise<void>;
+};
+
+export type SpawnPonderParameters = {
+  command: "start" | "serve";
+  chain: DevnetChain;
+  databaseUrl: string;
+  schema: string;
+  /** Ponder's log level; `info` shows crash recovery and backfill progress. Default `warn`. */
+  logLevel?: "warn" | "info";
+  env?: Record<string, string>;
+};
+
+/** Spawns `ponder start|serve` on a free port; does not wait for anything. */
+export async function spawnPonder(params: SpawnPonderParameters): Promise<PonderProcess> {
+  const port = await freePort();
+  const logLevel = params.logLevel ?? "warn";
+  const env: NodeJS.ProcessEnv = {
+    ...params.chain.env,
+    DATABASE_URL: params.databaseUrl,
+    PONDER_LOG_LEVEL: logLevel,
+    ...params.env,
+  };
+  let log = "";
+  const child = spawn(
+    join(root, "node_modules/.bin/ponder"),
+    [params.command, "--port", String(port), "--schema", params.schema, "--log-level", logLevel],
+    { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  child.stdout?.on("data", (d: Buffer) => {
+    log += d.toString();
+  });
+  child.stderr?.on("data", (d: Buffer) => {
+    log += d.toString();
+  });
+  const exited = new Promise<void>((r) => child.once("exit", () => r()));
+  return {
+    url: `http://127.0.0.1:${port}`,
+    process: child,
+    exited,
+    output: () => log,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+/**
+ * Polls `check` every `pollMs` (default 50) until it holds; fails with the process's output
+ * after `timeoutMs`, as soon as `process` exits, or with the error `check` throws.
+ */
+export async function waitUntil(
+  what: string,
+  check: () => Promise<boolean>,
+  params: { timeoutMs: number; output?: () => string; process?: ChildProcess; pollMs?: number },
+): Promise<void> {
+  const deadline = Date.now() + params.timeoutMs;
+  while (!(await check())) {
+    const exited = params.process && params.process.exitCode !== null;
+    if (exited || Date.now() > deadline) {
+      const why = exited
+        ? `: the process exited (${params.process?.exitCode})`
+        : ` within ${params.timeoutMs} ms`;
+      const output = params.output ? `; output:\n${params.output()}` : "";
+      throw new Error(`${what}${why}${output}`);
+    }
+    await new Promise((r) => setTimeout(r, params.pollMs ?? 50));
+  }
+}
+
+/**
+ * The block Ponder's `_ponder_checkpoint` of `schema` holds for the chain (0 when none yet),
+ * through `db` (a connection string, or a connected client for fast polling).
+ */
+export async function checkpointBlock(db: string | pg.Client, schema: string): Promise<bigint> {
+  const client = typeof db === "string" ? new pg.Client({ connectionString: db }) : db;
+  if (typeof db === "string") await client.connect();
+  try {
+    const { rows } = await client.query<{ latest_checkpoint: string }>(
+      `select latest_checkpoint from "${schema}"."_ponder_checkpoint"`,
+    );
+    const checkpoint = rows[0]?.latest_checkpoint;
+    // Ponder's checkpoint: timestamp (10 digits), chain id (16), block number (16), ...
+    return checkpoint === undefined ? 0n : BigInt(checkpoint.slice(26, 42));
+  } catch (error) {
+    // The table appears once the instance has prepared its schema.
+    if ((error as { code?: string }).code === "42P01") return 0n;
+    throw error;
+  } finally {
+    if (typeof db === "string") await client.end();
+  }
+}
+
+/** Resolves once `ponder` answers `/ready` 200 and its checkpoint has reached `block`. */
+export async function waitForBlock(
+  ponder: PonderProcess,
+  params: { databaseUrl: string; schema: string; block: bigint; timeoutMs: number },
+): Promise<void> {
+  await waitUntil(
+    `${params.schema} did not reach block ${params.block}`,
+    async () => {
+      const ready = await fetch(`${ponder.url}/ready`).then(
+        (r) => r.status === 200,
+        () => false,
+      );
+      return ready && (await checkpointBlock(params.databaseUrl, params.schema)) >= params.block;
+    },
+    { timeoutMs: params.timeoutMs, output: ponder.output, process: ponder.process },
+  );
+}
+
+/** Drops `schema` (and what is in it) from the database at `databaseUrl`. */
+export async function dropSchema(databaseUrl: string, schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await client.end();
+  }
+}
