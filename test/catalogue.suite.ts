@@ -21,6 +21,7 @@ import { runActivity } from "../devnet/activity.js";
 import { DEVNET_DEPLOYER_KEY } from "../devnet/anvil.js";
 import { amountForUsd, chainOf } from "../devnet/world.js";
 import { NATIVE_TOKEN_ADDRESS } from "../protocols/native.js";
+import { expectIndexMatchesChain } from "./harness/indexed-state.js";
 import {
   graphqlQuery,
   type ServiceInstance,
@@ -696,107 +697,7 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
       await client.request({ method: "anvil_mine" as never, params: ["0x1a"] as never });
       const head = await client.getBlockNumber({ cacheTime: 0 });
       await waitForIndexedBlock(service, head);
-      const at = { blockNumber: head };
-
-      const pairs = await graphqlQuery<{
-        v2Pairs: {
-          items: { address: Address; reserve0: string; reserve1: string; totalSupply: string }[];
-        };
-      }>(service, `{ v2Pairs(limit: 1000) { items { address reserve0 reserve1 totalSupply } } }`);
-      expect(pairs.v2Pairs.items).toHaveLength(d.uniswapV2.pairs.length);
-      for (const row of pairs.v2Pairs.items) {
-        const [r0, r1] = await client.readContract({
-          address: row.address,
-          abi: UniswapV2PairAbi,
-          functionName: "getReserves",
-          ...at,
-        });
-        const supply = await client.readContract({
-          address: row.address,
-          abi: UniswapV2PairAbi,
-          functionName: "totalSupply",
-          ...at,
-        });
-        expect(row).toEqual({
-          address: row.address,
-          reserve0: r0.toString(),
-          reserve1: r1.toString(),
-          totalSupply: supply.toString(),
-        });
-      }
-
-      const pools = await graphqlQuery<{
-        v3Pools: {
-          items: { address: Address; sqrtPriceX96: string; tick: number; liquidity: string }[];
-        };
-      }>(service, `{ v3Pools(limit: 1000) { items { address sqrtPriceX96 tick liquidity } } }`);
-      expect(pools.v3Pools.items).toHaveLength(d.uniswapV3.pools.length);
-      for (const row of pools.v3Pools.items) {
-        const slot0 = await client.readContract({
-          address: row.address,
-          abi: UniswapV3PoolAbi,
-          functionName: "slot0",
-          ...at,
-        });
-        const liquidity = await client.readContract({
-          address: row.address,
-          abi: UniswapV3PoolAbi,
-          functionName: "liquidity",
-          ...at,
-        });
-        expect(row).toEqual({
-          address: row.address,
-          sqrtPriceX96: slot0[0].toString(),
-          tick: slot0[1],
-          liquidity: liquidity.toString(),
-        });
-      }
-
-      const ticks = await graphqlQuery<{
-        v3Ticks: {
-          items: { pool: Address; tick: number; liquidityGross: string; liquidityNet: string }[];
-        };
-      }>(service, `{ v3Ticks(limit: 1000) { items { pool tick liquidityGross liquidityNet } } }`);
-      expect(ticks.v3Ticks.items.length).toBeGreaterThan(30);
-      for (const row of ticks.v3Ticks.items) {
-        const [gross, net] = await client.readContract({
-          address: row.pool,
-          abi: UniswapV3PoolAbi,
-          functionName: "ticks",
-          args: [row.tick],
-          ...at,
-        });
-        expect(row).toEqual({
-          pool: row.pool,
-          tick: row.tick,
-          liquidityGross: gross.toString(),
-          liquidityNet: net.toString(),
-        });
-      }
-
-      const vaults = await graphqlQuery<{
-        vaults: { items: { address: Address; totalAssets: string; totalSupply: string }[] };
-      }>(service, `{ vaults(limit: 100) { items { address totalAssets totalSupply } } }`);
-      expect(vaults.vaults.items).toHaveLength(d.vaults.length);
-      for (const row of vaults.vaults.items) {
-        const assets = await client.readContract({
-          address: row.address,
-          abi: DevVaultAbi,
-          functionName: "totalAssets",
-          ...at,
-        });
-        const supply = await client.readContract({
-          address: row.address,
-          abi: DevVaultAbi,
-          functionName: "totalSupply",
-          ...at,
-        });
-        expect(row).toEqual({
-          address: row.address,
-          totalAssets: assets.toString(),
-          totalSupply: supply.toString(),
-        });
-      }
+      await expectIndexMatchesChain(service, client, head);
     });
 
     test("addresses come back checksummed", async () => {

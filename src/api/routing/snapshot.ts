@@ -2,10 +2,19 @@
  * The in-memory routing graph of every indexed chain, built from the indexed tables at start-up
  * and kept current by reading only the rows updated since the block last seen, so that a
  * request never scans the tables. Each graph knows the block it reflects.
+ *
+ * Reorgs: Ponder reverts the rows written in reorged blocks without moving its checkpoint back
+ * (it only writes the checkpoint when it indexes a block), and the replacement blocks can reach
+ * the same height or beyond, so neither the checkpoint nor `updatedBlock` shows that rows went
+ * back. Ponder's undo log does: for every row written in a block not yet final it keeps one entry
+ * per write, numbered in write order from one sequence, in `_reorg__<table>`; a reorg deletes the
+ * newest entries, finality the oldest. A snapshot remembers the newest entry when it loaded: once
+ * that entry is gone the snapshot may hold reverted rows and is rebuilt. Entries newer than the
+ * last refresh say from which block on rows were written, replacement blocks included.
  */
 import { db } from "ponder:api";
 import { token, v2Pair, v3Pool, v3Tick, vault } from "ponder:schema";
-import { and, asc, eq, gt, inArray } from "ponder";
+import { and, asc, eq, gt, inArray, sql } from "ponder";
 import { type ChainSetup, indexedChains } from "../../../protocols/chains";
 import { setSnapshotBlock } from "../ops/metrics";
 import { indexedBlocks } from "../readiness";
@@ -16,7 +25,17 @@ import type { Address, V3Tick } from "./types";
 /** How often the snapshot reads new rows (ms). */
 const REFRESH_INTERVAL_MS = Number(process.env.SNAPSHOT_REFRESH_MS ?? 200);
 
-type ChainSnapshot = { chain: ChainSetup; graph: RoutingGraph; lastBlock: bigint };
+type ChainSnapshot = {
+  chain: ChainSetup;
+  graph: RoutingGraph;
+  lastBlock: bigint;
+  /** Newest undo-log entry before the last refresh read rows: later ones are not applied yet. */
+  seenOperation: number;
+  /** Newest undo-log entry after the last refresh read rows: gone means rows were reverted. */
+  keptOperation: number | undefined;
+  /** Counts the refreshes that changed the graph (part of `snapshotVersion`). */
+  updates: number;
+};
 
 const snapshots = new Map<number, ChainSnapshot>();
 let refreshing: Promise<void> | undefined;
@@ -138,7 +157,55 @@ function newSnapshot(chain: ChainSetup): ChainSnapshot {
   const graph = new RoutingGraph();
   if (chain.weth)
     graph.upsertPool({ kind: "wrap", protocol: "wrapped-native", address: lower(chain.weth) });
-  return { chain, graph, lastBlock: -1n };
+  return { chain, graph, lastBlock: -1n, seenOperation: 0, keptOperation: undefined, updates: 0 };
+}
+
+/** Ponder's undo-log tables of the tables the snapshot reads (`_reorg__` + table name). */
+const UNDO_LOG = ["token", "v2_pair", "v3_pool", "v3_tick", "vault"].map((t) => `"_reorg__${t}"`);
+/** Where a checkpoint holds its block number (after 10 digits of timestamp, 16 of chain id). */
+const CHECKPOINT_BLOCK = "substring(checkpoint, 27, 16)::numeric";
+
+/** The newest entry of the undo log (0 when it is empty). */
+async function newestOperation(): Promise<number> {
+  const union = UNDO_LOG.map((t) => `select max(operation_id) as id from ${t}`).join(" union all ");
+  const result = await db.execute(sql.raw(`select max(id) as id from (${union}) as newest`));
+  const row = (result as unknown as { rows: { id: number | string | null }[] }).rows[0];
+  return Number(row?.id ?? 0);
+}
+
+/**
+ * Whether the entry `kept` is still in the undo log, and the lowest block of the chain's entries
+ * newer than `seen` (undefined when there are none).
+ */
+async function undoLogSince(
+  chainId: number,
+  kept: number | undefined,
+  seen: number,
+): Promise<{ kept: boolean; firstBlock: bigint | undefined }> {
+  const keptUnion = UNDO_LOG.map(
+    (t) => `select operation_id from ${t} where operation_id = ${kept ?? 0}`,
+  ).join(" union all ");
+  const newUnion = UNDO_LOG.map(
+    (t) =>
+      `select ${CHECKPOINT_BLOCK} as block from ${t} where operation_id > ${seen} and substring(checkpoint, 11, 16)::numeric = ${chainId}`,
+  ).join(" union all ");
+  const result = await db.execute(
+    sql.raw(
+      `select (select count(*) from (${keptUnion}) as k) as kept, (select min(block) from (${newUnion}) as n) as first_block`,
+    ),
+  );
+  const row = (
+    result as unknown as {
+      rows: { kept: number | string; first_block: number | string | null }[];
+    }
+  ).rows[0];
+  return {
+    kept: kept === undefined || Number(row?.kept ?? 0) > 0,
+    firstBlock:
+      row?.first_block === null || row?.first_block === undefined
+        ? undefined
+        : BigInt(row.first_block),
+  };
 }
 
 /** Reads what changed since the last refresh, for every chain; one refresh at a time. */
@@ -150,15 +217,27 @@ export function refreshSnapshots(): Promise<void> {
         const chain = chains.get(progress.chainId);
         if (!chain) continue;
         let s = snapshots.get(chain.id);
-        // The index moved backwards (a reorg): rows may have been reverted, so start over.
-        if (!s || progress.indexedBlock < s.lastBlock) {
-          s = newSnapshot(chain);
+        const seen = await newestOperation();
+        const undo = s ? await undoLogSince(chain.id, s.keptOperation, s.seenOperation) : undefined;
+        // The index moved backwards, or rows the snapshot read were reverted (a reorg): start over.
+        if (!s || !undo || progress.indexedBlock < s.lastBlock || !undo.kept) {
+          s = { ...newSnapshot(chain), updates: (s?.updates ?? 0) + 1 };
           await applyUpdates(s, -1n);
+        } else if (undo.firstBlock !== undefined && undo.firstBlock <= s.lastBlock) {
+          // Blocks that replaced reorged ones wrote rows at or below the block last seen.
+          await applyUpdates(s, undo.firstBlock - 1n);
+          s.updates++;
         } else if (progress.indexedBlock > s.lastBlock) {
           await applyUpdates(s, s.lastBlock);
+          s.updates++;
         } else {
           continue;
         }
+        s.seenOperation = seen;
+        // The log shrank while rows were read: a reorg may have reverted some midway, so the
+        // next refresh starts over (-1 is never an entry).
+        const kept = await newestOperation();
+        s.keptOperation = kept < seen ? -1 : kept || undefined;
         s.lastBlock = progress.indexedBlock;
         s.graph.blockNumber = progress.indexedBlock;
         // Reprice here, off the request path (the first search after many changes would).
@@ -198,7 +277,7 @@ export async function routingGraph(chainId: number): Promise<RoutingGraph | unde
  */
 export function snapshotVersion(): string | undefined {
   if (snapshots.size === 0) return undefined;
-  return [...snapshots.values()].map((s) => `${s.chain.id}:${s.lastBlock}`).join(",");
+  return [...snapshots.values()].map((s) => `${s.chain.id}:${s.lastBlock}:${s.updates}`).join(",");
 }
 
 /** Called with (chainId, block) each time a chain's snapshot advances. */
