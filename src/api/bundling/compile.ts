@@ -129,7 +129,9 @@ export function compileBundle(params: CompileBundleParameters): CompiledBundle {
         `${where}.protocol: unknown protocol "${action.protocol}"; known protocols and actions: ${listing()}.`,
       );
     }
-    const spec = protocolActions(protocol)[action.action];
+    // Own keys only: names such as `constructor` or `__proto__` are not actions.
+    const known = protocolActions(protocol);
+    const spec = Object.hasOwn(known, action.action) ? known[action.action] : undefined;
     if (!spec) {
       throw new ApiError(
         400,

@@ -50,6 +50,12 @@ export function requestContext(params: { logRequests: boolean }) {
       await next();
     } finally {
       c.res.headers.set("X-Request-Id", requestId);
+      // A body left unread (the request was refused before its handler read it: 413, a bad
+      // query, 401, 429, 503) makes the Node adapter destroy the socket just after the answer;
+      // a client reusing the connection would see its next request reset. Close it cleanly.
+      const incoming = c.env?.incoming;
+      if (incoming && !incoming.readableEnded && c.req.method !== "GET" && c.req.method !== "HEAD")
+        c.res.headers.set("Connection", "close");
       const seconds = (performance.now() - started) / 1000;
       const labels = {
         method: c.req.method,

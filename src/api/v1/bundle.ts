@@ -6,7 +6,6 @@ import { planBundle } from "../bundling/plan-bundle";
 import { ApiError } from "../errors";
 import { describeEndpoint, errorResponse } from "../openapi/registry";
 import { parseQuery } from "../query";
-import { indexCaughtUp } from "../readiness";
 import { routingGraph } from "../routing/snapshot";
 import { addressParam, positiveIntParam } from "../schemas";
 import { chainClient, gasPrice, resolveChain, slotFinder } from "./route";
@@ -14,6 +13,24 @@ import { bundleAnswerSchema, bundleBodySchema } from "./shortcuts-schemas";
 
 /** Largest bundle body accepted, in bytes. */
 export const MAX_BUNDLE_BODY_BYTES = 256 * 1024;
+
+/**
+ * Deepest nesting of arrays and objects accepted in a bundle body (real bundles stay under 10).
+ * The compiler walks arguments recursively; 256 KiB of `[` would otherwise overflow the stack.
+ */
+export const MAX_BUNDLE_BODY_DEPTH = 64;
+
+/** Whether `value` nests arrays and objects deeper than `limit`; iterative, for any depth. */
+function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const pending: [unknown, number][] = [[value, 0]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [item, depth] = next;
+    if (item === null || typeof item !== "object") continue;
+    if (depth + 1 > limit) return true;
+    for (const child of Object.values(item)) pending.push([child, depth + 1]);
+  }
+  return false;
+}
 
 /** The query of `POST /v1/shortcuts/bundle` (SPEC 4.2). */
 export const bundleQuerySchema = z.object({
@@ -44,7 +61,7 @@ describeEndpoint({
       schema: bundleAnswerSchema,
     },
     400: errorResponse(
-      "The query or an action is malformed; the message names `actions[i].args.field`.",
+      `The query or an action is malformed (the message names \`actions[i].args.field\`), the bundle has more than ${MAX_BUNDLE_ACTIONS} actions, or the body nests deeper than ${MAX_BUNDLE_BODY_DEPTH} levels.`,
     ),
     404: errorResponse("A route action names a token no indexed pool or vault holds."),
     413: errorResponse(`The body is larger than ${MAX_BUNDLE_BODY_BYTES} bytes.`),
@@ -64,6 +81,9 @@ export const bundle = new Hono().post(
     },
   }),
   async (c) => {
+    // Read the body before anything can refuse the request: an unread body makes the Node
+    // adapter drop the connection, resetting a client's next request on it.
+    const text = await c.req.text();
     const q = parseQuery(
       c.req.url,
       { scalars: ["fromAddress", "chainId", "routingStrategy", "receiver", "spender"] },
@@ -71,7 +91,7 @@ export const bundle = new Hono().post(
     );
     let body: unknown;
     try {
-      body = JSON.parse(await c.req.text());
+      body = JSON.parse(text);
     } catch {
       throw new ApiError(400, "The request body is not valid JSON: send a JSON array of actions.");
     }
@@ -87,9 +107,13 @@ export const bundle = new Hono().post(
         `The bundle has ${body.length} actions; at most ${MAX_BUNDLE_ACTIONS} are accepted.`,
       );
     }
+    if (nestsDeeperThan(body, MAX_BUNDLE_BODY_DEPTH)) {
+      throw new ApiError(
+        400,
+        `The request body nests arrays and objects deeper than ${MAX_BUNDLE_BODY_DEPTH} levels.`,
+      );
+    }
     const chain = resolveChain(q.chainId);
-    const ready = await indexCaughtUp();
-    if (!ready.ok) throw new ApiError(503, ready.reason);
     const client = chainClient(chain);
     const graph = await routingGraph(chain.id);
     if (!graph)

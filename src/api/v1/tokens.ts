@@ -1,6 +1,6 @@
 import { db } from "ponder:api";
 import { token } from "ponder:schema";
-import { arrayContains, type SQL } from "drizzle-orm";
+import { arrayContains, type SQL, sql } from "drizzle-orm";
 import { Hono } from "hono";
 import { and, asc, count, eq } from "ponder";
 import { z } from "zod";
@@ -13,6 +13,9 @@ import { addressParam, formatAddress, positiveIntParam } from "../schemas";
 
 /** SPEC 2.2: the token list is served in pages of 1000. */
 export const TOKENS_PER_PAGE = 1000;
+
+/** Chain ids are stored as 4-byte integers: a larger id matches no token and must not reach SQL. */
+const MAX_STORED_CHAIN_ID = 2_147_483_647;
 
 /** The query of `GET /v1/tokens` (SPEC 4.1); also the source of its OpenAPI parameters. */
 export const tokensQuery = z.object({
@@ -140,7 +143,8 @@ export const tokens = new Hono().get("/", async (c) => {
   }
   const primary = q.primaryAddress ?? q.primayAddress;
   const conditions: SQL[] = [];
-  if (q.chainId !== undefined) conditions.push(eq(token.chainId, q.chainId));
+  if (q.chainId !== undefined)
+    conditions.push(q.chainId > MAX_STORED_CHAIN_ID ? sql`false` : eq(token.chainId, q.chainId));
   if (q.address) conditions.push(eq(token.address, q.address));
   if (q.protocolSlug) conditions.push(eq(token.protocolSlug, q.protocolSlug));
   if (q.type)

@@ -1,0 +1,389 @@
+/**
+ * Hostile input against every endpoint of a fresh devnet service: fast-check generates
+ * near-valid and adversarial requests (test/reliability/fuzz-requests.ts) and every answer must
+ * be a documented status (never a 5xx), JSON, and — when an error — exactly
+ * `{ statusCode, error, message, details? }`. Afterwards the service still answers. Also the
+ * exact answers at the request limits: the 256 KiB body, the 32-action bundle, the 64-level
+ * nesting, and regressions for what fuzzing found.
+ *
+ * FUZZ_RUNS sets the cases per endpoint (default 300; `bench/fuzz.ts` runs the nightly size);
+ * FUZZ_SEED replays the run whose seed a failure printed.
+ */
+import { Agent, request as httpRequest } from "node:http";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { type ServiceInstance, startService } from "../harness/service.js";
+import {
+  answerProblems,
+  BUNDLE_ACTION_LIMIT,
+  BUNDLE_BODY_LIMIT_BYTES,
+  BUNDLE_DEPTH_LIMIT,
+  describeRequest,
+  ENDPOINTS,
+  type Endpoint,
+  type FuzzRequest,
+  fuzzRequests,
+  fuzzWorld,
+  knownGoodRequests,
+  paddedBody,
+  sendFuzzRequest,
+} from "./fuzz-requests.js";
+
+const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
+const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
+const FROM = "0x00000000000000000000000000000000000a11ce";
+const WRAP = { protocol: "wrapped-native", action: "deposit", args: { amountIn: "1000" } };
+
+type Answer = { status: number; connection: string | undefined; body: unknown };
+
+const bad = (message: string) => ({
+  status: 400,
+  body: { statusCode: 400, error: "Bad Request", message },
+});
+
+/** POSTs `body` with a chunked transfer encoding (no Content-Length), in 64 KiB chunks. */
+function postChunked(url: string, body: string, agent?: Agent): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    let answered = false;
+    const req = httpRequest(
+      url,
+      {
+        method: "POST",
+        agent,
+        headers: { "content-type": "application/json", "transfer-encoding": "chunked" },
+      },
+      (res) => {
+        answered = true;
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (d: string) => {
+          text += d;
+        });
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            connection: res.headers.connection,
+            body: JSON.parse(text),
+          }),
+        );
+      },
+    );
+    // Writing the rest of a refused body fails once the server closes: the answer is what counts.
+    req.on("error", (error) => {
+      if (!answered) reject(error);
+    });
+    for (let at = 0; at < body.length; at += 65_536) req.write(body.slice(at, at + 65_536));
+    req.end();
+  });
+}
+
+/** POSTs with a Content-Length through `agent` (one keep-alive socket, to see it reused). */
+function postWithLength(url: string, body: string, agent: Agent): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      url,
+      {
+        method: "POST",
+        agent,
+        headers: {
+          "content-type": "application/json",
+          "content-length": String(Buffer.byteLength(body)),
+        },
+      },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (d: string) => {
+          text += d;
+        });
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            connection: res.headers.connection,
+            body: JSON.parse(text),
+          }),
+        );
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+describe("the answer checks", () => {
+  const request: FuzzRequest = {
+    endpoint: "bundle",
+    method: "POST",
+    target: "/v1/shortcuts/bundle",
+    kind: "check",
+  };
+  const json = "application/json";
+  const error = (status: number, body: unknown) => ({
+    status,
+    contentType: json,
+    text: JSON.stringify(body),
+  });
+
+  test("accept a well-formed error and success, and flag everything else", () => {
+    expect(
+      answerProblems(request, error(400, { statusCode: 400, error: "Bad Request", message: "x" })),
+    ).toEqual([]);
+    expect(
+      answerProblems(
+        request,
+        error(422, { statusCode: 422, error: "Unprocessable Entity", message: "x", details: {} }),
+      ),
+    ).toEqual([]);
+    expect(
+      answerProblems(request, error(200, { bundle: [], tx: {}, gas: "1", amountsOut: {} })),
+    ).toEqual([]);
+    expect(
+      answerProblems(
+        request,
+        error(500, { statusCode: 500, error: "Internal Server Error", message: "x" }),
+      ),
+    ).toEqual(["status 500 is a server error", "error Internal Server Error is not undefined"]);
+    expect(
+      answerProblems(request, { status: 400, contentType: "text/plain", text: "Bad Request" }),
+    ).toEqual(["content-type text/plain is not JSON", "body is not JSON: Bad Request"]);
+    expect(
+      answerProblems(
+        request,
+        error(400, { statusCode: 404, error: "Bad Request", message: "", extra: 1 }),
+      ),
+    ).toEqual([
+      "error body keys are error,extra,message,statusCode",
+      "statusCode 404 differs from status 400",
+      "message is not a non-empty string",
+    ]);
+    expect(
+      answerProblems(request, error(401, { statusCode: 401, error: "Unauthorized", message: "x" })),
+    ).toEqual([
+      "status 401 is not one of 200, 400, 404, 413, 422",
+      "error Unauthorized is not undefined",
+    ]);
+    expect(
+      answerProblems(
+        request,
+        error(400, { statusCode: 400, error: "Bad Request", message: "x", details: [1] }),
+      ),
+    ).toEqual(["details is not an object"]);
+    expect(answerProblems(request, error(200, []))).toEqual([
+      "success body has the wrong shape: []",
+    ]);
+    expect(
+      answerProblems(
+        { ...request, method: "PUT" },
+        error(400, { statusCode: 400, error: "Bad Request", message: "x" }),
+      ),
+    ).toEqual(["status 400 is not one of 404"]);
+  });
+});
+
+describe("hostile requests against the devnet service", () => {
+  let service: ServiceInstance;
+  let arbitraries: Record<Endpoint, fc.Arbitrary<FuzzRequest>>;
+  const bundleUrl = (query = `fromAddress=${FROM}`) =>
+    `${service.url}/v1/shortcuts/bundle?${query}`;
+  const post = async (body: string, query?: string): Promise<Answer> => {
+    const res = await fetch(bundleUrl(query), {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+    });
+    return {
+      status: res.status,
+      connection: res.headers.get("connection") ?? undefined,
+      body: await res.json(),
+    };
+  };
+  const statusAndBody = ({ status, body }: Answer) => ({ status, body });
+
+  beforeAll(async () => {
+    service = await startService({ database: "pglite" });
+    arbitraries = fuzzRequests(fuzzWorld(service.deployment));
+  });
+
+  afterAll(async () => {
+    // Also checks every recorded answer against the OpenAPI document.
+    await service?.stop();
+  });
+
+  for (const endpoint of ENDPOINTS) {
+    test(`${endpoint}: ${RUNS} fuzzed requests get a documented JSON answer, never a 5xx`, async () => {
+      await fc.assert(
+        fc.asyncProperty(arbitraries[endpoint], async (request) => {
+          const answer = await sendFuzzRequest(service.url, request);
+          const problems = answerProblems(request, answer);
+          if (problems.length > 0) {
+            throw new Error(
+              `${problems.join("; ")}\n${describeRequest(request)}\nanswer ${answer.status}: ${answer.text.slice(0, 500)}`,
+            );
+          }
+        }),
+        { numRuns: RUNS, seed: SEED },
+      );
+    }, 120_000);
+  }
+
+  test(`a bundle body of exactly ${BUNDLE_BODY_LIMIT_BYTES} bytes is taken; one byte more, 1 MiB, or chunked beyond the limit is a 413`, async () => {
+    const json = JSON.stringify([WRAP]);
+    const plain = await post(json);
+    expect(plain.status).toBe(200);
+    expect(statusAndBody(await post(paddedBody(json, BUNDLE_BODY_LIMIT_BYTES)))).toEqual(
+      statusAndBody(plain),
+    );
+    expect(
+      statusAndBody(await postChunked(bundleUrl(), paddedBody(json, BUNDLE_BODY_LIMIT_BYTES))),
+    ).toEqual(statusAndBody(plain));
+    const tooLarge = {
+      status: 413,
+      connection: "close",
+      body: {
+        statusCode: 413,
+        error: "Payload Too Large",
+        message: "The request body is larger than 262144 bytes.",
+      },
+    };
+    expect(await post(paddedBody(json, BUNDLE_BODY_LIMIT_BYTES + 1))).toEqual(tooLarge);
+    expect(await post(paddedBody(json, 1 << 20))).toEqual(tooLarge);
+    expect(await postChunked(bundleUrl(), paddedBody(json, BUNDLE_BODY_LIMIT_BYTES + 1))).toEqual(
+      tooLarge,
+    );
+    expect(await postChunked(bundleUrl(), paddedBody(json, 1 << 20))).toEqual(tooLarge);
+  });
+
+  test(`a bundle of ${BUNDLE_ACTION_LIMIT} actions is built; ${BUNDLE_ACTION_LIMIT + 1} or more are a 400 before any action is read`, async () => {
+    const full = await post(
+      JSON.stringify(Array.from({ length: BUNDLE_ACTION_LIMIT }, () => WRAP)),
+    );
+    expect(full.status).toBe(200);
+    const answer = full.body as { bundle: unknown[]; tx: { value: string } };
+    expect(answer.bundle).toEqual(Array.from({ length: 32 }, () => WRAP));
+    expect(answer.tx.value).toBe("32000");
+    expect(
+      statusAndBody(await post(JSON.stringify(Array.from({ length: 33 }, () => WRAP)))),
+    ).toEqual(bad("The bundle has 33 actions; at most 32 are accepted."));
+    expect(
+      statusAndBody(await post(JSON.stringify(Array.from({ length: 33 }, () => null)))),
+    ).toEqual(bad("The bundle has 33 actions; at most 32 are accepted."));
+    expect(statusAndBody(await post(`[${Array(5000).fill("0").join(",")}]`))).toEqual(
+      bad("The bundle has 5000 actions; at most 32 are accepted."),
+    );
+  });
+
+  test(`bodies nested ${BUNDLE_DEPTH_LIMIT} levels are read; deeper ones (up to 100,000 levels) are a 400, not a stack overflow`, async () => {
+    const nested = (depth: number, inner = "0") =>
+      `${"[".repeat(depth)}${inner}${"]".repeat(depth)}`;
+    const tooDeep = bad("The request body nests arrays and objects deeper than 64 levels.");
+    expect(statusAndBody(await post(nested(BUNDLE_DEPTH_LIMIT)))).toEqual(
+      bad("actions[0]: expected an object { protocol, action, args }."),
+    );
+    expect(statusAndBody(await post(nested(BUNDLE_DEPTH_LIMIT + 1)))).toEqual(tooDeep);
+    expect(statusAndBody(await post(nested(100_000)))).toEqual(tooDeep);
+    // Deep inside a call's arguments: this answered 500 (the compiler recursed off the stack).
+    const call = (abi: string, args: string) =>
+      `[{"protocol":"core","action":"call","args":{"address":"0x0000000000000000000000000000000000000001","method":"f","abi":"${abi}","args":[${args}]}}]`;
+    expect(statusAndBody(await post(call("function f(bytes b)", nested(10_000))))).toEqual(tooDeep);
+    expect(
+      statusAndBody(
+        await post(call("function f(bytes b)", nested(100_000, '{"useOutputOfCallAt":0}'))),
+      ),
+    ).toEqual(tooDeep);
+    // Within the limit, the argument is checked as usual: 4 levels of body, 58 of argument.
+    expect(statusAndBody(await post(call("function f(uint256[] a)", nested(58))))).toEqual(
+      bad("actions[0].args.args[0][0]: expected an integer (decimal string) for uint256."),
+    );
+    expect(statusAndBody(await post(call("function f(uint256[] a)", nested(61))))).toEqual(tooDeep);
+  });
+
+  test("action names that are Object.prototype properties are unknown actions (they answered 500)", async () => {
+    for (const name of ["constructor", "__proto__", "toString", "hasOwnProperty", "valueOf"]) {
+      expect(
+        statusAndBody(await post(JSON.stringify([{ protocol: "core", action: name, args: {} }]))),
+      ).toEqual(
+        bad(
+          `actions[0].action: core has no action "${name}"; its actions: route, call, transfer, approve, balance, split, minamountout.`,
+        ),
+      );
+    }
+    expect(
+      statusAndBody(
+        await post(
+          JSON.stringify([WRAP, { protocol: "wrapped-native", action: "constructor", args: {} }]),
+        ),
+      ),
+    ).toEqual(
+      bad(
+        'actions[1].action: wrapped-native has no action "constructor"; its actions: deposit, withdraw.',
+      ),
+    );
+  });
+
+  test("a token chainId beyond the stored integer range is an empty page (it answered 500)", async () => {
+    const empty = {
+      meta: { total: 0, lastPage: 1, currentPage: 1, perPage: 1000, prev: null, next: null },
+      data: [],
+    };
+    for (const chainId of ["2147483647", "2147483648", "9007199254740991"]) {
+      const res = await fetch(`${service.url}/v1/tokens?chainId=${chainId}`);
+      expect({ chainId, status: res.status, body: await res.json() }).toEqual({
+        chainId,
+        status: 200,
+        body: empty,
+      });
+    }
+  });
+
+  test("a refused bundle keeps the connection usable: the body is read first, and a 413 closes it", async () => {
+    // Before, a bundle refused before its body was read (bad query, 413) left the socket to be
+    // destroyed just after the answer, resetting the client's next request on it.
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const body = JSON.stringify([WRAP]);
+      for (let i = 0; i < 20; i++) {
+        expect(await postWithLength(bundleUrl("fromAddress=0x1"), body, agent)).toEqual({
+          status: 400,
+          connection: "keep-alive",
+          body: bad(
+            "Invalid query parameter `fromAddress`: expected an address (0x followed by 40 hex digits).",
+          ).body,
+        });
+        expect(await postWithLength(bundleUrl(`fromAddress=${FROM}&x=1`), body, agent)).toEqual({
+          status: 400,
+          connection: "keep-alive",
+          body: bad(
+            "Unknown query parameter `x`; accepted: fromAddress, chainId, routingStrategy, receiver, spender.",
+          ).body,
+        });
+      }
+      const over = await postWithLength(
+        bundleUrl(),
+        paddedBody(body, BUNDLE_BODY_LIMIT_BYTES + 1),
+        agent,
+      );
+      expect({ status: over.status, connection: over.connection }).toEqual({
+        status: 413,
+        connection: "close",
+      });
+      expect((await postWithLength(bundleUrl(), body, agent)).status).toBe(200);
+    } finally {
+      agent.destroy();
+    }
+  });
+
+  test("after all of it the service is up: /ready, a known-good route and bundle answer 200", async () => {
+    expect(service.process.exitCode).toBeNull();
+    expect(service.process.signalCode).toBeNull();
+    expect((await fetch(`${service.url}/ready`)).status).toBe(200);
+    const good = knownGoodRequests(service.deployment);
+    const route = await fetch(`${service.url}${good.route}`);
+    const routeBody = (await route.json()) as { amountOut: string; tx: { to: string } };
+    expect(route.status).toBe(200);
+    expect(BigInt(routeBody.amountOut)).toBeGreaterThan(0n);
+    expect(routeBody.tx.to.toLowerCase()).toBe(service.deployment.execution.router?.toLowerCase());
+    const bundle = await sendFuzzRequest(service.url, good.bundle);
+    expect(bundle.status).toBe(200);
+    expect((JSON.parse(bundle.text) as { bundle: unknown }).bundle).toEqual([WRAP]);
+  });
+});
