@@ -44,10 +44,24 @@ describe("GET /v1/shortcuts/route on the devnet", () => {
   const usd = (s: string, v: number) => a.usd(s, v);
   const user = (i: number) => a.user(i);
   const balanceOf = (t: Address, who: Address) => a.balanceOf(t, who);
-  const mine = (
+  /** Sends and waits; a revert fails the test with its reason, gas limit and gas used. */
+  const mine = async (
     w: WalletClient,
     r: { to: Address; data?: Hex; value?: bigint; [k: string]: unknown },
-  ) => a.send(w, r);
+  ) => {
+    const receipt = await a.send(w, r);
+    if (receipt.status === "success") return receipt;
+    const sent = await a.client.getTransaction({ hash: receipt.transactionHash });
+    const reason = await a.client
+      .call({ ...r, account: w.account, blockNumber: receipt.blockNumber - 1n })
+      .then(
+        () => "it does not revert on the parent block",
+        (e: Error & { shortMessage?: string }) => e.shortMessage ?? e.message,
+      );
+    throw new Error(
+      `transaction reverted in block ${receipt.blockNumber} (gas limit ${sent.gas}, used ${receipt.gasUsed}): ${reason}`,
+    );
+  };
   const fund = (to: Address, t: Address, amount: bigint) => a.fund(to, t, amount);
   const get = async (query: Record<string, string>) => {
     const res = await fetch(`${service.url}/v1/shortcuts/route?${new URLSearchParams(query)}`);

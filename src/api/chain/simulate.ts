@@ -29,6 +29,21 @@ type RpcCallResult = {
   error?: { message?: string; data?: Hex };
 };
 
+type SimulatedBlock = { number: Hex; parentHash?: Hex; calls: RpcCallResult[] };
+
+const ZERO_HASH = `0x${"0".repeat(64)}`;
+
+/**
+ * The block a simulation ran on top of, from the simulated block: nodes that report its parent
+ * (geth, reth) number it base + 1; anvil numbers it as the base block itself and reports no
+ * parent. Reading the base from the answer, rather than asking for the head first, saves a
+ * round trip and cannot disagree with the state the node actually used.
+ */
+function baseBlockOf(block: SimulatedBlock): bigint {
+  const number = BigInt(block.number);
+  return block.parentHash === undefined || block.parentHash === ZERO_HASH ? number : number - 1n;
+}
+
 /** The node cannot simulate (unreachable, or no `eth_simulateV1`). */
 export class SimulationUnavailableError extends Error {
   override readonly name = "SimulationUnavailableError";
@@ -63,17 +78,7 @@ export async function simulateCalls(
     if (o.stateDiff !== undefined) entry.stateDiff = o.stateDiff;
     stateOverrides[address] = entry;
   }
-  // Simulate on an explicit block: nodes number the simulated block differently (anvil gives
-  // it the base block's number), so the base block is what the answer reports.
-  let base: bigint;
-  try {
-    base = params.blockNumber ?? (await client.getBlockNumber({ cacheTime: 0 }));
-  } catch (error) {
-    throw new SimulationUnavailableError(
-      `the chain node does not answer: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`,
-    );
-  }
-  let blocks: { number: Hex; calls: RpcCallResult[] }[];
+  let blocks: SimulatedBlock[];
   try {
     blocks = (await client.request({
       method: "eth_simulateV1" as never,
@@ -92,9 +97,9 @@ export async function simulateCalls(
           ],
           validation: false,
         },
-        numberToHex(base),
+        params.blockNumber === undefined ? "latest" : numberToHex(params.blockNumber),
       ] as never,
-    })) as { number: Hex; calls: RpcCallResult[] }[];
+    })) as SimulatedBlock[];
   } catch (error) {
     throw new SimulationUnavailableError(
       `the chain node could not simulate: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`,
@@ -104,7 +109,7 @@ export async function simulateCalls(
   if (!block) throw new SimulationUnavailableError("the chain node returned no simulated block");
   const calls = block.calls;
   return {
-    blockNumber: base,
+    blockNumber: params.blockNumber ?? baseBlockOf(block),
     results: calls.map((c) =>
       c.status === "0x1"
         ? { ok: true, returnData: c.returnData, gasUsed: BigInt(c.gasUsed) }
