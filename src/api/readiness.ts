@@ -37,11 +37,15 @@ async function backfillDone(): Promise<boolean> {
 }
 
 let caughtUp = false;
+/** Per chain, the head when the backfill was first seen complete: the block to reach. */
+let targets: Map<string, bigint> | undefined;
 
 /**
  * Whether the index reflects the chain: Ponder's backfill is done and every chain has been
- * indexed up to the head seen at that moment (the newest blocks are indexed live after the
- * backfill, so "ready" alone can still miss them). Once true it stays true; lag afterwards is a
+ * indexed up to the head seen when the backfill was first seen complete (the newest blocks are
+ * indexed live after the backfill, so "ready" alone can still miss them). The target is fixed
+ * once read: a chain that keeps producing blocks would otherwise never let an indexer that
+ * trails it by a block count as caught up. Once true it stays true; lag afterwards is a
  * freshness matter, not readiness.
  */
 export async function indexCaughtUp(): Promise<{ ok: true } | { ok: false; reason: string }> {
@@ -53,14 +57,21 @@ export async function indexCaughtUp(): Promise<{ ok: true } | { ok: false; reaso
     };
   }
   const clients = publicClients as unknown as Record<string, PublicClient>;
-  for (const chain of await indexedBlocks()) {
-    const client = clients[chain.chainName];
-    if (!client) continue;
-    const head = await client.getBlockNumber({ cacheTime: 0 });
-    if (chain.indexedBlock < head) {
+  const progress = await indexedBlocks();
+  if (!targets) {
+    const heads = new Map<string, bigint>();
+    for (const chain of progress) {
+      const client = clients[chain.chainName];
+      if (client) heads.set(chain.chainName, await client.getBlockNumber({ cacheTime: 0 }));
+    }
+    targets = heads;
+  }
+  for (const chain of progress) {
+    const target = targets.get(chain.chainName);
+    if (target !== undefined && chain.indexedBlock < target) {
       return {
         ok: false,
-        reason: `The indexer is catching up on chain ${chain.chainId}: indexed block ${chain.indexedBlock}, chain head ${head}. Retry shortly.`,
+        reason: `The indexer is catching up on chain ${chain.chainId}: indexed block ${chain.indexedBlock}, chain head ${target}. Retry shortly.`,
       };
     }
   }
