@@ -15,6 +15,9 @@ import { freePort } from "./net.js";
 
 const root = resolve(import.meta.dirname, "../..");
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: terminal colour codes are what it removes.
+const ANSI_ESCAPE = /\u001b\[[0-9;]*m/g;
+
 export type DevnetChain = {
   anvil: AnvilInstance;
   deployment: Deployment;
@@ -102,7 +105,8 @@ export async function spawnPonder(params: SpawnPonderParameters): Promise<Ponder
     url: `http://127.0.0.1:${port}`,
     process: child,
     exited,
-    output: () => log,
+    // Without colours: Ponder's logger colours its lines when `CI` is set, as in CI runs.
+    output: () => log.replace(ANSI_ESCAPE, ""),
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
       await exited;
