@@ -1,0 +1,148 @@
+/**
+ * Sustained load on the devnet: starts the service as the tests do (fresh anvil, devnet world,
+ * `ponder start`), then loads each endpoint from a separate load-generator process
+ * (bench/load-runner.ts, autocannon) over loopback, and reads the memory of the Ponder process
+ * before and after.
+ *
+ *   npx tsx bench/load.ts [--seconds 60] [--connections 64] [--warmup 60]
+ *     [--only tokens|route|bundle] [--activity] [--activity-interval 1000]
+ *     [--database pglite|postgres]
+ *
+ * Per endpoint: a warm-up load in rounds of 5 s until the Ponder process has run two major GCs
+ * (at most `--warmup` seconds), RSS, the measured run, RSS again. Every answer is checked
+ * (bench/load-runner.ts); non-2xx answers count as errors and a sample of them is printed.
+ * With `--activity` the devnet activity generator (devnet/activity.ts) mines swaps, mints,
+ * burns, deposits and redeems during the measured run, one every `--activity-interval` ms.
+ * bench/results/load.md keeps the recorded runs.
+ */
+import { parseArgs } from "node:util";
+import { startService, waitForIndexedBlock } from "../test/harness/service.js";
+import { type LoadReport, runLoad } from "./load-runner.js";
+import {
+  assertServes,
+  ENDPOINTS,
+  endpointRequests,
+  expectAnswers,
+  heapOf,
+  rssMiB,
+  startActivity,
+  warmUp,
+} from "./load-targets.js";
+
+const { values } = parseArgs({
+  options: {
+    seconds: { type: "string", default: "60" },
+    connections: { type: "string", default: "64" },
+    warmup: { type: "string", default: "60" },
+    only: { type: "string" },
+    activity: { type: "boolean", default: false },
+    "activity-interval": { type: "string", default: "1000" },
+    database: { type: "string", default: "pglite" },
+  },
+});
+if (values.database !== "pglite" && values.database !== "postgres")
+  throw new Error("--database must be pglite or postgres");
+if (values.only && !ENDPOINTS.includes(values.only as never))
+  throw new Error(`--only must be one of ${ENDPOINTS.join(", ")}`);
+const seconds = Number(values.seconds);
+const connections = Number(values.connections);
+const warmup = Number(values.warmup);
+const activityIntervalMs = Number(values["activity-interval"]);
+
+const service = await startService({ database: values.database });
+try {
+  const pid = service.process.pid;
+  if (pid === undefined) throw new Error("the ponder process has no pid");
+  assertServes(pid, Number(new URL(service.url).port));
+  const head = async () => {
+    const res = await fetch(service.anvil.url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_blockNumber", params: [] }),
+    });
+    return BigInt(((await res.json()) as { result: string }).result);
+  };
+  const targets = await endpointRequests({
+    deployment: service.deployment,
+    rpcUrl: service.anvil.url,
+  });
+  console.log(
+    `ponder pid ${pid} (node, listening on ${service.url}), ${values.database}; ${connections} connections, ${seconds} s per endpoint after a ${warmup} s warm-up${values.activity ? `; activity every ${activityIntervalMs} ms` : ""}`,
+  );
+  const rows: string[] = [];
+  for (const endpoint of ENDPOINTS) {
+    if (values.only && values.only !== endpoint) continue;
+    await waitForIndexedBlock(service, await head(), 60_000);
+    // Answers are expected byte for byte unless activity moves the chain during the run.
+    const requests = await expectAnswers({
+      url: service.url,
+      endpoint,
+      requests: targets[endpoint],
+      exact: !values.activity,
+    });
+    const warm = await warmUp({
+      url: service.url,
+      connections,
+      requests,
+      roundSeconds: 5,
+      maxSeconds: warmup,
+    });
+    const rssBefore = rssMiB(pid);
+    const heapBefore = await heapOf(service.url);
+
+    const headBefore = await head();
+    const activity = values.activity
+      ? startActivity({
+          rpcUrl: service.anvil.url,
+          deployment: service.deployment,
+          intervalMs: activityIntervalMs,
+          seed: ENDPOINTS.indexOf(endpoint) + 1,
+        })
+      : undefined;
+    let report: LoadReport;
+    let activityRun: { actions: number; error?: Error } = { actions: 0 };
+    try {
+      // The generator's one-time approvals come first, a burst of blocks: load after them.
+      await activity?.started;
+      report = await runLoad({ url: service.url, connections, seconds, requests });
+    } finally {
+      if (activity) activityRun = await activity.stop();
+    }
+    const blocks = (await head()) - headBefore;
+    const rssAfter = rssMiB(pid);
+    const heapAfter = await heapOf(service.url);
+
+    const ratio = rssAfter / rssBefore;
+    const byStatus = Object.entries(report.statuses)
+      .filter(([status]) => status !== "200")
+      .map(([status, n]) => `${n}×${status}`)
+      .join(", ");
+    const byError = Object.entries(report.errorCodes)
+      .map(([code, n]) => `${n}×${code}`)
+      .join(", ");
+    console.log(
+      [
+        `${endpoint}: ${report.requestsPerSecond} req/s, p50 ${report.latency.p50} ms, p99 ${report.latency.p99} ms, max ${report.latency.max} ms`,
+        `  responses ${report.responses} (${report.perRequest.map((r) => r.responses).join(" / ")} per request), errors ${report.errors}${byError ? ` (${byError})` : ""}, timeouts ${report.timeouts}, non-2xx ${report.non2xx}${byStatus ? ` (${byStatus})` : ""}, wrong answers ${report.wrongAnswers}`,
+        `  warm-up ${warm.seconds} s (${warm.report.requestsPerSecond} req/s, ${warm.majorGc ? "two major GCs" : "fewer than two major GCs"}); RSS ${rssBefore.toFixed(0)} MiB before, ${rssAfter.toFixed(0)} MiB after (×${ratio.toFixed(3)}); heap in use ${heapBefore.heapUsedMiB.toFixed(0)} → ${heapAfter.heapUsedMiB.toFixed(0)} MiB, ${heapAfter.majorGcs - heapBefore.majorGcs} major GCs during the run`,
+        ...(values.activity
+          ? [
+              `  activity: ${blocks} blocks mined (approvals included), ${activityRun.actions} actions${activityRun.error ? `; the generator stopped early: ${activityRun.error.message}` : ""}`,
+            ]
+          : []),
+      ].join("\n"),
+    );
+    for (const s of report.samples)
+      console.log(`  sample: ${s.status} ${s.path}: ${s.problem}\n    ${s.body}`);
+    rows.push(
+      `| ${new Date().toISOString().slice(0, 10)} | ${endpoint} | ${values.database} | ${values.activity ? `${blocks} blocks` : "none"} | ${connections} | ${seconds} | ${report.requestsPerSecond} | ${report.latency.p50} | ${report.latency.p99} | ${report.errors} | ${report.timeouts} | ${report.non2xx} | ${report.wrongAnswers} | ${rssBefore.toFixed(0)} | ${rssAfter.toFixed(0)} | ${ratio.toFixed(2)} |`,
+    );
+  }
+  console.log(
+    "\n| date | endpoint | database | activity | connections | seconds | req/s | p50 (ms) | p99 (ms) | errors | timeouts | non-2xx | wrong answers | RSS before (MiB) | RSS after (MiB) | after/before |",
+  );
+  console.log("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+  for (const row of rows) console.log(row);
+} finally {
+  await service.stop();
+}
