@@ -6,6 +6,7 @@
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { basename } from "node:path";
 import { type Address, createPublicClient, http, parseEther, parseUnits } from "viem";
+import { UniswapV2PairAbi } from "../abis/UniswapV2Pair.js";
 import { runActivity } from "../devnet/activity.js";
 import type { Deployment } from "../devnet/deployment.js";
 import { NATIVE_TOKEN_ADDRESS } from "../protocols/native.js";
@@ -19,23 +20,6 @@ export type PlainRequest = { method: "GET" | "POST"; path: string; body?: string
 /** The sender of every route and bundle: the simulation funds it, so any address does. */
 export const LOAD_SENDER: Address = "0x00000000000000000000000000000000000a11ce";
 const THIRD: Address = "0x0000000000000000000000000000000000007411";
-
-const pairAbi = [
-  {
-    type: "function",
-    name: "token0",
-    stateMutability: "view",
-    inputs: [],
-    outputs: [{ type: "address" }],
-  },
-  {
-    type: "function",
-    name: "token1",
-    stateMutability: "view",
-    inputs: [],
-    outputs: [{ type: "address" }],
-  },
-] as const;
 
 /**
  * The requests of each endpoint: the first page of tokens; four routes (USDC → WETH,
@@ -63,8 +47,8 @@ export async function endpointRequests(params: {
     const wanted = [a.toLowerCase(), b.toLowerCase()].sort().join();
     for (const pool of pools) {
       const [t0, t1] = await Promise.all([
-        client.readContract({ address: pool, abi: pairAbi, functionName: "token0" }),
-        client.readContract({ address: pool, abi: pairAbi, functionName: "token1" }),
+        client.readContract({ address: pool, abi: UniswapV2PairAbi, functionName: "token0" }),
+        client.readContract({ address: pool, abi: UniswapV2PairAbi, functionName: "token1" }),
       ]);
       if ([t0.toLowerCase(), t1.toLowerCase()].sort().join() === wanted) return pool;
     }

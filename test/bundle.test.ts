@@ -1,5 +1,6 @@
 import { type Address, getAddress, type Hex, maxUint256, parseEther } from "viem";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { UniswapV2PairAbi } from "../abis/UniswapV2Pair.js";
 import { NATIVE_TOKEN_ADDRESS } from "../protocols/native.js";
 import { devnetActors } from "./harness/actors.js";
 import { type ServiceInstance, startService, waitForIndexedBlock } from "./harness/service.js";
@@ -54,29 +55,13 @@ describe("POST /v1/shortcuts/bundle on the devnet", () => {
   beforeAll(async () => {
     service = await startService({ database: "pglite" });
     a = await devnetActors(service);
-    const abi = [
-      {
-        type: "function",
-        name: "token0",
-        stateMutability: "view",
-        inputs: [],
-        outputs: [{ type: "address" }],
-      },
-      {
-        type: "function",
-        name: "token1",
-        stateMutability: "view",
-        inputs: [],
-        outputs: [{ type: "address" }],
-      },
-    ] as const;
     for (const p of [
       ...service.deployment.uniswapV2.pairs,
       ...service.deployment.uniswapV3.pools,
     ]) {
       const [t0, t1] = await Promise.all([
-        a.client.readContract({ address: p, abi, functionName: "token0" }),
-        a.client.readContract({ address: p, abi, functionName: "token1" }),
+        a.client.readContract({ address: p, abi: UniswapV2PairAbi, functionName: "token0" }),
+        a.client.readContract({ address: p, abi: UniswapV2PairAbi, functionName: "token1" }),
       ]);
       pools.set(p, new Set([t0.toLowerCase(), t1.toLowerCase()]));
     }
