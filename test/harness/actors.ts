@@ -63,14 +63,26 @@ export async function devnetActors(service: ServiceInstance) {
           functionName: "balanceOf",
           args: [who],
         });
-  /** Sends a transaction and waits for its receipt. */
+  /**
+   * Sends a transaction and waits for its receipt. Without an explicit `gas`, the limit is the
+   * node's estimate plus a quarter, as wallets send it: an exact estimate can fall short of
+   * what the mined transaction needs (anvil's estimate has been seen to leave no room for the
+   * 2,300 gas an SSTORE requires to remain).
+   */
   const send = async (
     wallet: WalletClient,
     request: { to: Address; data?: Hex; value?: bigint; [k: string]: unknown },
   ) => {
+    const account = wallet.account ?? null;
+    const gas =
+      request.gas ??
+      (await client
+        .estimateGas({ ...request, account } as never)
+        .then((estimate) => estimate + estimate / 4n));
     const hash = await wallet.sendTransaction({
       ...request,
-      account: wallet.account ?? null,
+      gas,
+      account,
       chain,
     } as never);
     return await devnetReceipt(client as never, hash);
