@@ -297,6 +297,38 @@ describe("hostile requests against the devnet service", () => {
     expect(statusAndBody(await post(call("function f(uint256[] a)", nested(61))))).toEqual(tooDeep);
   });
 
+  test("call arguments of type bytes, bytesN and string must be what they say (an array was encoded as bytes)", async () => {
+    const call = (abi: string, arg: unknown) =>
+      JSON.stringify([
+        {
+          protocol: "core",
+          action: "call",
+          args: {
+            address: "0x0000000000000000000000000000000000000001",
+            method: "f",
+            abi,
+            args: [arg],
+          },
+        },
+      ]);
+    const cases: [string, unknown, string][] = [
+      ["function f(bytes b)", [[1, 2]], "expected bytes as 0x-prefixed hex for bytes."],
+      ["function f(bytes b)", "0x123", "expected bytes as 0x-prefixed hex for bytes."],
+      ["function f(bytes b)", "hello", "expected bytes as 0x-prefixed hex for bytes."],
+      ["function f(bytes32 b)", "0x1234", "expected 32 bytes as 0x-prefixed hex for bytes32."],
+      ["function f(bytes4 b)", 7, "expected 4 bytes as 0x-prefixed hex for bytes4."],
+      ["function f(string s)", 12, "expected a string."],
+      ["function f(string s)", ["a"], "expected a string."],
+    ];
+    for (const [abi, arg, message] of cases) {
+      expect({ abi, arg, answer: statusAndBody(await post(call(abi, arg))) }).toEqual({
+        abi,
+        arg,
+        answer: bad(`actions[0].args.args[0]: ${message}`),
+      });
+    }
+  });
+
   test("action names that are Object.prototype properties are unknown actions (they answered 500)", async () => {
     for (const name of ["constructor", "__proto__", "toString", "hasOwnProperty", "valueOf"]) {
       expect(

@@ -213,7 +213,30 @@ function coerce(ctx: CompileContext, param: AbiParameter, value: unknown, path: 
     const components = (param as { components: readonly AbiParameter[] }).components;
     return components.map((c, i) => coerce(ctx, c, value[i], `${path}[${i}]`));
   }
+  checkBytesOrString(param.type, value, path);
   return value;
+}
+
+/**
+ * The encoder accepts more than it should for these types (an array for `bytes`, a number for
+ * `string`), so the literal is checked here: bytes as 0x-prefixed hex of whole bytes (exactly
+ * N of them for bytesN), strings as JSON strings.
+ */
+function checkBytesOrString(type: string, value: unknown, path: string): void {
+  if (type === "string") {
+    if (typeof value !== "string") throw new ApiError(400, `${path}: expected a string.`);
+    return;
+  }
+  const sized = /^bytes(\d*)$/.exec(type);
+  if (!sized) return;
+  const size = sized[1] ? Number(sized[1]) : undefined;
+  const hex = typeof value === "string" && /^0x([0-9a-fA-F]{2})*$/.test(value);
+  if (!hex || (size !== undefined && (value as string).length !== 2 + 2 * size)) {
+    throw new ApiError(
+      400,
+      `${path}: expected ${size === undefined ? "bytes" : `${size} bytes`} as 0x-prefixed hex for ${type}.`,
+    );
+  }
 }
 
 /** `call`: any contract function, arguments literal or referenced (also inside uint256[]). */
