@@ -249,8 +249,12 @@ export async function heapOf(url: string): Promise<{ majorGcs: number; heapUsedM
     if (found === undefined) throw new Error(`${url}/metrics has no ${pattern.source}`);
     return Number(found);
   };
+  if (!/^# TYPE nodejs_gc_duration_seconds histogram$/m.test(text))
+    throw new Error(`${url}/metrics has no nodejs_gc_duration_seconds`);
+  // A GC kind appears in the histogram once it has happened: absent means none yet.
+  const majorGcs = /^nodejs_gc_duration_seconds_count\{[^}]*kind="major"[^}]*\} (\d+)$/m.exec(text);
   return {
-    majorGcs: value(/^nodejs_gc_duration_seconds_count\{[^}]*kind="major"[^}]*\} (\d+)$/m),
+    majorGcs: Number(majorGcs?.[1] ?? 0),
     heapUsedMiB: value(/^nodejs_heap_size_used_bytes(?:\{[^}]*\})? ([0-9.e+]+)$/m) / 2 ** 20,
   };
 }
