@@ -10,13 +10,19 @@ import { type ServiceInstance, startService, waitForIndexedBlock } from "./harne
 
 let service: ServiceInstance;
 let gate: RpcGate;
+/** While set, the indexer's block requests are answered this late (ms). */
+let blockDelayMs = 0;
 
 beforeAll(async () => {
   service = await startService({
     database: "pglite",
     waitForReady: false,
     ponderRpcUrl: async (anvilUrl) => {
-      gate = await startRpcGate({ target: anvilUrl, hold: (method) => method === "eth_getLogs" });
+      gate = await startRpcGate({
+        target: anvilUrl,
+        hold: (method) => method === "eth_getLogs",
+        delayMs: (method) => (method === "eth_getBlockByNumber" ? blockDelayMs : 0),
+      });
       return gate.url;
     },
   });
@@ -27,6 +33,24 @@ afterAll(async () => {
   await service?.stop();
   await gate?.close();
 });
+
+async function rpc(url: string, method: string, params: unknown[]): Promise<unknown> {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
+  return ((await res.json()) as { result: unknown }).result;
+}
+
+/** The newest block the indexer has processed, per Ponder's `/status`. */
+async function indexedBlock(): Promise<bigint> {
+  const status = (await (await fetch(`${service.url}/status`)).json()) as Record<
+    string,
+    { block: { number: number } }
+  >;
+  return BigInt(Math.max(...Object.values(status).map((s) => s.block.number)));
+}
 
 const backfilling = {
   statusCode: 503,
@@ -84,18 +108,45 @@ describe("while the indexer backfills", () => {
     expect((await fetch(`${service.url}/ready`)).status).toBe(503);
   });
 
+  test("a chain that moves faster than the indexer follows: caught up once past the head seen when the backfill ended", async () => {
+    // Blocks every 100 ms, and the indexer learns of each new block 400 ms late: from the
+    // end of the backfill on, it always trails the head by a few blocks, yet it is live.
+    blockDelayMs = 400;
+    let mining = true;
+    const miner = (async () => {
+      while (mining) {
+        await rpc(service.anvil.url, "anvil_mine", ["0x1"]);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    })();
+    try {
+      gate.open();
+      const deadline = Date.now() + 60_000;
+      let tokens = await answer(await fetch(`${service.url}/v1/tokens`));
+      while (tokens.status !== 200) {
+        if (Date.now() > deadline)
+          throw new Error(`still ${JSON.stringify(tokens)}:\n${service.output()}`);
+        await new Promise((r) => setTimeout(r, 100));
+        tokens = await answer(await fetch(`${service.url}/v1/tokens`));
+      }
+      // Answered while the index trails the chain.
+      const indexed = await indexedBlock();
+      const head = BigInt((await rpc(service.anvil.url, "eth_blockNumber", [])) as string);
+      expect(indexed < head).toBe(true);
+    } finally {
+      mining = false;
+      await miner;
+      blockDelayMs = 0;
+    }
+  });
+
   test("once the backfill completes, the same requests succeed", async () => {
-    gate.open();
     const deadline = Date.now() + 60_000;
     while ((await fetch(`${service.url}/ready`)).status !== 200) {
       if (Date.now() > deadline) throw new Error(`never ready:\n${service.output()}`);
       await new Promise((r) => setTimeout(r, 100));
     }
-    const head = await fetch(service.anvil.url, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_blockNumber", params: [] }),
-    }).then(async (r) => BigInt(((await r.json()) as { result: string }).result));
+    const head = BigInt((await rpc(service.anvil.url, "eth_blockNumber", [])) as string);
     await waitForIndexedBlock(service, head);
 
     const tokens = await answer(await fetch(`${service.url}/v1/tokens`));

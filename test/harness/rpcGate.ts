@@ -11,12 +11,15 @@ export type RpcGate = {
 
 /**
  * An HTTP JSON-RPC proxy to `target` that holds back every request whose method `hold` selects
- * (single or batched) until `open()`; the rest pass straight through. Lets a test freeze one
- * part of a client's work, e.g. an indexer's log fetching, while everything else goes on.
+ * (single or batched) until `open()`, and delays those `delayMs` names; the rest pass straight
+ * through. Lets a test freeze or slow one part of a client's work, e.g. an indexer's log
+ * fetching, while everything else goes on.
  */
 export async function startRpcGate(params: {
   target: string;
   hold: (method: string) => boolean;
+  /** Milliseconds to delay each request of `method` by (default none), checked per request. */
+  delayMs?: (method: string) => number;
 }): Promise<RpcGate> {
   let holding = true;
   const heldMethods: string[] = [];
@@ -48,7 +51,9 @@ export async function startRpcGate(params: {
         waiting.push(() => void forward(body, res));
         return;
       }
-      void forward(body, res);
+      const delay = Math.max(0, ...methods.map((m) => params.delayMs?.(m) ?? 0));
+      if (delay > 0) setTimeout(() => void forward(body, res), delay);
+      else void forward(body, res);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
