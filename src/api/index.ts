@@ -12,6 +12,7 @@ import { openApiRoutes } from "./openapi/routes";
 import { loadKeyRing, requireApiKey } from "./ops/auth";
 import { readOpsConfig } from "./ops/config";
 import type { OpsEnv } from "./ops/context";
+import { requestDeadline } from "./ops/deadline";
 import { createFreshness } from "./ops/freshness";
 import { errorFields, log } from "./ops/log";
 import { snapshotBlockOf, watchChainLag } from "./ops/metrics";
@@ -64,6 +65,9 @@ const freshness = createFreshness({
 watchChainLag(() => freshness.chainLags());
 installGracefulShutdown({ timeoutMs: config.shutdownTimeoutMs });
 
+/** Longest a `/v1` request may take before it is answered with a 503. */
+const REQUEST_DEADLINE_MS = 10_000;
+
 const app = new Hono<OpsEnv>();
 
 // ── Every request: id, in-flight tracking, metrics, access log ─────────────────────────────
@@ -82,6 +86,9 @@ describeMiddleware({
     503: errorResponse("The service is shutting down; retry (another replica answers)."),
   },
 });
+
+// A request the database or the node leaves hanging gets a 503 instead of no answer.
+app.use("/v1/*", requestDeadline({ timeoutMs: REQUEST_DEADLINE_MS }));
 
 // ── API keys and rate limits (DESIGN §5): /v1, GraphQL and SQL; open when no keys exist ────
 const isPublic = (path: string) =>
