@@ -116,15 +116,23 @@ export async function spawnPonder(params: SpawnPonderParameters): Promise<Ponder
 
 /**
  * Polls `check` every `pollMs` (default 50) until it holds; fails with the process's output
- * after `timeoutMs`, as soon as `process` exits, or with the error `check` throws.
+ * after `timeoutMs`, as soon as `process` exits, or with the error `check` throws (unless
+ * `tolerateErrors`: then an error counts as not yet).
  */
 export async function waitUntil(
   what: string,
   check: () => Promise<boolean>,
-  params: { timeoutMs: number; output?: () => string; process?: ChildProcess; pollMs?: number },
+  params: {
+    timeoutMs: number;
+    output?: () => string;
+    process?: ChildProcess;
+    pollMs?: number;
+    tolerateErrors?: boolean;
+  },
 ): Promise<void> {
   const deadline = Date.now() + params.timeoutMs;
-  while (!(await check())) {
+  const holds = () => (params.tolerateErrors ? check().catch(() => false) : check());
+  while (!(await holds())) {
     const exited = params.process && params.process.exitCode !== null;
     if (exited || Date.now() > deadline) {
       const why = exited

@@ -14,6 +14,7 @@ import {
   takeRecordings,
 } from "./contract.js";
 import { freePort } from "./net.js";
+import { dropSchema, waitUntil } from "./ponder-process.js";
 
 const root = resolve(import.meta.dirname, "../..");
 
@@ -80,20 +81,6 @@ export async function assertContract(
   }
 }
 
-async function waitFor(
-  what: string,
-  check: () => Promise<boolean>,
-  timeoutMs: number,
-  output: () => string,
-) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check().catch(() => false))) {
-    if (Date.now() > deadline)
-      throw new Error(`${what} within ${timeoutMs} ms; ponder output:\n${output()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 /**
  * Starts what `npm start` starts, isolated for one suite: a fresh anvil on a free port, the
  * devnet world, and `ponder start` on a free port with its own database; resolves when ready.
@@ -150,18 +137,17 @@ export async function startService(params: StartServiceParameters): Promise<Serv
     await anvil.stop();
     rmSync(dir, { recursive: true, force: true });
     if (params.database === "postgres") {
-      await dropSchema(schema);
+      await dropSchema(TEST_DATABASE_URL, schema);
       await purgeSyncCache(TEST_DATABASE_URL, chainId);
     }
     await checked;
   };
   const waitForReady = params.waitForReady ?? true;
   try {
-    await waitFor(
+    await waitUntil(
       waitForReady ? "ponder did not become ready" : "ponder did not answer /health",
       async () => (await fetch(`${url}/${waitForReady ? "ready" : "health"}`)).status === 200,
-      120_000,
-      output,
+      { timeoutMs: 120_000, output, pollMs: 100, tolerateErrors: true },
     );
   } catch (error) {
     await stop();
@@ -192,24 +178,13 @@ export async function startService(params: StartServiceParameters): Promise<Serv
   return service;
 }
 
-async function dropSchema(schema: string): Promise<void> {
-  const { default: pg } = await import("pg");
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-  await client.connect();
-  try {
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  } finally {
-    await client.end();
-  }
-}
-
 /** Resolves once the indexer has processed `blockNumber` (per Ponder's `/status`). */
 export async function waitForIndexedBlock(
   service: ServiceInstance,
   blockNumber: bigint,
   timeoutMs = 20_000,
 ) {
-  await waitFor(
+  await waitUntil(
     `indexer did not reach block ${blockNumber}`,
     async () => {
       const status = (await (await fetch(`${service.url}/status`)).json()) as Record<
@@ -218,8 +193,7 @@ export async function waitForIndexedBlock(
       >;
       return Object.values(status).some((s) => BigInt(s.block.number) >= blockNumber);
     },
-    timeoutMs,
-    service.output,
+    { timeoutMs, output: service.output, pollMs: 100, tolerateErrors: true },
   );
 }
 

@@ -15,7 +15,7 @@
 import { db } from "ponder:api";
 import { token, v2Pair, v3Pool, v3Tick, vault } from "ponder:schema";
 import { and, asc, eq, gt, inArray, sql } from "ponder";
-import { type ChainSetup, indexedChains } from "../../../protocols/chains";
+import { type ChainSetup, servedChains } from "../../../protocols/chains";
 import { setSnapshotBlock } from "../ops/metrics";
 import { indexedBlocks } from "../readiness";
 import { RoutingGraph } from "./graph";
@@ -212,7 +212,7 @@ async function undoLogSince(
 export function refreshSnapshots(): Promise<void> {
   refreshing ??= (async () => {
     try {
-      const chains = new Map(indexedChains().map((c) => [c.id, c]));
+      const chains = new Map(servedChains().map((c) => [c.id, c]));
       for (const progress of await indexedBlocks()) {
         const chain = chains.get(progress.chainId);
         if (!chain) continue;
