@@ -88,6 +88,11 @@ describe("while the indexer backfills", () => {
 
   test("tokens, projects, routes and bundles answer 503 naming the backfill", async () => {
     // The indexer is running and asked for logs, which wait at the gate.
+    // (/health answers before the backfill's first request; wait for that request.)
+    const heldBy = Date.now() + 30_000;
+    while (!gate.held().includes("eth_getLogs") && Date.now() < heldBy) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
     expect(gate.held()).toContain("eth_getLogs");
     expect((await fetch(`${service.url}/ready`)).status).toBe(503);
 
