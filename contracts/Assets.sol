@@ -13,6 +13,8 @@ error InsufficientOutput(address token, address receiver, uint256 received, uint
 error MsgValueMismatch(uint256 expected, uint256 actual);
 /// @notice Sending `amount` wei to `to` failed.
 error NativeTransferFailed(address to, uint256 amount);
+/// @notice The transaction was mined after its `deadline` (unix seconds) at block time `timestamp`.
+error DeadlineExpired(uint256 deadline, uint256 timestamp);
 
 /// @dev `account`'s balance of `token` (wei for NATIVE_TOKEN).
 function assetBalanceOf(address token, address account) view returns (uint256) {

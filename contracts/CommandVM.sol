@@ -37,6 +37,18 @@ abstract contract CommandVM {
     error InvalidDynamicValue(uint256 commandIndex, uint256 slot, uint256 length);
     /// @notice The return data does not have the shape the output byte asks for.
     error UnexpectedReturnData(uint256 commandIndex, uint256 length);
+    /// @notice Command `commandIndex` called `target`, which has no code: the call "succeeded"
+    ///         without doing anything.
+    error NoCode(uint256 commandIndex, address target);
+    /// @notice Command `commandIndex` called ERC20 `transfer`, `transferFrom` or `approve` on
+    ///         `target`, which returned something other than `true`.
+    error TokenCallFailed(uint256 commandIndex, address target);
+
+    /// @dev Selectors of the ERC20 calls whose boolean result must be true (SafeERC20's rule:
+    ///      no return data from a contract, or a return value of exactly 1).
+    bytes4 private constant TRANSFER = 0xa9059cbb;
+    bytes4 private constant TRANSFER_FROM = 0x23b872dd;
+    bytes4 private constant APPROVE = 0x095ea7b3;
 
     /// @dev Runs `commands` against `state` and returns the final state.
     function _execute(bytes32[] calldata commands, bytes[] memory state)
@@ -92,6 +104,27 @@ abstract contract CommandVM {
             mstore(0x40, data)
         }
         if (!success) revert ExecutionFailed(commandIndex, target, _returnData());
+        uint256 returned;
+        uint256 firstWord;
+        assembly ("memory-safe") {
+            returned := returndatasize()
+            // The first word of the return data (a bool for the ERC20 calls checked below).
+            if gt(returned, 31) {
+                returndatacopy(0, 0, 32)
+                firstWord := mload(0)
+            }
+        }
+        if (returned == 0) {
+            // A call to an address without code succeeds with nothing returned; refuse it (an
+            // EIP-7702 account's designator counts as code, so delegated accounts pass).
+            if (target.code.length == 0) revert NoCode(commandIndex, target);
+        } else {
+            bytes4 selector = bytes4(command);
+            if (
+                (selector == TRANSFER || selector == TRANSFER_FROM || selector == APPROVE)
+                    && (returned < 32 || firstWord != 1)
+            ) revert TokenCallFailed(commandIndex, target);
+        }
         uint256 output = uint8(bytes1(command << 88));
         if (output != INDEX_END) {
             _writeOutput(state, output, flags & FLAG_TUPLE_RETURN != 0, _returnData(), commandIndex);

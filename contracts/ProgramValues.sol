@@ -22,6 +22,8 @@ contract ProgramValues {
     error NotNegative(int256 value);
     /// @notice The pair holds no more of `tokenIn` than its reserve: nothing was sent to it.
     error NothingSent(address pair, address tokenIn);
+    /// @notice An exact-input swap of `amountIn` took only `taken`.
+    error PartialFill(uint256 amountIn, int256 taken);
 
     /// @notice Word `index` of a tuple return value (stored by a tuple-return command).
     /// @param data The raw return data of the earlier call.
@@ -94,6 +96,26 @@ contract ProgramValues {
         (int256 amount0, int256 amount1) = abi.decode(swapResult, (int256, int256));
         int256 paid = amount0 < amount1 ? amount0 : amount1;
         if (paid >= 0) revert NotNegative(paid);
+        return uint256(-paid);
+    }
+
+    /// @notice Like {uniswapV3AmountOut} for an exact-input swap of `amountIn`: reverts with
+    ///         PartialFill unless the pool took all of it (a pool that ran out of liquidity before
+    ///         the price limit takes less and would leave the rest with the caller).
+    /// @param swapResult The raw return data of `UniswapV3Pool.swap` (a tuple-return command).
+    /// @param amountIn The exact input the swap was asked for.
+    /// @return amountOut The negated negative delta.
+    function uniswapV3ExactInputAmountOut(bytes calldata swapResult, uint256 amountIn)
+        external
+        pure
+        returns (uint256 amountOut)
+    {
+        if (swapResult.length != 64) revert IndexOutOfRange(1, swapResult.length);
+        (int256 amount0, int256 amount1) = abi.decode(swapResult, (int256, int256));
+        (int256 taken, int256 paid) = amount0 < amount1 ? (amount1, amount0) : (amount0, amount1);
+        if (paid >= 0) revert NotNegative(paid);
+        // The pool reports what it took as a positive delta; an exact-input swap takes amountIn.
+        if (taken < 0 || uint256(taken) != amountIn) revert PartialFill(amountIn, taken);
         return uint256(-paid);
     }
 

@@ -5,6 +5,7 @@ import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
 import {
+    DeadlineExpired,
     InsufficientOutput,
     MsgValueMismatch,
     NATIVE_TOKEN,
@@ -14,10 +15,12 @@ import {
 import {RouterExecutor} from "./RouterExecutor.sol";
 
 /// @title ShortcutRouter
-/// @notice The contract users approve. Each entry point makes the same fixed calls: take the fee,
-///         pull exactly `amountIn` of `tokenIn` from `msg.sender` into the executor, run the
-///         program there, then require that the receiver's balance of every checked output grew
-///         by at least its minimum and that the executor kept none of the input or outputs.
+/// @notice The contract users approve. Each entry point makes the same fixed calls: check the
+///         deadline, take the fee, pull exactly `amountIn` of `tokenIn` from `msg.sender` into the
+///         executor, run the program there, then require that the receiver's balance of every
+///         checked output grew by at least its minimum and that the executor holds no more of the
+///         input, the outputs or native currency than before the transaction (what anyone sent it
+///         beforehand cannot block a route; what the program left behind reverts it).
 /// @dev The router never makes a call chosen by the caller; programs run in {executor}, which
 ///      holds no approvals. NATIVE_TOKEN (0xEeee…EEeE) stands for the native currency.
 contract ShortcutRouter is ReentrancyGuardTransient {
@@ -45,6 +48,7 @@ contract ShortcutRouter is ReentrancyGuardTransient {
         address receiver;
         uint256 feeBps;
         address feeReceiver;
+        uint256 deadline;
     }
 
     /// @notice Parameters of {bundle}.
@@ -55,6 +59,7 @@ contract ShortcutRouter is ReentrancyGuardTransient {
         address receiver;
         uint256 feeBps;
         address feeReceiver;
+        uint256 deadline;
     }
 
     /// @dev What both entry points share besides the outputs.
@@ -64,6 +69,7 @@ contract ShortcutRouter is ReentrancyGuardTransient {
         address receiver;
         uint256 feeBps;
         address feeReceiver;
+        uint256 deadline;
     }
 
     /// @notice A route ran: `sender` paid `amountIn` of `tokenIn` (of which `feeAmount` went to
@@ -89,8 +95,9 @@ contract ShortcutRouter is ReentrancyGuardTransient {
     error FeeTooHigh(uint256 feeBps, uint256 maxFeeBps);
     /// @notice A fee is asked with the zero address as its receiver.
     error InvalidFeeReceiver(address feeReceiver);
-    /// @notice After the program the executor still holds `amount` of `token`.
-    error ExecutorNotEmpty(address token, uint256 amount);
+    /// @notice After the program the executor holds `balanceAfter` of `token`, more than the
+    ///         `balanceBefore` it held when the transaction reached the router.
+    error ExecutorKeptFunds(address token, uint256 balanceBefore, uint256 balanceAfter);
 
     constructor(address uniswapV3Factory) {
         executor = address(new RouterExecutor(uniswapV3Factory));
@@ -98,7 +105,8 @@ contract ShortcutRouter is ReentrancyGuardTransient {
 
     /// @notice Swaps exactly `amountIn` of `tokenIn` from the caller for at least `minAmountOut`
     ///         of `tokenOut` delivered to `receiver`, by running a program in the executor.
-    /// @param params Input, checked output, receiver and fee (feeBps of amountIn, at most 100).
+    /// @param params Input, checked output, receiver, fee (feeBps of amountIn, at most 100) and
+    ///        deadline (the last acceptable block timestamp).
     /// @param commands The program's command words.
     /// @param state The program's initial state slots.
     /// @return amountOut The growth of the receiver's `tokenOut` balance.
@@ -110,13 +118,20 @@ contract ShortcutRouter is ReentrancyGuardTransient {
     {
         Output[] memory outputs = new Output[](1);
         outputs[0] = Output(params.tokenOut, params.minAmountOut);
-        Input memory input =
-            Input(params.tokenIn, params.amountIn, params.receiver, params.feeBps, params.feeReceiver);
+        Input memory input = Input(
+            params.tokenIn,
+            params.amountIn,
+            params.receiver,
+            params.feeBps,
+            params.feeReceiver,
+            params.deadline
+        );
         return _route(input, outputs, commands, state)[0];
     }
 
     /// @notice Like {swap} for bundles: one input, several checked outputs, each with its minimum.
-    /// @param params Input, checked outputs, receiver and fee (feeBps of amountIn, at most 100).
+    /// @param params Input, checked outputs, receiver, fee (feeBps of amountIn, at most 100) and
+    ///        deadline (the last acceptable block timestamp).
     /// @param commands The program's command words.
     /// @param state The program's initial state slots.
     /// @return amountsOut The growth of the receiver's balance of each output, in order.
@@ -126,8 +141,14 @@ contract ShortcutRouter is ReentrancyGuardTransient {
         bytes[] calldata state
     ) external payable nonReentrant returns (uint256[] memory amountsOut) {
         if (params.outputs.length == 0) revert NoOutputs();
-        Input memory input =
-            Input(params.tokenIn, params.amountIn, params.receiver, params.feeBps, params.feeReceiver);
+        Input memory input = Input(
+            params.tokenIn,
+            params.amountIn,
+            params.receiver,
+            params.feeBps,
+            params.feeReceiver,
+            params.deadline
+        );
         return _route(input, params.outputs, commands, state);
     }
 
@@ -137,6 +158,7 @@ contract ShortcutRouter is ReentrancyGuardTransient {
         bytes32[] calldata commands,
         bytes[] calldata state
     ) private returns (uint256[] memory amountsOut) {
+        if (block.timestamp > input.deadline) revert DeadlineExpired(input.deadline, block.timestamp);
         address receiver = input.receiver;
         if (input.amount == 0) revert ZeroAmountIn();
         if (receiver == address(0) || receiver == address(this) || receiver == executor) {
@@ -147,12 +169,19 @@ contract ShortcutRouter is ReentrancyGuardTransient {
         uint256 expectedValue = nativeIn ? input.amount : 0;
         if (msg.value != expectedValue) revert MsgValueMismatch(expectedValue, msg.value);
 
-        // Balances before anything moves, so the delta counts nothing but this route's effect.
+        // Balances before anything moves, so the deltas count nothing but this route's effect: the
+        // receiver's outputs, and what the executor held (anyone can send it tokens, or force
+        // native currency into it, so "empty" is not a check that only the program controls).
         amountsOut = new uint256[](outputs.length);
+        // The executor's balances: of each output, then of the input, then of native currency.
+        uint256[] memory held = new uint256[](outputs.length + 2);
         for (uint256 i; i < outputs.length; ++i) {
             if (outputs[i].minAmountOut == 0) revert ZeroMinAmountOut(outputs[i].token);
             amountsOut[i] = assetBalanceOf(outputs[i].token, receiver);
+            held[i] = assetBalanceOf(outputs[i].token, executor);
         }
+        held[outputs.length] = assetBalanceOf(input.token, executor);
+        held[outputs.length + 1] = executor.balance;
 
         uint256 feeAmount = _takeInput(input, nativeIn);
         _execute(nativeIn ? input.amount - feeAmount : 0, commands, state);
@@ -165,10 +194,10 @@ contract ShortcutRouter is ReentrancyGuardTransient {
                 revert InsufficientOutput(output.token, receiver, received, output.minAmountOut);
             }
             amountsOut[i] = received;
-            _requireExecutorEmpty(output.token);
+            _requireNoGrowth(output.token, held[i]);
         }
-        _requireExecutorEmpty(input.token);
-        if (!nativeIn) _requireExecutorEmpty(NATIVE_TOKEN);
+        _requireNoGrowth(input.token, held[outputs.length]);
+        if (!nativeIn) _requireNoGrowth(NATIVE_TOKEN, held[outputs.length + 1]);
         emit Routed(msg.sender, receiver, input.token, input.amount, feeAmount, amountsOut);
     }
 
@@ -220,8 +249,12 @@ contract ShortcutRouter is ReentrancyGuardTransient {
         }
     }
 
-    function _requireExecutorEmpty(address token) private view {
-        uint256 left = assetBalanceOf(token, executor);
-        if (left != 0) revert ExecutorNotEmpty(token, left);
+    /// @dev Reverts unless the executor holds at most `balanceBefore` of `token`: the program
+    ///      left none of the caller's funds behind for the next program to take.
+    function _requireNoGrowth(address token, uint256 balanceBefore) private view {
+        uint256 balanceAfter = assetBalanceOf(token, executor);
+        if (balanceAfter > balanceBefore) {
+            revert ExecutorKeptFunds(token, balanceBefore, balanceAfter);
+        }
     }
 }

@@ -57,6 +57,22 @@ export const ProgramValuesAbi = [
   {
     "inputs": [
       {
+        "internalType": "uint256",
+        "name": "amountIn",
+        "type": "uint256"
+      },
+      {
+        "internalType": "int256",
+        "name": "taken",
+        "type": "int256"
+      }
+    ],
+    "name": "PartialFill",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "uint256[]",
         "name": "values",
         "type": "uint256[]"
@@ -212,6 +228,30 @@ export const ProgramValuesAbi = [
       }
     ],
     "name": "uniswapV3AmountOut",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "amountOut",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "pure",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes",
+        "name": "swapResult",
+        "type": "bytes"
+      },
+      {
+        "internalType": "uint256",
+        "name": "amountIn",
+        "type": "uint256"
+      }
+    ],
+    "name": "uniswapV3ExactInputAmountOut",
     "outputs": [
       {
         "internalType": "uint256",

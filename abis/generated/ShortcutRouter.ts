@@ -14,17 +14,38 @@ export const ShortcutRouterAbi = [
   {
     "inputs": [
       {
+        "internalType": "uint256",
+        "name": "deadline",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "timestamp",
+        "type": "uint256"
+      }
+    ],
+    "name": "DeadlineExpired",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "address",
         "name": "token",
         "type": "address"
       },
       {
         "internalType": "uint256",
-        "name": "amount",
+        "name": "balanceBefore",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "balanceAfter",
         "type": "uint256"
       }
     ],
-    "name": "ExecutorNotEmpty",
+    "name": "ExecutorKeptFunds",
     "type": "error"
   },
   {
@@ -261,6 +282,11 @@ export const ShortcutRouterAbi = [
             "internalType": "address",
             "name": "feeReceiver",
             "type": "address"
+          },
+          {
+            "internalType": "uint256",
+            "name": "deadline",
+            "type": "uint256"
           }
         ],
         "internalType": "struct ShortcutRouter.BundleParams",
@@ -340,6 +366,11 @@ export const ShortcutRouterAbi = [
             "internalType": "address",
             "name": "feeReceiver",
             "type": "address"
+          },
+          {
+            "internalType": "uint256",
+            "name": "deadline",
+            "type": "uint256"
           }
         ],
         "internalType": "struct ShortcutRouter.SwapParams",

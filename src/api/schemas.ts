@@ -20,6 +20,14 @@ export function positiveIntParam(what: string, max = Number.MAX_SAFE_INTEGER) {
     .transform(Number);
 }
 
+/** A transaction deadline: unix seconds, a whole number from 1 to 2^64 − 1. */
+export const deadlineParam = z
+  .string()
+  .refine((v) => /^[0-9]{1,20}$/.test(v) && BigInt(v) >= 1n && BigInt(v) < 2n ** 64n, {
+    message: "expected a unix time in seconds: a whole number from 1 to 2^64 - 1",
+  })
+  .transform((v) => BigInt(v));
+
 /** Checksummed address for responses; the native token stays lowercase as SPEC.md writes it. */
 export function formatAddress(address: string): string {
   if (address.toLowerCase() === NATIVE_TOKEN_ADDRESS) return NATIVE_TOKEN_ADDRESS;

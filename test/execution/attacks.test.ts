@@ -149,6 +149,7 @@ describe("attacks on the router", () => {
           receiver: attacker.account.address,
           feeBps: 0n,
           feeReceiver: attacker.account.address,
+          deadline: maxUint256,
         },
         [],
         [],
@@ -522,6 +523,7 @@ describe("attacks on the router", () => {
           receiver: user.account.address,
           feeBps: 0n,
           feeReceiver: user.account.address,
+          deadline: maxUint256,
         },
         [],
         [],
@@ -556,7 +558,7 @@ describe("attacks on the router", () => {
       world,
       user,
       tx,
-      errorData(allErrorsAbi, "ExecutorNotEmpty", [A.address, amountIn - used]),
+      errorData(allErrorsAbi, "ExecutorKeptFunds", [A.address, 0n, amountIn - used]),
     );
   });
 
@@ -578,6 +580,7 @@ describe("attacks on the router", () => {
             receiver,
             feeBps,
             feeReceiver: user.account.address,
+            deadline: maxUint256,
           },
           commands,
           [],

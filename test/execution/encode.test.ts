@@ -32,6 +32,7 @@ describe("encoders", () => {
       minAmountOut: 900n,
       receiver: user,
       fee: { bps: 30, receiver: feeTo },
+      deadline: 1_800_000_000n,
       program,
     });
     expect(tx.to).toBe(router);
@@ -48,6 +49,7 @@ describe("encoders", () => {
           receiver: getAddress(user),
           feeBps: 30n,
           feeReceiver: getAddress(feeTo),
+          deadline: 1_800_000_000n,
         },
         program.commands,
         program.state,

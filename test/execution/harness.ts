@@ -192,7 +192,7 @@ export async function revertData(world: ExecutionWorld, from: Wallet, tx: TxRequ
   return "0x";
 }
 
-function findRevertData(error: unknown): Hex | undefined {
+export function findRevertData(error: unknown): Hex | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 10 && current !== null && typeof current === "object"; depth++) {
     const data = (current as { data?: unknown }).data;

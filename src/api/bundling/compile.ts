@@ -1,7 +1,10 @@
 /**
  * Compiles a bundle (an ordered list of actions) into one program: validates every action's
  * arguments, resolves `{ useOutputOfCallAt }` references to earlier outputs (VM state slots),
- * and sweeps what the executing account holds at the end to the receiver (router strategy).
+ * and hands over what the transaction made: under the router everything the executor holds is
+ * swept to the receiver (the executor holds nobody's funds); elsewhere the account's growth
+ * since the start of the transaction, never what it held before. Outside the router the program
+ * also checks its deadline first and the caller's minimum outputs last.
  */
 import type { Address } from "viem";
 import { erc20Abi, getAbiItem } from "viem";
@@ -15,12 +18,18 @@ import type { RouteStep } from "../routing/plan-route";
 import type { ExecutionContracts, RoutingStrategy } from "../routing/route-program";
 import { protocolActions } from "./actions/registry";
 import type { AmountArg, CompileContext, OutputValue, ResolvedAmount } from "./actions/types";
-import { addSweep } from "./executionSteps";
-import { addTransfer } from "./protocolSteps";
+import {
+  addBalanceGrowth,
+  addBalanceSnapshot,
+  addDeadlineCheck,
+  addMinAmountOutCheck,
+  addSweep,
+} from "./executionSteps";
+import { addApprove, addTransfer } from "./protocolSteps";
 
 const balanceOfFn = getAbiItem({ abi: erc20Abi, name: "balanceOf" });
 
-import { type PlannedProgram, PlannerError, ProgramPlanner } from "./planner";
+import { type PlannedProgram, PlannerError, ProgramPlanner, type ProgramValue } from "./planner";
 
 /** Most actions one bundle may hold. */
 export const MAX_BUNDLE_ACTIONS = 32;
@@ -52,6 +61,18 @@ export type CompileBundleParameters = {
   account: Address;
   receiver: Address;
   from: Address;
+  /** The transaction's deadline (checked by the program outside the router). */
+  deadline: bigint;
+  /** Slippage of the bundle's own checks and of protocol steps' minimums, in basis points. */
+  slippageBps: number;
+  /** Outside the router: outputs the program checks last (growth since the start). */
+  checks?: readonly { token: Address; account: Address; min: bigint }[];
+  /** Tokens the program was seen to receive that no action names (a call's output). */
+  extraTokens?: readonly Address[];
+  /** Router: allowances the executor was seen to grant, reset to zero at the end. */
+  approvalResets?: readonly { token: Address; spender: Address }[];
+  /** Route searches of this request, reused across compilations. */
+  routeCache?: Map<string, import("../routing/search").FindRouteResult>;
 };
 
 function listing(): string {
@@ -103,7 +124,48 @@ export function compileBundle(params: CompileBundleParameters): CompiledBundle {
       `The bundle has ${actions.length} actions; at most ${MAX_BUNDLE_ACTIONS} are accepted.`,
     );
   }
+  const routeCache = params.routeCache ?? new Map();
+  // The first pass learns which balances the program must read at its start (what checks and
+  // sweeps measure growth from); the second reads them there, first thing.
+  const first = compilePass({ ...params, routeCache }, undefined);
+  if (first.needed.size === 0) return first.compiled;
+  return compilePass({ ...params, routeCache }, first.needed).compiled;
+}
+
+type Needed = Map<string, { token: Address; account: Address }>;
+
+function compilePass(
+  params: CompileBundleParameters & {
+    routeCache: NonNullable<CompileBundleParameters["routeCache"]>;
+  },
+  atStart: Needed | undefined,
+): { compiled: CompiledBundle; needed: Needed } {
+  const { actions } = params;
   const planner = new ProgramPlanner();
+  const inRouter = params.strategy === "router";
+  if (!inRouter) {
+    addDeadlineCheck(planner, {
+      minAmountOutCheck: params.contracts.minAmountOutCheck,
+      deadline: params.deadline,
+    });
+  }
+  const needed: Needed = new Map();
+  const startBalances = new Map<string, ProgramValue>();
+  for (const [key, need] of atStart ?? []) {
+    startBalances.set(
+      key,
+      addBalanceSnapshot(planner, {
+        minAmountOutCheck: params.contracts.minAmountOutCheck,
+        token: need.token,
+        account: need.account,
+      }),
+    );
+  }
+  const balanceAtStart = (token: Address, account: Address): ProgramValue | undefined => {
+    const key = `${token.toLowerCase()}:${account.toLowerCase()}`;
+    needed.set(key, { token, account });
+    return startBalances.get(key);
+  };
   const outputs: OutputValue[][] = [];
   const inputs = new Map<Address, bigint>();
   const routeSteps: RouteStep[] = [];
@@ -138,7 +200,14 @@ export function compileBundle(params: CompileBundleParameters): CompiledBundle {
         `${where}.action: ${protocol.slug} has no action "${action.action}"; its actions: ${Object.keys(protocolActions(protocol)).join(", ")}.`,
       );
     }
-    const parsed = spec.args.safeParse(action.args ?? {});
+    const rawArgs = action.args === undefined ? {} : action.args;
+    if (typeof rawArgs !== "object" || rawArgs === null || Array.isArray(rawArgs)) {
+      throw new ApiError(
+        400,
+        `${where}.args: expected an object of named arguments, got ${rawArgs === null ? "null" : Array.isArray(rawArgs) ? "an array" : `a ${typeof rawArgs}`}.`,
+      );
+    }
+    const parsed = spec.args.safeParse(rawArgs);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const path = zodPath(issue);
@@ -195,6 +264,9 @@ export function compileBundle(params: CompileBundleParameters): CompiledBundle {
       routeSteps,
       touched,
       deliveries,
+      balanceAtStart,
+      bounds: inRouter ? undefined : { deadline: params.deadline, slippageBps: params.slippageBps },
+      routeCache: params.routeCache,
     };
     firstCall.push(planner.length);
     try {
@@ -225,23 +297,43 @@ export function compileBundle(params: CompileBundleParameters): CompiledBundle {
     });
   });
 
-  if (params.strategy === "router") {
-    // The executor must end empty: everything it held goes to the receiver.
+  for (const token of params.extraTokens ?? []) touched.add(token);
+  if (inRouter) {
+    // The executor holds nobody's funds: everything it has goes to the receiver.
     for (const token of touched) {
       addSweep(planner, { executor: params.contracts.executor, token, to: params.receiver });
     }
+    // No allowance of the shared executor may outlive the transaction.
+    for (const reset of params.approvalResets ?? []) {
+      addApprove(planner, { token: reset.token, spender: reset.spender, amount: 0n });
+    }
   } else if (params.account.toLowerCase() !== params.receiver.toLowerCase()) {
-    // A wallet (or a delegated account paying someone else) hands its ERC20 leftovers over;
-    // native currency stays with the account.
+    // A wallet (or a delegated account paying someone else) hands over the ERC20s this
+    // transaction made, never what the account held before it; native currency stays.
     for (const token of touched) {
       if (isNativeToken(token)) continue;
-      const held = planner.add({
-        target: token,
-        fn: balanceOfFn,
-        args: [params.account],
-        label: "read leftover",
+      const before = balanceAtStart(token, params.account);
+      const made = before
+        ? addBalanceGrowth(planner, {
+            minAmountOutCheck: params.contracts.minAmountOutCheck,
+            token,
+            account: params.account,
+            balanceBefore: before,
+          })
+        : planner.add({ target: token, fn: balanceOfFn, args: [params.account], label: "read" });
+      addTransfer(planner, { token, to: params.receiver, amount: made, label: "sweep" });
+    }
+  }
+  if (!inRouter) {
+    for (const check of params.checks ?? []) {
+      const before = balanceAtStart(check.token, check.account);
+      addMinAmountOutCheck(planner, {
+        minAmountOutCheck: params.contracts.minAmountOutCheck,
+        token: check.token,
+        account: check.account,
+        balanceBefore: before ?? 0n,
+        minAmountOut: check.min,
       });
-      addTransfer(planner, { token, to: params.receiver, amount: held, label: "sweep" });
     }
   }
   let program: PlannedProgram;
@@ -252,5 +344,17 @@ export function compileBundle(params: CompileBundleParameters): CompiledBundle {
       throw new ApiError(400, `The bundle cannot be compiled: ${error.message}.`);
     throw error;
   }
-  return { program, bundle, inputs, routeSteps, touched, deliveries, firstCall, lastOutputToken };
+  return {
+    compiled: {
+      program,
+      bundle,
+      inputs,
+      routeSteps,
+      touched,
+      deliveries,
+      firstCall,
+      lastOutputToken,
+    },
+    needed,
+  };
 }

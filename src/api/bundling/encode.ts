@@ -7,7 +7,7 @@
  *   EIP-7702 account delegating to it calls itself; a smart wallet DELEGATECALLs the calldata);
  * - `corewallet`: the program runs in the user's CoreWallet, deployed on first use.
  */
-import { type Address, encodeFunctionData, type Hex } from "viem";
+import { type Address, encodeFunctionData, type Hex, maxUint256 } from "viem";
 import { CoreWalletAbi } from "../../../abis/generated/CoreWallet.js";
 import { CoreWalletFactoryAbi } from "../../../abis/generated/CoreWalletFactory.js";
 import { DelegateExecutorAbi } from "../../../abis/generated/DelegateExecutor.js";
@@ -41,6 +41,11 @@ export type EncodeRouterSwapTxParameters = {
   minAmountOut: bigint;
   receiver: Address;
   fee?: RouteFee;
+  /**
+   * Last acceptable block timestamp (unix seconds); the router reverts DeadlineExpired after.
+   * Default: none (2^256 − 1); the API always sets one.
+   */
+  deadline?: bigint;
   program: Program;
 };
 
@@ -62,6 +67,7 @@ export function encodeRouterSwapTx(params: EncodeRouterSwapTxParameters): Encode
         receiver: params.receiver,
         feeBps: BigInt(params.fee?.bps ?? 0),
         feeReceiver: params.fee?.receiver ?? ZERO_ADDRESS,
+        deadline: params.deadline ?? maxUint256,
       },
       params.program.commands,
       params.program.state,
@@ -98,6 +104,7 @@ export function encodeRouterBundleTx(params: EncodeRouterBundleTxParameters): En
         receiver: params.receiver,
         feeBps: BigInt(params.fee?.bps ?? 0),
         feeReceiver: params.fee?.receiver ?? ZERO_ADDRESS,
+        deadline: params.deadline ?? maxUint256,
       },
       params.program.commands,
       params.program.state,

@@ -11,6 +11,8 @@ import type { ProgramPlanner, ProgramValue } from "./planner.js";
 const sweepFn = getAbiItem({ abi: RouterExecutorAbi, name: "sweep" });
 const balanceOfFn = getAbiItem({ abi: MinAmountOutCheckAbi, name: "balanceOf" });
 const checkFn = getAbiItem({ abi: MinAmountOutCheckAbi, name: "checkMinAmountOut" });
+const deadlineFn = getAbiItem({ abi: MinAmountOutCheckAbi, name: "checkDeadline" });
+const growthFn = getAbiItem({ abi: MinAmountOutCheckAbi, name: "balanceGrowth" });
 const tupleWordFn = getAbiItem({ abi: ProgramValuesAbi, name: "tupleWord" });
 const arrayElementFn = getAbiItem({ abi: ProgramValuesAbi, name: "arrayElement" });
 
@@ -57,7 +59,7 @@ export function addMinAmountOutCheck(
     minAmountOutCheck: Address;
     token: Address;
     account: Address;
-    balanceBefore: ProgramValue;
+    balanceBefore: ProgramValue | bigint;
     minAmountOut: bigint;
   },
 ): ProgramValue {
@@ -66,6 +68,40 @@ export function addMinAmountOutCheck(
     fn: checkFn,
     args: [params.token, params.account, params.balanceBefore, params.minAmountOut],
     label: "check minimum output",
+  });
+}
+
+/** Reverts the program with DeadlineExpired once the block's timestamp is past `deadline`. */
+export function addDeadlineCheck(
+  planner: ProgramPlanner,
+  params: { minAmountOutCheck: Address; deadline: bigint },
+): void {
+  planner.add({
+    target: params.minAmountOutCheck,
+    fn: deadlineFn,
+    args: [params.deadline],
+    label: "check deadline",
+  });
+}
+
+/**
+ * How much `account`'s balance of `token` grew since the snapshot (0 when it did not): what the
+ * transaction made, as opposed to what the account held before it.
+ */
+export function addBalanceGrowth(
+  planner: ProgramPlanner,
+  params: {
+    minAmountOutCheck: Address;
+    token: Address;
+    account: Address;
+    balanceBefore: ProgramValue;
+  },
+): ProgramValue {
+  return planner.add({
+    target: params.minAmountOutCheck,
+    fn: growthFn,
+    args: [params.token, params.account, params.balanceBefore],
+    label: "read growth",
   });
 }
 

@@ -15,9 +15,11 @@ import { MinAmountOutCheckAbi } from "../../../abis/generated/MinAmountOutCheck.
 import { RouterExecutorAbi } from "../../../abis/generated/RouterExecutor.js";
 import type { ChainSetup } from "../../../protocols/chains";
 import { isNativeToken, NATIVE_TOKEN_ADDRESS } from "../../../protocols/native";
+import { calldataGas } from "../chain/calldata-gas";
 import {
   type AccountOverride,
   type SimulationCall,
+  type SimulationLog,
   SimulationUnavailableError,
   simulateCalls,
   simulationUnavailable,
@@ -27,8 +29,8 @@ import { ApiError } from "../errors";
 import { recordSimulation } from "../ops/metrics";
 import type { RoutingGraph } from "../routing/graph";
 import type { RouteStep } from "../routing/plan-route";
-import { executionContracts } from "../routing/plan-route";
-import type { ExecutionContracts, RoutingStrategy } from "../routing/route-program";
+import { estimateOrFail, executionContracts } from "../routing/plan-route";
+import { type ExecutionContracts, minimumOf, type RoutingStrategy } from "../routing/route-program";
 import { displayAddress } from "./actions/args";
 import { type BundleAction, type CompiledBundle, compileBundle } from "./compile";
 import {
@@ -39,9 +41,16 @@ import {
 } from "./encode";
 import { executingAccount } from "./executingAccount";
 import { describeRevert } from "./revert";
+import {
+  type BeforeSending,
+  beforeSending,
+  DEFAULT_DEADLINE_SECONDS,
+  gasLimit,
+  PROVISIONAL_DEADLINE,
+} from "./sending";
 
-/** Minimum kept on the router's checked outputs, relative to the simulated amounts. */
-const BUNDLE_SLIPPAGE_BPS = 300n;
+/** Default slippage of a bundle's output checks, relative to the simulated amounts (bps). */
+export const BUNDLE_SLIPPAGE_BPS = 300;
 
 export type BundleRequest = {
   fromAddress: Address;
@@ -49,6 +58,10 @@ export type BundleRequest = {
   spender: Address;
   routingStrategy: RoutingStrategy;
   actions: BundleAction[];
+  /** Slippage of the output checks (bps); default BUNDLE_SLIPPAGE_BPS. */
+  slippage?: number;
+  /** Last acceptable block timestamp; default the simulated block's + 20 minutes. */
+  deadline?: bigint;
 };
 
 export type BundleContext = {
@@ -63,9 +76,12 @@ export type BundleAnswer = {
   bundle: CompiledBundle["bundle"];
   tx: { data: Hex; to: string; from: string; value: string };
   gas: string;
+  gasUsed: string;
   createdAt: number;
   blockNumber: number;
+  deadline: number;
   amountsOut: Record<string, string>;
+  beforeSending: BeforeSending[];
   route?: RouteStep[];
 };
 
@@ -121,8 +137,52 @@ async function fundOverrides(
   return out;
 }
 
+const TRANSFER_TOPIC = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef";
+const APPROVAL_TOPIC = "0x8c5be1e5ebec7d5bd14f71427d1e84f3dd0314c0f7b2291e5b200ac8c7c3b925";
+
+const topicAddress = (topic: Hex | undefined): Address | undefined =>
+  topic === undefined || topic.length !== 66
+    ? undefined
+    : (`0x${topic.slice(26)}`.toLowerCase() as Address);
+
 /**
- * Compiles, encodes and simulates a bundle.
+ * What the logs of a program run show beyond what its actions named: ERC20s transferred to the
+ * executing account that no action touched (a `call`'s output, to be handed over too), and, in
+ * the router's executor, allowances left standing after the program (to be reset in it).
+ */
+function seenInLogs(
+  logs: readonly SimulationLog[],
+  account: Address,
+  touched: ReadonlySet<Address>,
+): { tokens: Address[]; allowances: { token: Address; spender: Address }[] } {
+  const me = account.toLowerCase();
+  const tokens = new Set<Address>();
+  const lastAllowance = new Map<string, { token: Address; spender: Address; value: bigint }>();
+  for (const log of logs) {
+    const token = log.address.toLowerCase() as Address;
+    // ERC20 events index two addresses; ERC721's Transfer and Approval index a third (the id).
+    if (log.topics.length !== 3) continue;
+    if (log.topics[0] === TRANSFER_TOPIC && topicAddress(log.topics[2]) === me) {
+      if (!touched.has(token)) tokens.add(token);
+    } else if (log.topics[0] === APPROVAL_TOPIC && topicAddress(log.topics[1]) === me) {
+      const spender = topicAddress(log.topics[2]) as Address;
+      const value = log.data.length >= 66 ? BigInt(log.data.slice(0, 66)) : 0n;
+      lastAllowance.set(`${token}:${spender}`, { token, spender, value });
+    }
+  }
+  return {
+    tokens: [...tokens],
+    allowances: [...lastAllowance.values()]
+      .filter((a) => a.value !== 0n)
+      .map(({ token, spender }) => ({ token, spender })),
+  };
+}
+
+/**
+ * Compiles, encodes and simulates a bundle: a first run of the program shows what it delivers
+ * where (and what its logs reveal), the final program checks those outputs at the simulated
+ * amounts less the slippage (the router checks them itself), and the final transaction is
+ * simulated and its gas limit estimated under the same state.
  * @throws ApiError 400 for malformed actions, 422 when the simulation reverts (naming the action).
  */
 export async function planBundle(ctx: BundleContext, req: BundleRequest): Promise<BundleAnswer> {
@@ -137,17 +197,30 @@ export async function planBundle(ctx: BundleContext, req: BundleRequest): Promis
   }
   const { account, wallet } = executingAccount({ strategy, contracts, from });
   const receiver = getAddress(req.receiver ?? from);
-  const compiled = compileBundle({
-    actions: req.actions,
-    strategy,
-    contracts,
-    chain: ctx.chain,
-    graph: ctx.graph,
-    gasPriceWei: ctx.gasPriceWei,
-    account,
-    receiver,
-    from,
-  });
+  const slippageBps = req.slippage ?? BUNDLE_SLIPPAGE_BPS;
+  const simulatedDeadline = req.deadline ?? PROVISIONAL_DEADLINE;
+  const routeCache = new Map();
+  const compile = (options: {
+    deadline: bigint;
+    checks?: { token: Address; account: Address; min: bigint }[];
+    extraTokens?: Address[];
+    approvalResets?: { token: Address; spender: Address }[];
+  }) =>
+    compileBundle({
+      actions: req.actions,
+      strategy,
+      contracts,
+      chain: ctx.chain,
+      graph: ctx.graph,
+      gasPriceWei: ctx.gasPriceWei,
+      account,
+      receiver,
+      from,
+      slippageBps,
+      routeCache,
+      ...options,
+    });
+  let compiled = compile({ deadline: simulatedDeadline });
   const inputs = [...compiled.inputs.entries()];
   if (strategy !== "delegate" && inputs.length > 1) {
     throw new ApiError(
@@ -163,22 +236,24 @@ export async function planBundle(ctx: BundleContext, req: BundleRequest): Promis
     );
   }
 
-  // What to report, and what the router checks: explicit transfers, and tokens left with the receiver.
-  const watched = new Map<string, { token: Address; account: Address }>();
-  for (const d of compiled.deliveries)
-    watched.set(`${d.token}:${lower(d.to)}`, { token: d.token, account: getAddress(d.to) });
-  for (const t of compiled.touched) {
-    if (!compiled.inputs.has(t))
-      watched.set(`${t}:${lower(receiver)}`, { token: t, account: receiver });
-  }
-  const watchList = [...watched.values()].map((w) => ({
-    token: (isNativeToken(w.token) ? NATIVE_TOKEN_ADDRESS : getAddress(w.token)) as Address,
-    account: w.account,
-  }));
-
   const display = (t: Address) =>
     (isNativeToken(t) ? NATIVE_TOKEN_ADDRESS : getAddress(t)) as Address;
-  const encode = (checked: { token: Address; account: Address; min: bigint }[]): EncodedTx => {
+  // What to report, and what is checked: explicit transfers, and tokens left with the receiver.
+  const watchListOf = (c: CompiledBundle) => {
+    const watched = new Map<string, { token: Address; account: Address }>();
+    for (const d of c.deliveries)
+      watched.set(`${d.token}:${lower(d.to)}`, { token: d.token, account: getAddress(d.to) });
+    for (const t of c.touched) {
+      if (!c.inputs.has(t)) watched.set(`${t}:${lower(receiver)}`, { token: t, account: receiver });
+    }
+    return [...watched.values()].map((w) => ({ token: display(w.token), account: w.account }));
+  };
+  const pulled = input && req.spender === lower(from) ? input : undefined;
+  const encode = (
+    c: CompiledBundle,
+    checked: { token: Address; account: Address; min: bigint }[],
+    deadline: bigint,
+  ): EncodedTx => {
     if (strategy === "router") {
       const [tokenIn, amountIn] = input as [Address, bigint];
       return encodeRouterBundleTx({
@@ -186,23 +261,28 @@ export async function planBundle(ctx: BundleContext, req: BundleRequest): Promis
         from,
         tokenIn: display(tokenIn),
         amountIn,
-        outputs: checked.map((c) => ({ token: c.token, minAmountOut: c.min })),
+        outputs: checked.map((o) => ({ token: o.token, minAmountOut: o.min })),
         receiver: checked[0]?.account ?? receiver,
-        program: compiled.program,
+        deadline,
+        program: c.program,
       });
     }
-    if (strategy === "delegate") return encodeDelegateTx({ from, program: compiled.program });
-    const pulled = input && req.spender === lower(from) ? input : undefined;
+    if (strategy === "delegate") return encodeDelegateTx({ from, program: c.program });
     return encodeCoreWalletTx({
       walletFactory: contracts.walletFactory,
       from,
       tokenIn: display(pulled?.[0] ?? NATIVE_TOKEN_ADDRESS),
       amountIn: pulled?.[1] ?? 0n,
-      program: compiled.program,
+      program: c.program,
     });
   };
-  const reads = watchList.map((w) => balanceCall(contracts, w.token, w.account));
-  const run = async (call: SimulationCall, overrides: Record<Address, AccountOverride>) => {
+  const run = async (
+    c: CompiledBundle,
+    call: SimulationCall,
+    overrides: Record<Address, AccountOverride>,
+  ) => {
+    const watchList = watchListOf(c);
+    const reads = watchList.map((w) => balanceCall(contracts, w.token, w.account));
     let simulation: Awaited<ReturnType<typeof simulateCalls>>;
     const started = performance.now();
     try {
@@ -220,13 +300,13 @@ export async function planBundle(ctx: BundleContext, req: BundleRequest): Promis
     const sent = simulation.results[reads.length];
     if (!sent) throw new ApiError(503, "The chain node returned an incomplete simulation.");
     if (!sent.ok) {
-      const reason = describeRevert({ data: sent.revertData, calls: compiled.program.calls });
+      const reason = describeRevert({ data: sent.revertData, calls: c.program.calls });
       const stepIndex = reason.step?.index;
       const actionIndex =
         stepIndex === undefined
           ? undefined
-          : compiled.firstCall.reduce((found, first, i) => (first <= stepIndex ? i : found), 0);
-      const action = actionIndex === undefined ? undefined : compiled.bundle[actionIndex];
+          : c.firstCall.reduce((found, first, i) => (first <= stepIndex ? i : found), 0);
+      const action = actionIndex === undefined ? undefined : c.bundle[actionIndex];
       throw new ApiError(
         422,
         action
@@ -268,58 +348,82 @@ export async function planBundle(ctx: BundleContext, req: BundleRequest): Promis
       },
     };
   }
-  let tx: EncodedTx;
-  if (strategy !== "router") {
-    tx = encode([]);
-  } else {
-    // The router checks outputs it must be told: run the program first as the router would
-    // (the executor holding the input), learn what arrives where, then check that.
+
+  // First run: the program alone, to learn what arrives where. Under the router it runs as the
+  // router would run it (the executor holding the input), before the router's own checks exist.
+  const probe = async (c: CompiledBundle) => {
+    if (strategy !== "router") return await run(c, encode(c, [], simulatedDeadline), overrides);
     const [tokenIn, amountIn] = input as [Address, bigint];
     const probeOverrides = isNativeToken(tokenIn)
       ? { [contracts.router]: { balance: amountIn } }
       : await fundOverrides(ctx, new Map([[tokenIn, amountIn]]), contracts.executor, undefined);
-    const probe = await run(
+    return await run(
+      c,
       {
         from: contracts.router,
         to: contracts.executor,
         data: encodeFunctionData({
           abi: RouterExecutorAbi,
           functionName: "execute",
-          args: [compiled.program.commands, compiled.program.state],
+          args: [c.program.commands, c.program.state],
         }),
         value: isNativeToken(tokenIn) ? amountIn : 0n,
       },
       probeOverrides,
     );
-    const delivered = probe.received.filter((r) => r.delta > 0n);
-    const atReceiver = delivered.filter((r) => r.account === receiver);
-    const last = compiled.deliveries.at(-1);
-    const chosen =
-      atReceiver.length > 0
-        ? atReceiver
-        : delivered.filter((r) => last && r.account === getAddress(last.to));
-    if (chosen.length === 0) {
-      throw new ApiError(
-        422,
-        "The bundle delivers nothing the router could check: no token reaches the receiver or a transfer target.",
-      );
-    }
-    tx = encode(
-      chosen.map((c) => {
-        const min = (c.delta * (10_000n - BUNDLE_SLIPPAGE_BPS)) / 10_000n;
-        return { token: c.token, account: c.account, min: min > 0n ? min : 1n };
-      }),
+  };
+  let first = await probe(compiled);
+  const sent = first.sent as Extract<typeof first.sent, { ok: true }>;
+  const seen = seenInLogs(sent.logs, account, compiled.touched);
+  const extraTokens = seen.tokens;
+  const approvalResets = strategy === "router" ? seen.allowances : [];
+  if (extraTokens.length > 0 || approvalResets.length > 0) {
+    compiled = compile({ deadline: simulatedDeadline, extraTokens, approvalResets });
+    first = await probe(compiled);
+  }
+  const delivered = first.received.filter((r) => r.delta > 0n);
+  const atReceiver = delivered.filter((r) => r.account === receiver);
+  const last = compiled.deliveries.at(-1);
+  const chosen =
+    atReceiver.length > 0
+      ? atReceiver
+      : delivered.filter((r) => last && r.account === getAddress(last.to));
+  if (strategy === "router" && chosen.length === 0) {
+    throw new ApiError(
+      422,
+      "The bundle delivers nothing the router could check: no token reaches the receiver or a transfer target.",
     );
   }
-  const final = await run({ from: tx.from, to: tx.to, data: tx.data, value: tx.value }, overrides);
+  const checks = chosen.map((c) => ({
+    token: c.token,
+    account: c.account,
+    min: minimumOf(c.delta, slippageBps),
+  }));
+  // The final program: outside the router it checks those outputs itself, last.
+  const finalOf = (deadline: bigint) =>
+    strategy === "router"
+      ? compiled
+      : compile({ deadline, checks, extraTokens, approvalResets: [] });
+  let final = finalOf(simulatedDeadline);
+  let tx = encode(final, checks, simulatedDeadline);
+  const sentCall = { from: tx.from, to: tx.to, data: tx.data, value: tx.value };
+  const estimating = estimateOrFail(ctx, sentCall, overrides);
+  estimating.catch(() => {});
+  const result = await run(final, sentCall, overrides);
+  const estimate = await estimating;
+  const deadline = req.deadline ?? result.simulation.timestamp + DEFAULT_DEADLINE_SECONDS;
+  const simulatedTx = tx;
+  if (deadline !== simulatedDeadline) {
+    final = finalOf(deadline);
+    tx = encode(final, checks, deadline);
+  }
   const amountsOut: Record<string, string> = {};
-  for (const r of final.received) {
+  for (const r of result.received) {
     if (r.delta <= 0n) continue;
     const key = displayAddress(r.token);
     amountsOut[key] = (BigInt(amountsOut[key] ?? "0") + r.delta).toString();
   }
-  const simulation = final.simulation;
-  const sent = final.sent;
+  const simulation = result.simulation;
   return {
     bundle: compiled.bundle,
     tx: {
@@ -328,10 +432,23 @@ export async function planBundle(ctx: BundleContext, req: BundleRequest): Promis
       from: getAddress(tx.from),
       value: tx.value.toString(),
     },
-    gas: sent.gasUsed.toString(),
+    gas: gasLimit({ estimate, simulated: simulatedTx, sent: tx, strategy }).toString(),
+    gasUsed: (
+      result.sent.gasUsed +
+      calldataGas(tx.data) -
+      calldataGas(simulatedTx.data)
+    ).toString(),
     createdAt: Number(simulation.blockNumber),
     blockNumber: Number(simulation.blockNumber),
+    deadline: Number(deadline),
     amountsOut,
+    beforeSending: beforeSending({
+      strategy,
+      contracts,
+      from,
+      wallet,
+      input: pulled ? { token: pulled[0], amount: pulled[1] } : undefined,
+    }),
     ...(compiled.routeSteps.length > 0 ? { route: compiled.routeSteps } : {}),
   };
 }

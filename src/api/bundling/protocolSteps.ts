@@ -36,7 +36,7 @@ const pairSwapFn = getAbiItem({ abi: UniswapV2PairAbi, name: "swap" });
 const poolSwapFn = getAbiItem({ abi: UniswapV3PoolAbi, name: "swap" });
 const exactInputSingleFn = getAbiItem({ abi: SwapRouterAbi, name: "exactInputSingle" });
 const v2AmountOutFn = getAbiItem({ abi: ProgramValuesAbi, name: "uniswapV2AmountOut" });
-const v3AmountOutFn = getAbiItem({ abi: ProgramValuesAbi, name: "uniswapV3AmountOut" });
+const v3AmountOutFn = getAbiItem({ abi: ProgramValuesAbi, name: "uniswapV3ExactInputAmountOut" });
 const executorV2SwapFn = getAbiItem({ abi: RouterExecutorAbi, name: "uniswapV2Swap" });
 
 type Amount = bigint | ProgramValue;
@@ -180,7 +180,9 @@ export type UniswapV3PoolSwapParameters = {
 
 /**
  * Exact-input swap calling a Uniswap V3 pool directly; the router executor pays the pool from
- * its swap callback. Only for programs run by the router executor.
+ * its swap callback. Only for programs run by the router executor. The output is read with
+ * `uniswapV3ExactInputAmountOut`, which reverts unless the pool took all of `amountIn` (a pool
+ * that ran out of liquidity would leave the rest in the executor).
  * @returns the amount out (read from the pool's return value), unless `amountOut: false`.
  */
 export function addUniswapV3PoolSwap(
@@ -213,14 +215,15 @@ export function addUniswapV3PoolSwap(
   return planner.add({
     target: params.executor,
     fn: v3AmountOutFn,
-    args: [deltas],
+    args: [deltas, params.amountIn],
     label: "read uniswap v3 output",
   });
 }
 
 /**
  * Exact-input swap through Uniswap's SwapRouter, for accounts without a V3 callback (wallets,
- * delegated accounts): approves exactly `amountIn`, swaps, then resets the allowance to zero.
+ * delegated accounts): approves exactly `amountIn`, swaps with the step's own minimum and the
+ * transaction's deadline (SwapRouter enforces both), then resets the allowance to zero.
  * @returns the amount out.
  */
 export function addUniswapV3RouterSwap(
@@ -232,7 +235,10 @@ export function addUniswapV3RouterSwap(
     fee: number;
     amountIn: Amount;
     recipient: Address;
+    /** SwapRouter's `deadline` (default: none, the program checks its own). */
     deadline?: bigint;
+    /** SwapRouter's `amountOutMinimum` (default 0: the program's final check bounds it). */
+    amountOutMinimum?: bigint;
   },
 ): ProgramValue {
   addApprove(planner, {
@@ -251,7 +257,7 @@ export function addUniswapV3RouterSwap(
         recipient: params.recipient,
         deadline: params.deadline ?? maxUint256,
         amountIn: params.amountIn,
-        amountOutMinimum: 0n,
+        amountOutMinimum: params.amountOutMinimum ?? 0n,
         sqrtPriceLimitX96: 0n,
       },
     ],

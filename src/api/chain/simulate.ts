@@ -15,21 +15,28 @@ export type AccountOverride = {
   stateDiff?: Record<Hex, Hex>;
 };
 
+/** A log a simulated call emitted. */
+export type SimulationLog = { address: Address; topics: Hex[]; data: Hex };
+
 export type CallResult =
-  | { ok: true; returnData: Hex; gasUsed: bigint }
+  | { ok: true; returnData: Hex; gasUsed: bigint; logs: SimulationLog[] }
   | { ok: false; revertData: Hex; message: string; gasUsed: bigint };
 
-/** `blockNumber`: the block the calls ran on top of (the simulated block is the next one). */
-export type SimulationResult = { blockNumber: bigint; results: CallResult[] };
+/**
+ * `blockNumber`: the block the calls ran on top of (the simulated block is the next one);
+ * `timestamp`: the simulated block's timestamp (what `block.timestamp` was in the calls).
+ */
+export type SimulationResult = { blockNumber: bigint; timestamp: bigint; results: CallResult[] };
 
 type RpcCallResult = {
   status: Hex;
   returnData: Hex;
   gasUsed: Hex;
+  logs?: { address: Address; topics: Hex[]; data: Hex }[];
   error?: { message?: string; data?: Hex };
 };
 
-type SimulatedBlock = { number: Hex; parentHash?: Hex; calls: RpcCallResult[] };
+type SimulatedBlock = { number: Hex; timestamp: Hex; parentHash?: Hex; calls: RpcCallResult[] };
 
 const ZERO_HASH = `0x${"0".repeat(64)}`;
 
@@ -70,14 +77,7 @@ export async function simulateCalls(
     overrides: Record<Address, AccountOverride>;
   },
 ): Promise<SimulationResult> {
-  const stateOverrides: Record<string, Record<string, unknown>> = {};
-  for (const [address, o] of Object.entries(params.overrides)) {
-    const entry: Record<string, unknown> = {};
-    if (o.balance !== undefined) entry.balance = numberToHex(o.balance);
-    if (o.code !== undefined) entry.code = o.code;
-    if (o.stateDiff !== undefined) entry.stateDiff = o.stateDiff;
-    stateOverrides[address] = entry;
-  }
+  const stateOverrides = rpcStateOverrides(params.overrides);
   let blocks: SimulatedBlock[];
   try {
     blocks = (await client.request({
@@ -110,9 +110,19 @@ export async function simulateCalls(
   const calls = block.calls;
   return {
     blockNumber: params.blockNumber ?? baseBlockOf(block),
+    timestamp: BigInt(block.timestamp),
     results: calls.map((c) =>
       c.status === "0x1"
-        ? { ok: true, returnData: c.returnData, gasUsed: BigInt(c.gasUsed) }
+        ? {
+            ok: true,
+            returnData: c.returnData,
+            gasUsed: BigInt(c.gasUsed),
+            logs: (c.logs ?? []).map((l) => ({
+              address: l.address,
+              topics: l.topics,
+              data: l.data,
+            })),
+          }
         : {
             ok: false,
             revertData: (c.error?.data ?? c.returnData ?? "0x") as Hex,
@@ -121,4 +131,51 @@ export async function simulateCalls(
           },
     ),
   };
+}
+
+/** State overrides in the JSON-RPC shape (`eth_simulateV1`, `eth_estimateGas`, `eth_call`). */
+export function rpcStateOverrides(
+  overrides: Record<Address, AccountOverride>,
+): Record<string, Record<string, unknown>> {
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const [address, o] of Object.entries(overrides)) {
+    const entry: Record<string, unknown> = {};
+    if (o.balance !== undefined) entry.balance = numberToHex(o.balance);
+    if (o.code !== undefined) entry.code = o.code;
+    if (o.stateDiff !== undefined) entry.stateDiff = o.stateDiff;
+    out[address] = entry;
+  }
+  return out;
+}
+
+/** The node could not estimate the transaction's gas (it reverts there, or the node failed). */
+export class GasEstimateError extends Error {
+  override readonly name = "GasEstimateError";
+}
+
+/**
+ * `eth_estimateGas` of `call` under `overrides`: the gas limit the node finds the transaction
+ * succeeds with (it searches for it, so refunds and the 63/64 rule of EIP-150 are included).
+ * @example const limit = await estimateCallGas(client, { call: tx, overrides })
+ */
+export async function estimateCallGas(
+  client: PublicClient,
+  params: { call: SimulationCall; overrides: Record<Address, AccountOverride> },
+): Promise<bigint> {
+  const { call } = params;
+  try {
+    const gas = (await client.request({
+      method: "eth_estimateGas" as never,
+      params: [
+        { from: call.from, to: call.to, data: call.data, value: numberToHex(call.value ?? 0n) },
+        "latest",
+        rpcStateOverrides(params.overrides),
+      ] as never,
+    })) as Hex;
+    return BigInt(gas);
+  } catch (error) {
+    throw new GasEstimateError(
+      `the chain node could not estimate the gas: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`,
+    );
+  }
 }

@@ -24,9 +24,18 @@ import {
 } from "../bundling/encode.js";
 import { executingAccount } from "../bundling/executingAccount";
 import { describeRevert } from "../bundling/revert.js";
+import {
+  type BeforeSending,
+  beforeSending,
+  DEFAULT_DEADLINE_SECONDS,
+  gasLimit,
+  PROVISIONAL_DEADLINE,
+} from "../bundling/sending.js";
 import { calldataGas } from "../chain/calldata-gas.js";
 import {
   type AccountOverride,
+  estimateCallGas,
+  GasEstimateError,
   type SimulationCall,
   SimulationUnavailableError,
   simulateCalls,
@@ -40,6 +49,7 @@ import type { RoutingGraph } from "./graph";
 import { priceImpactBps, usdPrices } from "./prices";
 import {
   type ExecutionContracts,
+  minimumOf,
   planRouteProgram,
   UnsupportedRouteError,
 } from "./route-program.js";
@@ -71,12 +81,15 @@ export type RouteStep = {
 export type RouteAnswer = {
   route: RouteStep[];
   gas: string;
+  gasUsed: string;
   amountOut: string;
   minAmountOut: string;
   priceImpact: number | null;
   createdAt: number;
   blockNumber: number;
+  deadline: number;
   tx: { data: Hex; to: string; from: string; value: string };
+  beforeSending: BeforeSending[];
   feeAmount?: string[];
 };
 
@@ -163,7 +176,26 @@ async function inputOverrides(
   }
 }
 
-function mergeOverrides(
+/** Estimates `call`'s gas limit; a node that cannot is a 503, a revert there a 422. */
+export async function estimateOrFail(
+  ctx: { client: PublicClient; chain: ChainSetup },
+  call: SimulationCall,
+  overrides: Record<Address, AccountOverride>,
+): Promise<bigint> {
+  try {
+    return await estimateCallGas(ctx.client, { call, overrides });
+  } catch (error) {
+    if (error instanceof GasEstimateError) {
+      throw new ApiError(
+        422,
+        `The transaction simulated, but the chain node could not estimate its gas limit: ${error.message.replace(/^the chain node could not estimate the gas: /, "")}.`,
+      );
+    }
+    throw error;
+  }
+}
+
+export function mergeOverrides(
   ...parts: Record<Address, AccountOverride>[]
 ): Record<Address, AccountOverride> {
   const out: Record<Address, AccountOverride> = {};
@@ -271,13 +303,17 @@ export async function planRoute(ctx: PlanRouteContext, req: RouteRequest): Promi
         );
   }
   const quote = found.quote;
-  const minFor = (amountOut: bigint) => {
-    const min = (amountOut * BigInt(10_000 - req.slippage)) / 10_000n;
-    return min > 0n ? min : 1n;
-  };
+  const minFor = (amountOut: bigint) => minimumOf(amountOut, req.slippage);
+
+  // What a wallet pulls from its owner (corewallet): the input unless the wallet spends its own.
+  const pullsFromOwner = req.spender === req.fromAddress;
+  const amountFromOwner = nativeIn
+    ? (req.tokenInAmountToTransfer ?? (pullsFromOwner ? req.amountIn : 0n))
+    : (req.tokenInAmountToApprove ?? (pullsFromOwner ? req.amountIn : 0n));
 
   const buildTx = (
     minAmountOut: bigint,
+    deadline: bigint,
   ): { tx: EncodedTx; calls: ReturnType<typeof planRouteProgram>["calls"] } => {
     try {
       const program = planRouteProgram({
@@ -288,6 +324,7 @@ export async function planRoute(ctx: PlanRouteContext, req: RouteRequest): Promi
         account,
         receiver,
         quote,
+        bounds: { deadline, slippageBps: req.slippage },
         fee:
           strategy === "router"
             ? undefined
@@ -305,6 +342,7 @@ export async function planRoute(ctx: PlanRouteContext, req: RouteRequest): Promi
             tokenOut: isNativeToken(tokenOut) ? NATIVE_TOKEN_ADDRESS : getAddress(tokenOut),
             minAmountOut,
             receiver,
+            deadline,
             fee:
               fee > 0 && req.feeReceiver
                 ? { bps: fee, receiver: getAddress(req.feeReceiver) }
@@ -316,10 +354,6 @@ export async function planRoute(ctx: PlanRouteContext, req: RouteRequest): Promi
       if (strategy === "delegate") {
         return { calls: program.calls, tx: encodeDelegateTx({ from, program }) };
       }
-      const pullsFromOwner = req.spender === req.fromAddress;
-      const amountFromOwner = nativeIn
-        ? (req.tokenInAmountToTransfer ?? (pullsFromOwner ? req.amountIn : 0n))
-        : (req.tokenInAmountToApprove ?? (pullsFromOwner ? req.amountIn : 0n));
       return {
         calls: program.calls,
         tx: encodeCoreWalletTx({
@@ -336,7 +370,8 @@ export async function planRoute(ctx: PlanRouteContext, req: RouteRequest): Promi
     }
   };
 
-  let { tx, calls } = buildTx(minFor(quote.amountOut));
+  const simulatedDeadline = req.deadline ?? PROVISIONAL_DEADLINE;
+  let { tx, calls } = buildTx(minFor(quote.amountOut), simulatedDeadline);
 
   // The caller may not hold or have approved the input yet: give it for the simulation.
   const funded =
@@ -363,12 +398,17 @@ export async function planRoute(ctx: PlanRouteContext, req: RouteRequest): Promi
     isNativeToken(tokenOut) ? NATIVE_TOKEN_ADDRESS : getAddress(tokenOut)
   ) as Address;
   const simStarted = performance.now();
+  const sentCall = { from: tx.from, to: tx.to, data: tx.data, value: tx.value };
+  // The gas limit is estimated alongside the simulation (same state, same overrides); a revert
+  // there is reported from the simulation, which says why.
+  const estimating = estimateOrFail(ctx, sentCall, overrides);
+  estimating.catch(() => {});
   let simulation: Awaited<ReturnType<typeof simulateCalls>>;
   try {
     simulation = await simulateCalls(ctx.client, {
       calls: [
         balanceCall(contracts, outToken, receiver),
-        { from: tx.from, to: tx.to, data: tx.data, value: tx.value },
+        sentCall,
         balanceCall(contracts, outToken, receiver),
       ],
       overrides,
@@ -389,16 +429,19 @@ export async function planRoute(ctx: PlanRouteContext, req: RouteRequest): Promi
       blockNumber: Number(simulation.blockNumber),
     });
   }
+  const estimate = await estimating;
   const amountOut = decodeBalance(after.returnData) - decodeBalance(before.returnData);
   const minAmountOut = minFor(amountOut);
-  // The chain moved since the snapshot: the minimum follows what the chain delivers now. Only
-  // the encoded minimum changes, so only the calldata's gas does.
-  let gas = sent.gasUsed;
-  if (amountOut !== quote.amountOut) {
-    const simulated = tx.data;
-    ({ tx, calls } = buildTx(minAmountOut));
-    gas += calldataGas(tx.data) - calldataGas(simulated);
+  const deadline = req.deadline ?? simulation.timestamp + DEFAULT_DEADLINE_SECONDS;
+  // The chain moved since the snapshot: the minimum follows what the chain delivers now; and
+  // the deadline counts from the simulated block. Only those words of the calldata change, so
+  // only the calldata's gas does.
+  const simulatedTx = tx;
+  if (amountOut !== quote.amountOut || deadline !== simulatedDeadline) {
+    ({ tx, calls } = buildTx(minAmountOut, deadline));
   }
+  const gasUsed = sent.gasUsed + calldataGas(tx.data) - calldataGas(simulatedTx.data);
+  const gas = gasLimit({ estimate, simulated: simulatedTx, sent: tx, strategy });
 
   let priceImpact: number | null = null;
   if (req.priceImpact) {
@@ -408,17 +451,31 @@ export async function planRoute(ctx: PlanRouteContext, req: RouteRequest): Promi
   return {
     route: routeSteps(ctx.chain.id, quote),
     gas: gas.toString(),
+    gasUsed: gasUsed.toString(),
     amountOut: amountOut.toString(),
     minAmountOut: minAmountOut.toString(),
     priceImpact,
     createdAt: Number(simulation.blockNumber),
     blockNumber: Number(simulation.blockNumber),
+    deadline: Number(deadline),
     tx: {
       data: tx.data,
       to: getAddress(tx.to),
       from: getAddress(tx.from),
       value: tx.value.toString(),
     },
+    beforeSending: beforeSending({
+      strategy,
+      contracts,
+      from,
+      wallet,
+      input:
+        strategy === "router"
+          ? { token: tokenIn, amount: req.amountIn }
+          : strategy === "corewallet"
+            ? { token: tokenIn, amount: amountFromOwner }
+            : undefined,
+    }),
     ...(req.fee !== undefined ? { feeAmount: [feeAmount.toString()] } : {}),
   };
 }

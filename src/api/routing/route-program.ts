@@ -10,7 +10,12 @@
  *   last hop pays the receiver, and the program checks the receiver's balance growth itself.
  */
 import type { Address } from "viem";
-import { addBalanceSnapshot, addMinAmountOutCheck, addSweep } from "../bundling/executionSteps.js";
+import {
+  addBalanceSnapshot,
+  addDeadlineCheck,
+  addMinAmountOutCheck,
+  addSweep,
+} from "../bundling/executionSteps.js";
 import { type PlannedProgram, ProgramPlanner, type ProgramValue } from "../bundling/planner.js";
 import {
   addErc4626Deposit,
@@ -46,7 +51,19 @@ export type HopContext = {
   swapRouter: Address | undefined;
   /** The account the program runs as: the executor, the caller (delegate) or its wallet. */
   account: Address;
+  /**
+   * Outside the router: the transaction's deadline and slippage, passed to the protocol steps
+   * that take a deadline and a minimum of their own (SwapRouter), each hop's minimum being its
+   * quoted output less the slippage.
+   */
+  bounds?: { deadline: bigint; slippageBps: number };
 };
+
+/** `amount` less `slippageBps`, at least 1 wei. */
+export function minimumOf(amount: bigint, slippageBps: number): bigint {
+  const min = (amount * BigInt(10_000 - slippageBps)) / 10_000n;
+  return min > 0n ? min : 1n;
+}
 
 export type RouteProgramParameters = HopContext & {
   weth: Address | undefined;
@@ -117,6 +134,11 @@ export function addRouteHop(
         fee: pool.feePpm,
         amountIn,
         recipient,
+        deadline: p.bounds?.deadline,
+        amountOutMinimum:
+          p.bounds && hop.amountOut > 0n
+            ? minimumOf(hop.amountOut, p.bounds.slippageBps)
+            : undefined,
       });
     case "erc4626":
       return edge.action === "deposit"
@@ -159,6 +181,13 @@ export function planRouteProgram(p: RouteProgramParameters): PlannedProgram {
   const inRouter = p.strategy === "router";
   let balanceBefore: ProgramValue | undefined;
   if (!inRouter) {
+    // No router checks the deadline here: the program does, first.
+    if (p.bounds) {
+      addDeadlineCheck(planner, {
+        minAmountOutCheck: p.execution.minAmountOutCheck,
+        deadline: p.bounds.deadline,
+      });
+    }
     if (p.fee && p.fee.amount > 0n) {
       addTransfer(planner, {
         token: p.quote.tokenIn,

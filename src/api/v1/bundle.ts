@@ -7,7 +7,7 @@ import { ApiError } from "../errors";
 import { describeEndpoint, errorResponse } from "../openapi/registry";
 import { parseQuery } from "../query";
 import { routingGraph } from "../routing/snapshot";
-import { addressParam, positiveIntParam } from "../schemas";
+import { addressParam, deadlineParam, positiveIntParam } from "../schemas";
 import { chainClient, gasPrice, resolveChain, slotFinder } from "./route";
 import { bundleAnswerSchema, bundleBodySchema } from "./shortcuts-schemas";
 
@@ -43,6 +43,21 @@ export const bundleQuerySchema = z.object({
     .default("router"),
   receiver: addressParam.optional(),
   spender: addressParam.optional(),
+  slippage: z
+    .string()
+    .refine((v) => /^[0-9]+$/.test(v) && Number(v) <= 10_000, {
+      message: "expected basis points: a whole number from 0 to 10000",
+    })
+    .transform(Number)
+    .optional()
+    .meta({
+      description:
+        "Slippage of the bundle's output checks, in basis points of the simulated amounts (default 300).",
+    }),
+  deadline: deadlineParam.optional().meta({
+    description:
+      "Unix time (seconds) after which the transaction reverts; default the simulated block's timestamp + 1200.",
+  }),
 });
 
 describeEndpoint({
@@ -86,7 +101,17 @@ export const bundle = new Hono().post(
     const text = await c.req.text();
     const q = parseQuery(
       c.req.url,
-      { scalars: ["fromAddress", "chainId", "routingStrategy", "receiver", "spender"] },
+      {
+        scalars: [
+          "fromAddress",
+          "chainId",
+          "routingStrategy",
+          "receiver",
+          "spender",
+          "slippage",
+          "deadline",
+        ],
+      },
       bundleQuerySchema,
     );
     let body: unknown;
@@ -135,6 +160,8 @@ export const bundle = new Hono().post(
         spender: q.spender ?? q.fromAddress,
         routingStrategy: q.routingStrategy,
         actions: body as BundleAction[],
+        slippage: q.slippage,
+        deadline: q.deadline,
       },
     );
     return c.json(answer);

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ApiError } from "../errors";
 import { parseQuery } from "../query";
-import { addressParam, positiveIntParam } from "../schemas";
+import { addressParam, deadlineParam, positiveIntParam } from "../schemas";
 
 const MAX_UINT256 = 2n ** 256n - 1n;
 
@@ -60,6 +60,7 @@ export const routeQuerySchema = z.object({
     .refine((v) => /^[1-3]$/.test(v), { message: "expected a whole number from 1 to 3" })
     .transform(Number)
     .default(3),
+  deadline: deadlineParam.optional(),
 });
 
 const ROUTE_QUERY_SPEC = {
@@ -77,6 +78,7 @@ const ROUTE_QUERY_SPEC = {
     "tokenInAmountToApprove",
     "tokenInAmountToTransfer",
     "maxHops",
+    "deadline",
   ],
   arrays: ["tokenIn", "tokenOut", "amountIn"],
 } as const;
@@ -100,6 +102,8 @@ export type RouteRequest = {
   tokenInAmountToApprove: bigint | undefined;
   tokenInAmountToTransfer: bigint | undefined;
   maxHops: number;
+  /** Last acceptable block timestamp; default: the simulated block's + 20 minutes. */
+  deadline: bigint | undefined;
 };
 
 /** Parses and checks the route query; every problem is a 400 naming the parameter. */
@@ -155,5 +159,6 @@ export function parseRouteQuery(url: string): RouteRequest {
     tokenInAmountToApprove: q.tokenInAmountToApprove,
     tokenInAmountToTransfer: q.tokenInAmountToTransfer,
     maxHops: q.maxHops,
+    deadline: q.deadline,
   };
 }

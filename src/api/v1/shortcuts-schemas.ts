@@ -32,9 +32,52 @@ export const routeStepSchema = z.object({
   amountOut: amount.meta({ description: "The step's quoted output." }),
 });
 
+/** What the client must do before sending the transaction. */
+export const beforeSendingSchema = z
+  .array(
+    z.union([
+      z
+        .object({
+          type: z.literal("approve"),
+          token: address,
+          spender: address.meta({
+            description:
+              "The router (`router`), or the caller's own CoreWallet, deployed or not (`corewallet`).",
+          }),
+          amount,
+        })
+        .meta({
+          description:
+            "Approve `spender` to take `amount` of `token` from the caller (skip it when the allowance already covers it; `GET /v1/wallet/approve` builds the transaction).",
+        }),
+      z
+        .object({
+          type: z.literal("delegate"),
+          account: address,
+          delegateTo: address.meta({ description: "The delegate executor." }),
+        })
+        .meta({
+          description:
+            "The caller's account must delegate to `delegateTo` by EIP-7702 (an authorization in this transaction, or an earlier one); `gas` includes the first authorization's cost.",
+        }),
+    ]),
+  )
+  .meta({ description: "What must happen before sending `tx`, in order; empty when nothing." });
+
+const gasLimit = amount.meta({
+  description:
+    "A gas limit the transaction succeeds with: the node's eth_estimateGas under the simulation's state overrides, plus the first EIP-7702 authorization for `delegate`. Send it as the limit.",
+});
+const gasUsed = amount.meta({ description: "Gas the simulated transaction used." });
+const deadline = z.number().int().meta({
+  description:
+    "Unix time (seconds) after which the transaction reverts with DeadlineExpired: the `deadline` given, or the simulated block's timestamp + 1200.",
+});
+
 export const routeAnswerSchema = z.object({
   route: z.array(routeStepSchema).meta({ description: "Every hop of every leg, legs in turn." }),
-  gas: amount.meta({ description: "Gas the simulated transaction used." }),
+  gas: gasLimit,
+  gasUsed,
   amountOut: amount.meta({ description: "What the simulation delivered to the receiver." }),
   minAmountOut: amount.meta({ description: "amountOut less the slippage; enforced on chain." }),
   priceImpact: z
@@ -44,7 +87,9 @@ export const routeAnswerSchema = z.object({
     .meta({ description: "Basis points; null without USD prices." }),
   createdAt: z.number().int().meta({ description: "The block the transaction was simulated on." }),
   blockNumber: z.number().int().meta({ description: "Same as createdAt." }),
+  deadline,
   tx: txSchema,
+  beforeSending: beforeSendingSchema,
   feeAmount: z.array(amount).optional().meta({ description: "Present when `fee` was given." }),
 });
 
@@ -64,11 +109,14 @@ export const bundleBodySchema = z
 export const bundleAnswerSchema = z.object({
   bundle: bundleBodySchema.meta({ description: "The actions as understood, defaults filled." }),
   tx: txSchema,
-  gas: amount,
+  gas: gasLimit,
+  gasUsed,
   createdAt: z.number().int(),
   blockNumber: z.number().int(),
+  deadline,
   amountsOut: z
     .record(z.string(), amount)
     .meta({ description: "Token → amount the simulation delivered." }),
+  beforeSending: beforeSendingSchema,
   route: z.array(routeStepSchema).optional(),
 });

@@ -8,6 +8,7 @@ import {
   erc20Abi,
   getAbiItem,
   parseAbiItem,
+  toFunctionSignature,
 } from "viem";
 import { z } from "zod";
 import { MinAmountOutCheckAbi } from "../../../../abis/generated/MinAmountOutCheck.js";
@@ -82,15 +83,27 @@ export const route: ActionSpec<typeof routeArgs> = {
     }
     // A literal amount may be split across paths; a referenced one is a single program value.
     const literal = typeof amount.value === "bigint";
-    const found = findRoute({
-      graph: ctx.graph,
-      tokenIn: args.tokenIn,
-      tokenOut: args.tokenOut,
-      amountIn: amount.estimate,
-      maxSplits: literal ? 4 : 1,
-      gasPriceWei: ctx.gasPriceWei,
-      weth: (ctx.chain.weth?.toLowerCase() ?? args.tokenIn) as Address,
-    });
+    if (amount.estimate === 0n) {
+      throw literal
+        ? new ApiError(400, "args.amountIn: expected an amount greater than 0.")
+        : new ApiError(
+            422,
+            "args.amountIn: the referenced output is estimated at 0, so there is nothing to route.",
+          );
+    }
+    const cacheKey = `${args.tokenIn}:${args.tokenOut}:${amount.estimate}:${literal}`;
+    const found =
+      ctx.routeCache.get(cacheKey) ??
+      findRoute({
+        graph: ctx.graph,
+        tokenIn: args.tokenIn,
+        tokenOut: args.tokenOut,
+        amountIn: amount.estimate,
+        maxSplits: literal ? 4 : 1,
+        gasPriceWei: ctx.gasPriceWei,
+        weth: (ctx.chain.weth?.toLowerCase() ?? args.tokenIn) as Address,
+      });
+    ctx.routeCache.set(cacheKey, found);
     if (!found.ok) {
       throw found.reason === "no-path"
         ? new ApiError(
@@ -103,11 +116,13 @@ export const route: ActionSpec<typeof routeArgs> = {
           );
     }
     const quote = found.quote;
+    const slippage = args.slippage ?? DEFAULT_SLIPPAGE_BPS;
     const hopContext = {
       strategy: ctx.strategy,
       execution: ctx.contracts,
       swapRouter: ctx.chain.uniswapV3?.swapRouter,
       account: ctx.account,
+      bounds: ctx.bounds && { deadline: ctx.bounds.deadline, slippageBps: slippage },
     };
     const before = addBalanceSnapshot(ctx.planner, {
       minAmountOutCheck: ctx.contracts.minAmountOutCheck,
@@ -120,7 +135,6 @@ export const route: ActionSpec<typeof routeArgs> = {
         value = addRouteHop(ctx.planner, hopContext, hop, value, ctx.account);
       }
     }
-    const slippage = args.slippage ?? DEFAULT_SLIPPAGE_BPS;
     const min = (quote.amountOut * BigInt(10_000 - slippage)) / 10_000n;
     const received = addMinAmountOutCheck(ctx.planner, {
       minAmountOutCheck: ctx.contracts.minAmountOutCheck,
@@ -265,6 +279,16 @@ export const call: ActionSpec<typeof callArgs> = {
     const value = args.value !== undefined ? ctx.amount(args.value, "value").value : undefined;
     if (value !== undefined && fn.stateMutability !== "payable") {
       throw new ApiError(400, `args.value: ${fn.name} is not payable.`);
+    }
+    // An ERC20 transfer made through `call` delivers like a `transfer` action (checked there).
+    const [to] = values;
+    if (
+      toFunctionSignature(fn) === "transfer(address,uint256)" &&
+      typeof to === "string" &&
+      /^0x[0-9a-fA-F]{40}$/.test(to)
+    ) {
+      ctx.deliveries.push({ token: args.address, to: to.toLowerCase() as Address });
+      ctx.touched.add(args.address);
     }
     const many = fn.outputs.length > 1;
     const result = ctx.planner.add({
@@ -417,17 +441,24 @@ const minArgs = z.object({
     .transform(BigInt),
 });
 
-/** `minamountout`: reverts unless the executing account holds at least `amount` of `token` here. */
+/**
+ * `minamountout`: reverts unless the executing account's balance of `token` grew by at least
+ * `amount` since the start of the transaction (what it held before does not count).
+ */
 export const minamountout: ActionSpec<typeof minArgs> = {
   args: minArgs,
   amountFields: [],
   compile: (ctx, args) => {
-    // Growth from a zero baseline is the balance itself.
     ctx.planner.add({
       target: ctx.contracts.minAmountOutCheck,
       fn: checkMinFn,
-      args: [args.token, ctx.account, 0n, args.amount > 0n ? args.amount : 1n],
-      label: "check minimum balance",
+      args: [
+        args.token,
+        ctx.account,
+        ctx.balanceAtStart(args.token, ctx.account) ?? 0n,
+        args.amount > 0n ? args.amount : 1n,
+      ],
+      label: "check minimum output",
     });
     return [];
   },

@@ -61,6 +61,7 @@ function hopContext(ctx: CompileContext) {
     execution: ctx.contracts,
     swapRouter: ctx.chain.uniswapV3?.swapRouter,
     account: ctx.account,
+    bounds: ctx.bounds,
   };
 }
 
@@ -72,6 +73,9 @@ function hopAction(
   recipient: Address,
 ): OutputValue[] {
   const amount = ctx.amount(amountArgValue, "amountIn");
+  if (typeof amount.value === "bigint" && amount.value === 0n) {
+    throw new ApiError(400, "args.amountIn: expected an amount greater than 0.");
+  }
   const estimate = amount.estimate === undefined ? undefined : quoteEdge(edge, amount.estimate);
   const value = addRouteHop(
     ctx.planner,

@@ -8,6 +8,7 @@ import type { ChainSetup } from "../../../../protocols/chains";
 import type { RoutingGraph } from "../../routing/graph";
 import type { RouteStep } from "../../routing/plan-route";
 import type { ExecutionContracts, RoutingStrategy } from "../../routing/route-program";
+import type { FindRouteResult } from "../../routing/search";
 import type { ProgramPlanner, ProgramValue } from "../planner";
 
 /** An amount argument after validation: a literal or a reference to an earlier output. */
@@ -46,6 +47,16 @@ export type CompileContext = {
   touched: Set<Address>;
   /** Explicit deliveries (transfers to an address), for the response's amountsOut. */
   deliveries: { token: Address; to: Address }[];
+  /**
+   * `account`'s balance of `token` read at the very start of the transaction (a program value),
+   * so that checks and sweeps measure what the transaction made. Undefined in the compiler's
+   * first pass, which only collects which balances are needed.
+   */
+  balanceAtStart: (token: Address, account: Address) => ProgramValue | undefined;
+  /** Outside the router: the deadline and slippage passed to steps that take their own. */
+  bounds: { deadline: bigint; slippageBps: number } | undefined;
+  /** Route searches of this request, reused by the compiler's passes. */
+  routeCache: Map<string, FindRouteResult>;
 };
 
 /** One bundle action of a protocol. */
