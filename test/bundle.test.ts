@@ -9,6 +9,8 @@ type BundleAnswer = {
   bundle: { protocol: string; action: string; args: Record<string, unknown> }[];
   tx: { data: Hex; to: Address; from: Address; value: string };
   gas: string;
+  gasUsed: string;
+  beforeSending: unknown[];
   createdAt: number;
   blockNumber: number;
   amountsOut: Record<string, string>;
@@ -135,10 +137,16 @@ describe("POST /v1/shortcuts/bundle on the devnet", () => {
     expect(r.route?.[0]).toMatchObject({ action: "wrap" });
     const shares = r.amountsOut[getAddress(vault)];
     expect(shares).toBeDefined();
-    const receipt = await a.send(u, { to: r.tx.to, data: r.tx.data, value: BigInt(r.tx.value) });
+    expect(r.beforeSending).toEqual([]);
+    const receipt = await a.send(u, {
+      to: r.tx.to,
+      data: r.tx.data,
+      value: BigInt(r.tx.value),
+      gas: BigInt(r.gas),
+    });
     expect(receipt.status).toBe("success");
     expect(await a.balanceOf(vault, third)).toBe(BigInt(shares as string));
-    expect(receipt.gasUsed).toBe(BigInt(r.gas));
+    expect(receipt.gasUsed).toBe(BigInt(r.gasUsed));
     // Nothing stays with the router's executor.
     const executor = service.deployment.execution.executor as Address;
     for (const t of [usdc, vault, a.token("WETH"), NATIVE as Address])
@@ -403,7 +411,7 @@ describe("POST /v1/shortcuts/bundle on the devnet", () => {
     const res = await post({ fromAddress: from, routingStrategy: "delegate" }, tooMuch);
     expect(res.status).toBe(422);
     expect((res.body as { message: string }).message).toMatch(
-      /^Action 6 \(core minamountout\) failed in simulation: Step \d+ \(check minimum balance on 0x[0-9a-fA-F]{40}\) failed: /,
+      /^Action 6 \(core minamountout\) failed in simulation: Step \d+ \(check minimum output on 0x[0-9a-fA-F]{40}\) failed: /,
     );
   });
 

@@ -24,6 +24,9 @@ type RouteAnswer = {
     amountOut: string;
   }[];
   gas: string;
+  gasUsed: string;
+  deadline: number;
+  beforeSending: unknown[];
   amountOut: string;
   minAmountOut: string;
   priceImpact: number | null;
@@ -105,11 +108,25 @@ describe("GET /v1/shortcuts/route on the devnet", () => {
     expect(r.createdAt).toBe(r.blockNumber);
     await a.approve(u, token("USDC"), r.tx.to, amountIn);
     const before = await balanceOf(token("WETH"), from);
-    const receipt = await mine(u, { to: r.tx.to, data: r.tx.data, value: BigInt(r.tx.value) });
+    expect(r.beforeSending).toEqual([
+      {
+        type: "approve",
+        token: getAddress(token("USDC")),
+        spender: r.tx.to,
+        amount: amountIn.toString(),
+      },
+    ]);
+    // `gas` is the limit to send: exactly that suffices.
+    const receipt = await mine(u, {
+      to: r.tx.to,
+      data: r.tx.data,
+      value: BigInt(r.tx.value),
+      gas: BigInt(r.gas),
+    });
     expect(receipt.status).toBe("success");
     expect((await balanceOf(token("WETH"), from)) - before).toBe(BigInt(r.amountOut));
     expect(await balanceOf(token("USDC"), from)).toBe(0n);
-    expect(receipt.gasUsed).toBe(BigInt(r.gas));
+    expect(receipt.gasUsed).toBe(BigInt(r.gasUsed));
     await settle();
   });
 
