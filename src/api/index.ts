@@ -26,6 +26,7 @@ import { projects } from "./v1/projects";
 import { shortcuts } from "./v1/route";
 import { standards } from "./v1/standards";
 import { tokens } from "./v1/tokens";
+import { wallet } from "./v1/wallet";
 
 // ── Configuration (README.md lists every variable) ─────────────────────────────────────────
 const config = readOpsConfig();
@@ -167,6 +168,8 @@ app.route("/v1/projects", projects);
 app.route("/v1/shortcuts", shortcuts);
 app.route("/v1/shortcuts", bundle);
 // ───────────────────────────────────────────────────────────────────────────────────────────
+// Reads only the chain (no index): neither readiness nor freshness applies.
+app.route("/v1/wallet", wallet);
 
 // Ponder answers its own paths (/health, /ready, /status, /metrics) before this app is asked.
 app.all("*", handleNotFound);

@@ -317,6 +317,11 @@ describe("OpenAPI document", () => {
         bearer: true,
       },
       { op: "GET /v1/tokens", responses: ["200", "400", ...guarded], bearer: true },
+      {
+        op: "GET /v1/wallet/approve",
+        responses: ["200", "400", "401", "422", "429", "500", "503"],
+        bearer: true,
+      },
     ]);
     // Whatever lands under /v1/shortcuts carries the freshness 503 and the key requirement.
     for (const [path, methods] of Object.entries(doc.paths)) {
@@ -403,6 +408,7 @@ describe("reference page", () => {
       "GET /v1/standards",
       "GET /v1/standards/{slug}",
       "GET /v1/tokens",
+      "GET /v1/wallet/approve",
       "GET /health",
       "GET /ready",
       "GET /status",

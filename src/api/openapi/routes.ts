@@ -105,6 +105,10 @@ export function openApiRoutes(params: { info: OpenApiInfo }) {
         tags: [
           { name: "catalogue", description: "Tokens, protocols and projects of the index." },
           { name: "shortcuts", description: "Routes and bundles as unsigned transactions." },
+          {
+            name: "wallet",
+            description: "What a wallet sends before a route or bundle: the token approval.",
+          },
           { name: "operations", description: "Health, metrics and this reference." },
           { name: "analytics", description: "The indexed tables, as Ponder serves them." },
         ],

@@ -14,7 +14,7 @@ export const amountParam = z
   .transform((v) => BigInt(v));
 
 /** An amount in wei that may be zero. */
-const amountOrZeroParam = z
+export const amountOrZeroParam = z
   .string()
   .refine((v) => /^[0-9]+$/.test(v) && BigInt(v) <= MAX_UINT256, {
     message: "expected an amount in wei: a whole number from 0 to 2^256 - 1, in decimal digits",
