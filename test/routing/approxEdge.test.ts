@@ -5,9 +5,16 @@
 import { describe, expect, it } from "vitest";
 import { rawAmount, syntheticGraph } from "../../bench/syntheticGraph.js";
 import { mulberry32 } from "../../devnet/random.js";
-import { type ApproxQuote, approxEdge } from "../../src/api/routing/approxEdge.js";
+import {
+  type ApproxQuote,
+  approxEdge,
+  approxEdgeQuoter,
+  approxSpot,
+} from "../../src/api/routing/approxEdge.js";
+import { MAX_TICK, MIN_SQRT_RATIO, MIN_TICK } from "../../src/api/routing/math/tickMath.js";
 import { simulateEdge } from "../../src/api/routing/quoteEdge.js";
 import type { Edge } from "../../src/api/routing/types.js";
+import { E18, token, v3 } from "./fixtures.js";
 
 describe("approxEdge", () => {
   it("is within 1e-7 of the exact quote, and fails where the exact quote fails", () => {
@@ -41,5 +48,45 @@ describe("approxEdge", () => {
     }
     expect(compared).toBeGreaterThan(1_000);
     expect(failures).toBeGreaterThan(20);
+  });
+
+  it("a V3 pool at its price limit takes nothing that way, as the exact quote says", () => {
+    const [a, b] = [token(1), token(2)];
+    // Selling token0 into a pool at MIN_SQRT_RATIO reverts 'SPL'.
+    const pool = v3({
+      token0: a,
+      token1: b,
+      feePpm: 100,
+      tickSpacing: 1,
+      tick: MIN_TICK,
+      sqrtPriceX96: MIN_SQRT_RATIO,
+      positions: [{ lower: MIN_TICK, upper: MAX_TICK, liquidity: E18 }],
+    });
+    const blocked: Edge = { pool, tokenIn: a, tokenOut: b, action: "swap" };
+    const open: Edge = { pool, tokenIn: b, tokenOut: a, action: "swap" };
+    const quote: ApproxQuote = { out: 0, ticksCrossed: 0 };
+    expect(simulateEdge(blocked, 2n)).toEqual({ ok: false, reason: "price-limit" });
+    // The float walk alone gives 0 for 2 wei and 2.4e-17 for 10^22 here, not a failure.
+    for (const amountIn of [2, 1e22, 1e30]) {
+      expect(approxEdge(blocked, amountIn, quote)).toEqual({ out: Number.NaN, ticksCrossed: 0 });
+      expect(approxEdgeQuoter(blocked)(amountIn, quote)).toEqual({
+        out: Number.NaN,
+        ticksCrossed: 0,
+      });
+    }
+    const sqrtPrice = Number(MIN_SQRT_RATIO) / 2 ** 96;
+    expect(approxSpot(blocked, { rate: 0, depthIn: 0 })).toEqual({
+      rate: sqrtPrice * sqrtPrice,
+      depthIn: 0,
+    });
+    // The other way the pool trades: its float quote and depth are as for any pool.
+    const exact = simulateEdge(open, E18);
+    expect(exact.ok && exact.amountOut).toBe(18446050707367246062248564429158194664n);
+    approxEdge(open, 1e18, quote);
+    expect(Math.abs(quote.out / 1.8446050707367246e37 - 1)).toBeLessThan(1e-7);
+    expect(approxSpot(open, { rate: 0, depthIn: 0 })).toEqual({
+      rate: 1 / (sqrtPrice * sqrtPrice),
+      depthIn: 1e18 * sqrtPrice,
+    });
   });
 });

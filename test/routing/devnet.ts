@@ -30,12 +30,16 @@ export type RoutingDevnet = {
   token: (symbol: string) => DeployedToken;
   /** The V3 pools given many extra positions. */
   manyTickPools: Address[];
-  /** Sends a transaction from the deployer and waits for it to succeed. */
+  /**
+   * Sends a transaction from the deployer and waits for it to succeed (3M gas unless `gas` says
+   * otherwise: creating a V3 pool takes more).
+   */
   send: (tx: {
     address: Address;
     abi: readonly unknown[];
     functionName: string;
     args: readonly unknown[];
+    gas?: bigint;
   }) => Promise<void>;
   stop: () => Promise<void>;
 };
@@ -65,7 +69,7 @@ export async function startRoutingDevnet(
         ...tx,
         account: wallet.account ?? null,
         chain,
-        gas: 3_000_000n,
+        gas: tx.gas ?? 3_000_000n,
       } as never);
       const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 10 });
       if (receipt.status !== "success") throw new Error(`${tx.functionName} reverted`);

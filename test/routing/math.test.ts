@@ -20,7 +20,7 @@ import {
   MIN_TICK,
 } from "../../src/api/routing/math/tickMath.js";
 import { uniswapV2AmountOut } from "../../src/api/routing/math/uniswapV2.js";
-import { uniswapV3ExactIn } from "../../src/api/routing/math/uniswapV3.js";
+import { uniswapV3ExactIn, uniswapV3SwapAllowed } from "../../src/api/routing/math/uniswapV3.js";
 import { E18, token, v3 } from "./fixtures.js";
 
 /** sqrt(reserve1 / reserve0) × 2^96, floored (Uniswap's `encodePriceSqrt`). */
@@ -244,6 +244,97 @@ describe("Uniswap V3 exact-input swap loop", () => {
     expect(uniswapV3ExactIn({ pool: gap, zeroForOne: false, amountIn: E18 })).toEqual({
       ok: false,
       reason: "exceeds-liquidity",
+    });
+  });
+});
+
+describe("Uniswap V3 swap against the pool's price-limit check ('SPL')", () => {
+  const [a, b] = [token(1), token(2)];
+  /**
+   * A 0.01% pool (tick spacing 1, so a position can start at MIN_TICK) at `sqrtPriceX96`, with
+   * one position over every tick in range.
+   */
+  const at = (sqrtPriceX96: bigint, liquidity = E18) =>
+    v3({
+      token0: a,
+      token1: b,
+      feePpm: 100,
+      tickSpacing: 1,
+      tick: getTickAtSqrtRatio(sqrtPriceX96),
+      sqrtPriceX96,
+      positions: [{ lower: MIN_TICK, upper: MAX_TICK, liquidity }],
+    });
+  const PRICE_LIMIT = { ok: false, reason: "price-limit" };
+
+  it("admits a direction only strictly inside its limit (MIN + 1 selling token0, MAX - 1 selling token1)", () => {
+    expect(uniswapV3SwapAllowed(MIN_SQRT_RATIO, true)).toBe(false);
+    expect(uniswapV3SwapAllowed(MIN_SQRT_RATIO + 1n, true)).toBe(false);
+    expect(uniswapV3SwapAllowed(MIN_SQRT_RATIO + 2n, true)).toBe(true);
+    expect(uniswapV3SwapAllowed(MIN_SQRT_RATIO, false)).toBe(true);
+    expect(uniswapV3SwapAllowed(MAX_SQRT_RATIO - 1n, false)).toBe(false);
+    expect(uniswapV3SwapAllowed(MAX_SQRT_RATIO - 2n, false)).toBe(true);
+    expect(uniswapV3SwapAllowed(MAX_SQRT_RATIO - 1n, true)).toBe(true);
+  });
+
+  it("a pool at MIN_SQRT_RATIO with liquidity fills no token0 input; token1 in still fills", () => {
+    const pool = at(MIN_SQRT_RATIO);
+    expect(pool.tick).toBe(MIN_TICK);
+    expect(pool.liquidity).toBe(E18);
+    // Run without the check, the loop steps up to MIN + 1 and pays out 4.29e27 of token0.
+    expect(uniswapV3ExactIn({ pool, zeroForOne: true, amountIn: 2n })).toEqual(PRICE_LIMIT);
+    expect(uniswapV3ExactIn({ pool, zeroForOne: true, amountIn: E18 })).toEqual(PRICE_LIMIT);
+    expect(
+      uniswapV3ExactIn({ pool: at(MIN_SQRT_RATIO + 1n), zeroForOne: true, amountIn: 2n }),
+    ).toEqual(PRICE_LIMIT);
+    expect(uniswapV3ExactIn({ pool, zeroForOne: false, amountIn: 2n })).toEqual({
+      ok: true,
+      amountOut: 211815702713637871261940724647617409n,
+      ticksCrossed: 0,
+      sqrtPriceX96After: 4345022563n,
+      liquidityAfter: E18,
+    });
+  });
+
+  it("a pool at MAX_SQRT_RATIO - 1 with liquidity fills no token1 input; token0 in still fills", () => {
+    const pool = at(MAX_SQRT_RATIO - 1n);
+    expect(pool.tick).toBe(MAX_TICK - 1);
+    expect(pool.liquidity).toBe(E18);
+    expect(uniswapV3ExactIn({ pool, zeroForOne: false, amountIn: 2n })).toEqual(PRICE_LIMIT);
+    expect(uniswapV3ExactIn({ pool, zeroForOne: false, amountIn: E18 })).toEqual(PRICE_LIMIT);
+    expect(uniswapV3ExactIn({ pool, zeroForOne: true, amountIn: 2n })).toEqual({
+      ok: true,
+      amountOut: 212727348181083659448234997494028693n,
+      ticksCrossed: 0,
+      sqrtPriceX96After: 1444592706572290712980579284556879866719453002687n,
+      liquidityAfter: E18,
+    });
+  });
+
+  it("one step inside the limits the swap runs as before", () => {
+    // One price unit inside: admitted, and 2 wei move a price this coarse by nothing.
+    expect(
+      uniswapV3ExactIn({ pool: at(MIN_SQRT_RATIO + 2n), zeroForOne: true, amountIn: 2n }),
+    ).toEqual({ ok: false, reason: "zero-output" });
+    expect(
+      uniswapV3ExactIn({ pool: at(MAX_SQRT_RATIO - 2n), zeroForOne: false, amountIn: 2n }),
+    ).toEqual({ ok: false, reason: "zero-output" });
+    // One tick inside, with the liquidity to hold whole units of the output near the bound.
+    const liquidity = 10n ** 30n;
+    const low = at(getSqrtRatioAtTick(MIN_TICK + 1), liquidity);
+    expect(uniswapV3ExactIn({ pool: low, zeroForOne: true, amountIn: 10n ** 44n })).toEqual({
+      ok: true,
+      amountOut: 293885n,
+      ticksCrossed: 0,
+      sqrtPriceX96After: 4295320206n,
+      liquidityAfter: liquidity,
+    });
+    const high = at(getSqrtRatioAtTick(MAX_TICK - 1), liquidity);
+    expect(uniswapV3ExactIn({ pool: high, zeroForOne: false, amountIn: 10n ** 44n })).toEqual({
+      ok: true,
+      amountOut: 293894n,
+      ticksCrossed: 0,
+      sqrtPriceX96After: 1461381558653974119997634167244087203330254656249n,
+      liquidityAfter: liquidity,
     });
   });
 });

@@ -2,18 +2,36 @@
  * The engine's pool math and routes against the real contracts on a fresh devnet, to the wei:
  * V2 against Router02.getAmountsOut, V3 against QuoterV2 (including swaps across dozens of
  * initialized ticks and swaps the pool cannot fill), vaults against previewDeposit and
- * previewRedeem (also after yield), before and after random activity; and every hop of the
- * routes the search returns against the same on-chain quoters.
+ * previewRedeem (also after yield), before and after random activity; every hop of the
+ * routes the search returns against the same on-chain quoters; and pools at their price limit,
+ * where `pool.swap` and QuoterV2 revert 'SPL' and the engine fills nothing.
  */
 import fc from "fast-check";
-import type { Address } from "viem";
+import {
+  type Address,
+  BaseError,
+  ContractFunctionRevertedError,
+  getAddress,
+  maxUint256,
+} from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DevTokenAbi } from "../../abis/generated/DevToken.js";
+import { NonfungiblePositionManagerAbi } from "../../abis/NonfungiblePositionManager.js";
+import { SwapRouterAbi } from "../../abis/SwapRouter.js";
+import { UniswapV3FactoryAbi } from "../../abis/UniswapV3Factory.js";
+import { UniswapV3PoolAbi } from "../../abis/UniswapV3Pool.js";
 import { runActivity } from "../../devnet/activity.js";
 import { amountForUsd } from "../../devnet/world.js";
 import type { RoutingGraph } from "../../src/api/routing/graph.js";
 import { previewDeposit, previewRedeem } from "../../src/api/routing/math/erc4626.js";
-import { MAX_SQRT_RATIO, MIN_SQRT_RATIO } from "../../src/api/routing/math/tickMath.js";
+import { mulDiv, Q96 } from "../../src/api/routing/math/fullMath.js";
+import {
+  getSqrtRatioAtTick,
+  MAX_SQRT_RATIO,
+  MAX_TICK,
+  MIN_SQRT_RATIO,
+  MIN_TICK,
+} from "../../src/api/routing/math/tickMath.js";
 import { uniswapV3ExactIn } from "../../src/api/routing/math/uniswapV3.js";
 import { quoteEdge } from "../../src/api/routing/quoteEdge.js";
 import { findRoute } from "../../src/api/routing/search.js";
@@ -176,6 +194,141 @@ async function checkVaults(numRuns: number, seed: number): Promise<void> {
   );
 }
 
+/** The reason string a call reverts with (throws if it does not revert with one). */
+async function revertReason(call: Promise<unknown>): Promise<string | undefined> {
+  try {
+    await call;
+  } catch (error) {
+    const reverted =
+      error instanceof BaseError
+        ? error.walk((e) => e instanceof ContractFunctionRevertedError)
+        : undefined;
+    if (reverted instanceof ContractFunctionRevertedError) return reverted.reason;
+    throw error;
+  }
+  throw new Error("the call did not revert");
+}
+
+/**
+ * A new 0.01% pool (tick spacing 1, so a position can span MIN_TICK to MAX_TICK: the only way
+ * to hold liquidity at the bounds) of two devnet tokens, initialized at `sqrtPriceX96`, with
+ * one such position bought with at most `amounts` of token0 and token1. The amounts differ by
+ * pool: NonfungiblePositionManager's LiquidityAmounts overflows uint128 on much of a token
+ * whose side of the range is only a few price units wide.
+ */
+async function fullRangePool(
+  symbols: [string, string],
+  sqrtPriceX96: bigint,
+  amounts: [bigint, bigint],
+): Promise<Address> {
+  const { factory, positionManager } = net.deployment.uniswapV3;
+  const [t0, t1] = symbols
+    .map((s) => net.token(s).address)
+    .sort((x, y) => (x.toLowerCase() < y.toLowerCase() ? -1 : 1)) as [Address, Address];
+  await net.send({
+    address: factory,
+    abi: UniswapV3FactoryAbi,
+    functionName: "createPool",
+    args: [t0, t1, 100],
+    gas: 8_000_000n,
+  });
+  const pool = getAddress(
+    await net.client.readContract({
+      address: factory,
+      abi: UniswapV3FactoryAbi,
+      functionName: "getPool",
+      args: [t0, t1, 100],
+    }),
+  );
+  await net.send({
+    address: pool,
+    abi: UniswapV3PoolAbi,
+    functionName: "initialize",
+    args: [sqrtPriceX96],
+  });
+  for (const [t, amount] of [
+    [t0, amounts[0]],
+    [t1, amounts[1]],
+  ] as const) {
+    await net.send({
+      address: t,
+      abi: DevTokenAbi,
+      functionName: "mint",
+      args: [net.deployment.deployer, amount],
+    });
+  }
+  await net.send({
+    address: positionManager,
+    abi: NonfungiblePositionManagerAbi,
+    functionName: "mint",
+    args: [
+      {
+        token0: t0,
+        token1: t1,
+        fee: 100,
+        tickLower: MIN_TICK,
+        tickUpper: MAX_TICK,
+        amount0Desired: amounts[0],
+        amount1Desired: amounts[1],
+        amount0Min: 0n,
+        amount1Min: 0n,
+        recipient: net.deployment.deployer,
+        deadline: maxUint256,
+      },
+    ],
+  });
+  return pool;
+}
+
+/** The pool as the engine reads it, checked to hold its one position in range. */
+async function readFullRangePool(address: Address): Promise<V3Pool> {
+  const pool = await readV3Pool(net.client, address);
+  expect(pool.ticks).toEqual([
+    { tick: MIN_TICK, liquidityNet: pool.liquidity },
+    { tick: MAX_TICK, liquidityNet: -pool.liquidity },
+  ]);
+  return pool;
+}
+
+/** QuoterV2's quote for `amountIn` through the V3 pool, one way or the other. */
+function quoteOnChain(pool: V3Pool, zeroForOne: boolean, amountIn: bigint) {
+  return quoterV2Single(net.client, net.deployment, {
+    tokenIn: zeroForOne ? pool.token0 : pool.token1,
+    tokenOut: zeroForOne ? pool.token1 : pool.token0,
+    fee: pool.feePpm,
+    amountIn,
+  });
+}
+
+/** Our exact-input quote is QuoterV2's, amount and price after. */
+async function expectSameAsChain(pool: V3Pool, zeroForOne: boolean, amountIn: bigint) {
+  const chain = await quoteOnChain(pool, zeroForOne, amountIn);
+  const ours = uniswapV3ExactIn({ pool, zeroForOne, amountIn });
+  expect(ours.ok && [ours.amountOut, ours.sqrtPriceX96After]).toEqual([
+    chain.amountOut,
+    chain.sqrtPriceX96After,
+  ]);
+}
+
+/** `pool.swap` called directly with our programs' price limit, for its revert reason. */
+async function directSwapRevert(pool: V3Pool, zeroForOne: boolean, amountIn: bigint) {
+  return await revertReason(
+    net.client.simulateContract({
+      account: net.deployment.deployer,
+      address: pool.address,
+      abi: UniswapV3PoolAbi,
+      functionName: "swap",
+      args: [
+        net.deployment.deployer,
+        zeroForOne,
+        amountIn,
+        zeroForOne ? MIN_SQRT_RATIO + 1n : MAX_SQRT_RATIO - 1n,
+        "0x",
+      ],
+    }),
+  );
+}
+
 describe("routing engine against the devnet contracts", () => {
   beforeAll(async () => {
     net = await startRoutingDevnet();
@@ -296,5 +449,113 @@ describe("routing engine against the devnet contracts", () => {
     expect(routes).toBeGreaterThan(25);
     expect(hops).toBeGreaterThan(40);
     expect(splits).toBeGreaterThan(0);
+  });
+
+  describe("V3 pools at their price limit", () => {
+    beforeAll(async () => {
+      // The 0.01% tier (tick spacing 1), as governance enabled it on mainnet.
+      await net.send({
+        address: net.deployment.uniswapV3.factory,
+        abi: UniswapV3FactoryAbi,
+        functionName: "enableFeeAmount",
+        args: [100, 1],
+      });
+    });
+
+    it("at MIN_SQRT_RATIO with liquidity, 2 wei of token0 revert 'SPL' and fill nothing here", async () => {
+      // Only initialization sets a price this low (a swap's limit stays above it). The one
+      // position holds only token0.
+      const amount0 = 10n ** 38n;
+      const low = await readFullRangePool(
+        await fullRangePool(["LINK", "UNI"], MIN_SQRT_RATIO, [amount0, 0n]),
+      );
+      expect([low.sqrtPriceX96, low.tick]).toEqual([MIN_SQRT_RATIO, MIN_TICK]);
+      // LiquidityAmounts.getLiquidityForAmount0 for a price at the position's lower bound.
+      expect(low.liquidity).toBe(
+        mulDiv(
+          amount0,
+          mulDiv(MIN_SQRT_RATIO, MAX_SQRT_RATIO, Q96),
+          MAX_SQRT_RATIO - MIN_SQRT_RATIO,
+        ),
+      );
+      expect(await directSwapRevert(low, true, 2n)).toBe("SPL");
+      expect(await revertReason(quoteOnChain(low, true, 2n))).toBe("SPL");
+      expect(uniswapV3ExactIn({ pool: low, zeroForOne: true, amountIn: 2n })).toEqual({
+        ok: false,
+        reason: "price-limit",
+      });
+      const blocked: Edge = {
+        pool: low,
+        tokenIn: low.token0,
+        tokenOut: low.token1,
+        action: "swap",
+      };
+      expect(quoteEdge(blocked, 2n)).toBeUndefined();
+      await expectSameAsChain(low, false, 2n);
+    });
+
+    it("pushed to MAX_SQRT_RATIO - 1 by a swap, 2 wei of token1 revert 'SPL' and fill nothing here", async () => {
+      // NonfungiblePositionManager cannot price a position a unit below MAX_SQRT_RATIO: the
+      // pool starts a tick lower, and a swap buying token0 with no limit stops at the limit.
+      const address = await fullRangePool(["LINK", "AAVE"], getSqrtRatioAtTick(MAX_TICK - 1), [
+        10n ** 14n,
+        10n ** 38n,
+      ]);
+      const before = await readFullRangePool(address);
+      const push = 10n ** 36n;
+      const { deployer, uniswapV3 } = net.deployment;
+      await net.send({
+        address: before.token1,
+        abi: DevTokenAbi,
+        functionName: "mint",
+        args: [deployer, push],
+      });
+      await net.send({
+        address: before.token1,
+        abi: DevTokenAbi,
+        functionName: "approve",
+        args: [uniswapV3.swapRouter, maxUint256],
+      });
+      await net.send({
+        address: uniswapV3.swapRouter,
+        abi: SwapRouterAbi,
+        functionName: "exactInputSingle",
+        args: [
+          {
+            tokenIn: before.token1,
+            tokenOut: before.token0,
+            fee: 100,
+            recipient: deployer,
+            deadline: maxUint256,
+            amountIn: push,
+            amountOutMinimum: 0n,
+            sqrtPriceLimitX96: 0n,
+          },
+        ],
+      });
+      const high = await readFullRangePool(address);
+      expect([high.sqrtPriceX96, high.tick]).toEqual([MAX_SQRT_RATIO - 1n, MAX_TICK - 1]);
+      expect(await directSwapRevert(high, false, 2n)).toBe("SPL");
+      expect(await revertReason(quoteOnChain(high, false, 2n))).toBe("SPL");
+      expect(uniswapV3ExactIn({ pool: high, zeroForOne: false, amountIn: 2n })).toEqual({
+        ok: false,
+        reason: "price-limit",
+      });
+      await expectSameAsChain(high, true, 2n);
+    });
+
+    it("one price unit inside the limit, the pool swaps and so does the engine", async () => {
+      const inside = await readFullRangePool(
+        await fullRangePool(["UNI", "AAVE"], MIN_SQRT_RATIO + 2n, [10n ** 38n, 1n]),
+      );
+      expect([inside.sqrtPriceX96, inside.tick]).toEqual([MIN_SQRT_RATIO + 2n, MIN_TICK]);
+      // 2 wei move a price this coarse by nothing: the fee takes them, nothing comes out.
+      const chain = await quoteOnChain(inside, true, 2n);
+      expect([chain.amountOut, chain.sqrtPriceX96After]).toEqual([0n, MIN_SQRT_RATIO + 2n]);
+      expect(uniswapV3ExactIn({ pool: inside, zeroForOne: true, amountIn: 2n })).toEqual({
+        ok: false,
+        reason: "zero-output",
+      });
+    });
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { RoutingGraph } from "../../src/api/routing/graph.js";
+import { MAX_TICK, MIN_SQRT_RATIO, MIN_TICK } from "../../src/api/routing/math/tickMath.js";
 import { priceImpactBps, usdPrices } from "../../src/api/routing/prices.js";
 import { PRICE_SCALE, spotPrices } from "../../src/api/routing/spotPrices.js";
 import type { Pool } from "../../src/api/routing/types.js";
@@ -86,6 +87,24 @@ describe("usdPrices", () => {
     });
     const prices = spotPrices({ graph: graphOf(pool), anchors: [{ token: weth, price: 7n }] });
     expect(prices.prices.get(usdc)).toBe(7n);
+  });
+
+  it("prices nothing through a V3 pool the way it sits at its price limit", () => {
+    // WETH is token0 of a pool at MIN_SQRT_RATIO: selling WETH there reverts 'SPL', so the
+    // pool's mid price (3.4e38 WETH per LINK) backs no trade and must not price LINK.
+    const atLimit = v3({
+      token0: weth,
+      token1: link,
+      feePpm: 100,
+      tickSpacing: 1,
+      tick: MIN_TICK,
+      sqrtPriceX96: MIN_SQRT_RATIO,
+      positions: [{ lower: MIN_TICK, upper: MAX_TICK, liquidity: E18 }],
+    });
+    const anchors = [{ token: weth, price: PRICE_SCALE }];
+    expect(spotPrices({ graph: graphOf(atLimit), anchors }).prices.get(link)).toBeUndefined();
+    const withPair = graphOf(atLimit, v2(weth, link, 1_000n * E18, 200_000n * E18));
+    expect(spotPrices({ graph: withPair, anchors }).prices.get(link)).toBe(PRICE_SCALE / 200n);
   });
 });
 

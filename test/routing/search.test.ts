@@ -9,6 +9,7 @@ import { NATIVE_TOKEN_ADDRESS } from "../../protocols/native.js";
 import { EXTRA_LEG_GAS, routeGas, V2_SWAP_GAS } from "../../src/api/routing/gas.js";
 import { RoutingGraph } from "../../src/api/routing/graph.js";
 import { previewDeposit, previewRedeem } from "../../src/api/routing/math/erc4626.js";
+import { MAX_TICK, MIN_SQRT_RATIO, MIN_TICK } from "../../src/api/routing/math/tickMath.js";
 import { quotePath, quotePathOut } from "../../src/api/routing/quotePath.js";
 import { findRoute } from "../../src/api/routing/search.js";
 import type { Address, Edge, Pool, RouteQuote } from "../../src/api/routing/types.js";
@@ -314,6 +315,51 @@ describe("findRoute", () => {
 
     it("refuses a non-positive amount", () => {
       expect(() => find(a, b, 0n)).toThrow(RangeError);
+    });
+  });
+
+  describe("a V3 pool at its price limit", () => {
+    const [weth, x] = [token(1), token(2)];
+    // WETH is token0 of a pool at MIN_SQRT_RATIO: selling WETH into it reverts 'SPL' (run
+    // without the check, 2 wei would "fill" with 4.29e27); selling X into it trades.
+    const atLimit = v3({
+      token0: weth,
+      token1: x,
+      feePpm: 100,
+      tickSpacing: 1,
+      tick: MIN_TICK,
+      sqrtPriceX96: MIN_SQRT_RATIO,
+      positions: [{ lower: MIN_TICK, upper: MAX_TICK, liquidity: E18 }],
+    });
+    const pair = v2(weth, x, 1000n * E18, 1000n * E18);
+    const names = new Map<Pool, string>([
+      [atLimit, "atLimit"],
+      [pair, "pair"],
+    ]);
+    const find = (graph: RoutingGraph, tokenIn: Address, tokenOut: Address, amountIn: bigint) =>
+      findRoute({ graph, tokenIn, tokenOut, amountIn, gasPriceWei: 1_000_000_000n, weth });
+
+    it("alone, it answers no route the blocked way and trades the other way", () => {
+      const graph = graphOf(atLimit);
+      expect(find(graph, weth, x, 2n)).toEqual({ ok: false, reason: "insufficient-liquidity" });
+      expect(find(graph, weth, x, E18)).toEqual({ ok: false, reason: "insufficient-liquidity" });
+      const back = route(find(graph, x, weth, 2n));
+      expect(shape(back, names)).toEqual([["atLimit:swap"]]);
+      expect(back.amountOut).toBe(211815702713637871261940724647617409n);
+      expectConsistent(back);
+    });
+
+    it("beside a pair, the route takes the pair and values gas through it", () => {
+      const graph = graphOf(atLimit, pair);
+      const pairEdge = [edge(graph, pair, weth)];
+      for (const amountIn of [2n, E18]) {
+        const quote = route(find(graph, weth, x, amountIn));
+        expect(shape(quote, names)).toEqual([["pair:swap"]]);
+        expect(quote.amountOut).toBe(quotePathOut(pairEdge, amountIn));
+        // X is worth one WETH through the pair (the pool's blocked way would make it 3.4e38).
+        expect(quote.gasCostInTokenOut).toBe(quote.gasUnits * 1_000_000_000n);
+        expectConsistent(quote);
+      }
     });
   });
 });

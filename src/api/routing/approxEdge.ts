@@ -4,6 +4,7 @@
  * rounding, so the ranking they give is the exact one but for near-ties; every amount the
  * engine returns is re-quoted exactly in `bigint`. These numbers are never amounts.
  */
+import { uniswapV3SwapAllowed } from "./math/uniswapV3";
 import type { Edge, Pool, V2Pool, V3Pool, VaultPool } from "./types";
 
 /** What an approximate quote yields: `out` is NaN when the pool cannot fill the input. */
@@ -19,6 +20,12 @@ type V3Model = {
   liquidityNets: Float64Array;
   /** Index of the first initialized tick above the current tick. */
   above: number;
+  /**
+   * Whether the pool accepts a swap each way at its price: decided exactly, on the `bigint`
+   * price, since a pool at its price limit reverts (floats cannot tell MAX - 1 from MAX - 2).
+   */
+  zeroForOneAllowed: boolean;
+  oneForZeroAllowed: boolean;
 };
 type VaultModel = { sharesPerAsset: number; assetsPerShare: number; totalSupply: number };
 
@@ -60,6 +67,8 @@ function v3Model(pool: V3Pool): V3Model {
       tickSqrtPrices,
       liquidityNets,
       above,
+      zeroForOneAllowed: uniswapV3SwapAllowed(pool.sqrtPriceX96, true),
+      oneForZeroAllowed: uniswapV3SwapAllowed(pool.sqrtPriceX96, false),
     };
     models.set(pool, model);
   }
@@ -82,6 +91,12 @@ function vaultModel(pool: VaultPool): VaultModel {
 }
 
 function v3Out(model: V3Model, zeroForOne: boolean, amountIn: number, result: ApproxQuote): void {
+  if (!(zeroForOne ? model.zeroForOneAllowed : model.oneForZeroAllowed)) {
+    // The pool reverts 'SPL': it takes nothing this way, as the exact quote says.
+    result.out = Number.NaN;
+    result.ticksCrossed = 0;
+    return;
+  }
   // The fee comes off the input; what remains moves the price through each liquidity range.
   let remaining = amountIn * model.gamma;
   let s = model.sqrtPrice;
@@ -201,7 +216,10 @@ export function approxEdgeQuoter(edge: Edge): ApproxEdgeQuoter {
   }
 }
 
-/** An edge's mid price (tokenOut per tokenIn, raw units) and its pool's depth in tokenIn. */
+/**
+ * An edge's mid price (tokenOut per tokenIn, raw units) and its pool's depth in tokenIn: 0 for
+ * a V3 pool at its price limit that way, which takes nothing in (its mid price backs no trade).
+ */
 export type ApproxSpot = { rate: number; depthIn: number };
 
 /** The mid price and depth of `edge` from the float models, written into `result`. */
@@ -220,10 +238,10 @@ export function approxSpot(edge: Edge, result: ApproxSpot): ApproxSpot {
       const price = m.sqrtPrice * m.sqrtPrice;
       if (edge.tokenIn === pool.token0) {
         result.rate = price;
-        result.depthIn = m.liquidity / m.sqrtPrice;
+        result.depthIn = m.zeroForOneAllowed ? m.liquidity / m.sqrtPrice : 0;
       } else {
         result.rate = 1 / price;
-        result.depthIn = m.liquidity * m.sqrtPrice;
+        result.depthIn = m.oneForZeroAllowed ? m.liquidity * m.sqrtPrice : 0;
       }
       break;
     }

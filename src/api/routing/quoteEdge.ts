@@ -6,8 +6,12 @@ import { uniswapV2AmountOut } from "./math/uniswapV2";
 import { uniswapV3ExactIn } from "./math/uniswapV3";
 import type { Edge } from "./types";
 
-/** Why an edge cannot take an input. */
-export type EdgeQuoteFailure = "exceeds-liquidity" | "zero-output";
+/**
+ * Why an edge cannot take an input: more than the pool can fill, a V3 pool whose price sits at
+ * the swap's price limit (the pool reverts 'SPL': the edge takes nothing in that direction),
+ * or an output that rounds to zero.
+ */
+export type EdgeQuoteFailure = "exceeds-liquidity" | "price-limit" | "zero-output";
 
 export type EdgeQuote =
   | { ok: true; amountOut: bigint /** V3 only: initialized ticks crossed. */; ticksCrossed: number }
@@ -20,8 +24,8 @@ const MAX_UINT112 = 2n ** 112n - 1n;
 
 /**
  * Quotes `amountIn` through `edge` and says why it cannot when it cannot: a V3 pool that runs
- * out of liquidity before the input is spent, a redeem of more shares than exist, or an output
- * that rounds to zero.
+ * out of liquidity before the input is spent or whose price already sits at the swap's price
+ * limit, a redeem of more shares than exist, or an output that rounds to zero.
  */
 export function simulateEdge(edge: Edge, amountIn: bigint): EdgeQuote {
   if (amountIn <= 0n) return ZERO_OUTPUT;
@@ -43,7 +47,8 @@ export function simulateEdge(edge: Edge, amountIn: bigint): EdgeQuote {
     }
     case "v3": {
       const result = uniswapV3ExactIn({ pool, zeroForOne: edge.tokenIn === pool.token0, amountIn });
-      if (!result.ok) return result.reason === "zero-output" ? ZERO_OUTPUT : EXCEEDS_LIQUIDITY;
+      // The swap's failures are the edge's: the types keep the two lists of reasons in step.
+      if (!result.ok) return result;
       return { ok: true, amountOut: result.amountOut, ticksCrossed: result.ticksCrossed };
     }
     case "erc4626": {

@@ -48,7 +48,8 @@ export type FindRouteParameters = {
  * Why there is no route:
  * - `no-path`: no path of at most maxHops hops joins the two tokens;
  * - `insufficient-liquidity`: paths exist, but none can take amountIn (a V3 pool runs out of
- *   liquidity before the input is spent, a redeem exceeds the shares that exist);
+ *   liquidity before the input is spent or sits at its price limit in the path's direction, a
+ *   redeem exceeds the shares that exist);
  * - `amount-too-small`: paths exist, but amountIn is so small every output rounds to zero.
  */
 export type NoRouteReason = "no-path" | "insufficient-liquidity" | "amount-too-small";

@@ -33,8 +33,12 @@ export type V3ExactInResult =
     }
   | {
       ok: false;
-      /** `exceeds-liquidity`: the price limit was reached with input left over. */
-      reason: "exceeds-liquidity" | "zero-output";
+      /**
+       * `exceeds-liquidity`: the price limit was reached with input left over;
+       * `price-limit`: the pool's price already sits at (or beyond) the swap's price limit, so
+       * `swap` reverts 'SPL' before moving anything (see {@link uniswapV3SwapAllowed}).
+       */
+      reason: "exceeds-liquidity" | "price-limit" | "zero-output";
     };
 
 const MAX_INT256 = (1n << 255n) - 1n;
@@ -88,6 +92,31 @@ function nextTickWithinWord(
 }
 
 /**
+ * The price limit our swaps pass to `pool.swap`: the furthest the pool accepts in each
+ * direction (the same as SwapRouter's and QuoterV2's for a limit of 0).
+ */
+export function uniswapV3SqrtPriceLimit(zeroForOne: boolean): bigint {
+  return zeroForOne ? MIN_SQRT_RATIO + 1n : MAX_SQRT_RATIO - 1n;
+}
+
+/**
+ * Whether `UniswapV3Pool.swap` accepts a swap in this direction at the pool's current price
+ * with {@link uniswapV3SqrtPriceLimit}: false for a pool at or below `MIN_SQRT_RATIO + 1`
+ * selling token0, or at or above `MAX_SQRT_RATIO - 1` selling token1, where it reverts 'SPL'
+ * (the swap loop run anyway would step towards the limit in the wrong direction).
+ */
+export function uniswapV3SwapAllowed(sqrtPriceX96: bigint, zeroForOne: boolean): boolean {
+  const sqrtPriceLimitX96 = uniswapV3SqrtPriceLimit(zeroForOne);
+  // require(zeroForOne
+  //   ? sqrtPriceLimitX96 < slot0Start.sqrtPriceX96 && sqrtPriceLimitX96 > TickMath.MIN_SQRT_RATIO
+  //   : sqrtPriceLimitX96 > slot0Start.sqrtPriceX96 && sqrtPriceLimitX96 < TickMath.MAX_SQRT_RATIO,
+  //   'SPL');
+  return zeroForOne
+    ? sqrtPriceLimitX96 < sqrtPriceX96 && sqrtPriceLimitX96 > MIN_SQRT_RATIO
+    : sqrtPriceLimitX96 > sqrtPriceX96 && sqrtPriceLimitX96 < MAX_SQRT_RATIO;
+}
+
+/**
  * The output of selling `amountIn` into the pool, as `pool.swap(recipient, zeroForOne,
  * amountIn, MIN_SQRT_RATIO + 1 | MAX_SQRT_RATIO - 1, data)` — and therefore QuoterV2's
  * `quoteExactInputSingle` with no price limit — would compute it.
@@ -97,9 +126,13 @@ export function uniswapV3ExactIn(params: V3ExactInParameters): V3ExactInResult {
   if (params.amountIn <= 0n || params.amountIn > MAX_INT256) {
     throw new RangeError(`amountIn ${params.amountIn} is not a positive int256`);
   }
+  // The pool checks the limit against its starting price before anything else ('SPL').
+  if (!uniswapV3SwapAllowed(pool.sqrtPriceX96, zeroForOne)) {
+    return { ok: false, reason: "price-limit" };
+  }
   const ticks = pool.ticks;
   const feePips = BigInt(pool.feePpm);
-  const sqrtPriceLimitX96 = zeroForOne ? MIN_SQRT_RATIO + 1n : MAX_SQRT_RATIO - 1n;
+  const sqrtPriceLimitX96 = uniswapV3SqrtPriceLimit(zeroForOne);
   let remaining = params.amountIn;
   let amountOut = 0n;
   let sqrtPriceX96 = pool.sqrtPriceX96;
