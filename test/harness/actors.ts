@@ -20,6 +20,8 @@ import { amountForUsd, chainOf } from "../../devnet/world.js";
 import { NATIVE_TOKEN_ADDRESS } from "../../protocols/native.js";
 import type { ServiceInstance } from "./service.js";
 
+const APPROVAL_TOPIC = "0x8c5be1e5ebec7d5bd14f71427d1e84f3dd0314c0f7b2291e5b200ac8c7c3b925";
+
 /** Chain-side helpers for end-to-end suites: accounts, funding, balances, sending. */
 export async function devnetActors(service: ServiceInstance) {
   const chain = await chainOf(service.anvil.url);
@@ -85,7 +87,39 @@ export async function devnetActors(service: ServiceInstance) {
       account,
       chain,
     } as never);
-    return await devnetReceipt(client as never, hash);
+    const receipt = await devnetReceipt(client as never, hash);
+    await expectNoStandingAllowance(receipt.logs);
+    return receipt;
+  };
+  /**
+   * No allowance of the router's shared executor outlives a transaction: for every spender an
+   * `Approval` log of the transaction names with the executor as owner, the allowance left is 0.
+   */
+  const expectNoStandingAllowance = async (
+    logs: readonly { address: Address; topics: readonly Hex[] }[],
+  ) => {
+    const executor = d.execution.executor?.toLowerCase();
+    if (!executor) return;
+    const seen = new Map<string, { token: Address; spender: Address }>();
+    for (const log of logs) {
+      if (log.topics[0] !== APPROVAL_TOPIC || log.topics.length !== 3) continue;
+      if (`0x${log.topics[1]?.slice(26)}` !== executor) continue;
+      const spender = `0x${log.topics[2]?.slice(26)}` as Address;
+      seen.set(`${log.address}:${spender}`, { token: log.address, spender });
+    }
+    for (const { token, spender } of seen.values()) {
+      const left = await client.readContract({
+        address: token,
+        abi: erc20Abi,
+        functionName: "allowance",
+        args: [executor as Address, spender],
+      });
+      if (left !== 0n) {
+        throw new Error(
+          `the executor's allowance of ${token} to ${spender} outlived the transaction: ${left}`,
+        );
+      }
+    }
   };
   /** Gives `to` an amount of a devnet token (minted; WETH from the deployer's inventory). */
   const fund = async (to: Address, t: Address, amount: bigint) => {

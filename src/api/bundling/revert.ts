@@ -196,6 +196,16 @@ function sentence(name: string, args: readonly unknown[], inputs: readonly AbiPa
       return `${a[1]} received ${a[2]} of ${a[0]}, less than the minimum ${a[3]}`;
     case "MsgValueMismatch":
       return `the transaction sends ${a[1]} wei, expected exactly ${a[0]} wei`;
+    case "DeadlineExpired":
+      return `the deadline ${a[0]} passed (block time ${a[1]}): DeadlineExpired`;
+    case "NoCode":
+      return `step ${a[0]} called ${a[1]}, which has no code`;
+    case "TokenCallFailed":
+      return `step ${a[0]}: the token ${a[1]} answered false`;
+    case "PartialFill":
+      return `the pool took ${a[1]} of the exact input ${a[0]} (it ran out of liquidity)`;
+    case "ExecutorKeptFunds":
+      return `the program left ${BigInt(a[2] ?? 0) - BigInt(a[1] ?? 0)} of ${a[0]} in the executor`;
     case "ReentrancyGuardReentrantCall":
       return "reentrant call to the router";
     default:

@@ -70,9 +70,18 @@ export function beforeSending(params: {
 }
 
 /**
- * The gas limit of the transaction sent: the node's estimate for the simulated encoding, plus
- * what the final encoding's calldata costs more (its minimum and deadline words may differ),
- * plus the first-time EIP-7702 authorization for `delegate`.
+ * Headroom over the node's estimate, in percent. The estimate runs on the latest block's state
+ * and time; the transaction lands in a later block, where a Uniswap V3 pool writes a new price
+ * observation on its first swap (an SSTORE the estimate did not see), and where the caller's
+ * real balances replace the simulation's exact ones. Without it, 1 in 6 transactions sent with
+ * the bare estimate ran out of gas in the test suite.
+ */
+export const GAS_HEADROOM_PERCENT = 10n;
+
+/**
+ * The gas limit of the transaction sent: the node's estimate for the simulated encoding plus
+ * {@link GAS_HEADROOM_PERCENT}, plus what the final encoding's calldata costs more (its minimum
+ * and deadline words may differ), plus the first-time EIP-7702 authorization for `delegate`.
  */
 export function gasLimit(params: {
   estimate: bigint;
@@ -83,6 +92,7 @@ export function gasLimit(params: {
   const extra = calldataGas(params.sent.data) - calldataGas(params.simulated.data);
   return (
     params.estimate +
+    (params.estimate * GAS_HEADROOM_PERCENT) / 100n +
     (extra > 0n ? extra : 0n) +
     (params.strategy === "delegate" ? EIP7702_AUTHORIZATION_GAS : 0n)
   );
