@@ -70,8 +70,11 @@ describe("safe to sign: the three strategies on the devnet", () => {
     ok<Answer>(await get("/v1/shortcuts/route", query));
   const bundle = async (query: Record<string, string>, actions: unknown[]) =>
     ok<Answer>(await post(query, actions));
-  const settle = async () =>
-    waitForIndexedBlock(service, await a.client.getBlockNumber({ cacheTime: 0 }));
+  /** The index and the routing snapshot (read every 200 ms) have seen the chain's head. */
+  const settle = async () => {
+    await waitForIndexedBlock(service, await a.client.getBlockNumber({ cacheTime: 0 }));
+    await new Promise((r) => setTimeout(r, 500));
+  };
 
   /** Does what `beforeSending` says, then sends `tx` with exactly `gas` as its gas limit. */
   const follow = async (wallet: WalletClient, answer: Answer): Promise<TransactionReceipt> => {
@@ -250,8 +253,6 @@ describe("safe to sign: the three strategies on the devnet", () => {
       ]);
       expect((await follow(attacker, front)).status).toBe("success");
       await settle();
-      // The routing snapshot reads the index every 200 ms: let it see the moved pool.
-      await new Promise((r) => setTimeout(r, 600));
       // The same swap now pays more than 3% less than the answer said.
       const moved = await bundle({ fromAddress: from, routingStrategy: strategy }, victimActions);
       const now = BigInt(moved.amountsOut?.[getAddress(a.token("WETH"))] ?? 0);
@@ -468,6 +469,47 @@ describe("safe to sign: the three strategies on the devnet", () => {
         args: [executor, spender],
       });
     expect([await allowance(weth), await allowance(usdc)]).toEqual([0n, 0n]);
+    await settle();
+  });
+
+  test("tokens a router bundle's call makes and no action names reach the receiver (swept), not the executor", async () => {
+    const u = a.user(4);
+    const from = getAddress(u.account.address);
+    const executor = service.deployment.execution.executor as Address;
+    const router02 = service.deployment.uniswapV2.router02;
+    const [usdc, dai, weth] = [a.token("USDC"), a.token("DAI"), a.token("WETH")];
+    const amountIn = a.usd("USDC", 400);
+    await a.fund(from, usdc, amountIn);
+    // Router02 pays WETH to the executor; no action of the bundle names WETH.
+    const b = await bundle({ fromAddress: from }, [
+      {
+        protocol: "core",
+        action: "route",
+        args: { tokenIn: usdc, tokenOut: dai, amountIn: amountIn.toString() },
+      },
+      {
+        protocol: "core",
+        action: "approve",
+        args: { token: dai, spender: router02, amount: ref(0) },
+      },
+      {
+        protocol: "core",
+        action: "call",
+        args: {
+          address: router02,
+          method: "swapExactTokensForTokens",
+          abi: "function swapExactTokensForTokens(uint256 amountIn, uint256 amountOutMin, address[] path, address to, uint256 deadline) returns (uint256[] amounts)",
+          args: [ref(0), "1", [dai, weth], executor, "99999999999"],
+        },
+      },
+    ]);
+    const delivered = BigInt(b.amountsOut?.[getAddress(weth)] ?? 0);
+    expect(delivered).toBeGreaterThan(0n);
+    const before = await a.balanceOf(weth, from);
+    expect((await follow(u, b)).status).toBe("success");
+    expect((await a.balanceOf(weth, from)) - before).toBe(delivered);
+    expect(await a.balanceOf(weth, executor)).toBe(0n);
+    expect(await a.balanceOf(dai, executor)).toBe(0n);
     await settle();
   });
 

@@ -172,6 +172,27 @@ describe("nobody can jam the router", () => {
   });
 });
 
+describe("funds sent to the router itself", () => {
+  it("native currency sent to the router reverts (it has no receive); ERC20s cannot be refused and no function moves them", async () => {
+    const { world } = ctx;
+    const { user } = world.accounts;
+    const hash = await user.sendTransaction({
+      to: world.execution.router,
+      value: 1n,
+      gas: 100_000n,
+    });
+    const receipt = await devnetReceipt(world.client as never, hash);
+    expect(receipt.status).toBe("reverted");
+    expect(await balanceOf(world, NATIVE_TOKEN_ADDRESS, world.execution.router)).toBe(0n);
+    // The router's ABI has no function that transfers its own balances: nothing to abuse.
+    const functions = loadArtifact("ShortcutRouter")
+      .abi.filter((item) => item.type === "function" && item.stateMutability !== "view")
+      .map((item) => (item as { name: string }).name)
+      .sort();
+    expect(functions).toEqual(["bundle", "swap"]);
+  });
+});
+
 describe("deadlines", () => {
   it("the router reverts DeadlineExpired after the deadline, and runs up to it", async () => {
     const { world } = ctx;

@@ -439,7 +439,7 @@ describe("hostile requests against the devnet service", () => {
           status: 400,
           connection: "keep-alive",
           body: bad(
-            "Unknown query parameter `x`; accepted: fromAddress, chainId, routingStrategy, receiver, spender.",
+            "Unknown query parameter `x`; accepted: fromAddress, chainId, routingStrategy, receiver, spender, slippage, deadline.",
           ).body,
         });
       }

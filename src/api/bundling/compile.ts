@@ -265,6 +265,7 @@ function compilePass(
       touched,
       deliveries,
       balanceAtStart,
+      slippageBps: params.slippageBps,
       bounds: inRouter ? undefined : { deadline: params.deadline, slippageBps: params.slippageBps },
       routeCache: params.routeCache,
     };

@@ -3,7 +3,14 @@
  * state, through `eth_simulateV1`: balance reads before and after a transaction give what the
  * transaction delivered, and the transaction's own `gasUsed`.
  */
-import { type Address, type Hex, numberToHex, type PublicClient } from "viem";
+import {
+  type Address,
+  BaseError,
+  type Hex,
+  numberToHex,
+  type PublicClient,
+  RpcRequestError,
+} from "viem";
 import { ApiError } from "../errors";
 
 export type SimulationCall = { from: Address; to: Address; data: Hex; value?: bigint };
@@ -174,8 +181,14 @@ export async function estimateCallGas(
     })) as Hex;
     return BigInt(gas);
   } catch (error) {
-    throw new GasEstimateError(
-      `the chain node could not estimate the gas: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`,
-    );
+    // The node answered with an error (the call reverts there): the request's problem. No
+    // answer at all (down, timed out): the node's, as for a simulation.
+    const answered = error instanceof BaseError && error.walk((e) => e instanceof RpcRequestError);
+    if (!(answered instanceof RpcRequestError)) {
+      throw new SimulationUnavailableError(
+        `the chain node did not answer the gas estimate: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`,
+      );
+    }
+    throw new GasEstimateError(`the chain node could not estimate the gas: ${answered.details}`);
   }
 }

@@ -185,6 +185,7 @@ export async function estimateOrFail(
   try {
     return await estimateCallGas(ctx.client, { call, overrides });
   } catch (error) {
+    if (error instanceof SimulationUnavailableError) throw simulationUnavailable(ctx.chain.id);
     if (error instanceof GasEstimateError) {
       throw new ApiError(
         422,

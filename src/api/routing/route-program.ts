@@ -90,6 +90,13 @@ export function addRouteHop(
   hop: QuotedHop,
   amountIn: bigint | ProgramValue,
   recipient: Address,
+  options: {
+    /**
+     * Nothing reads the hop's output and the router's own checks cover its input (a single-hop
+     * leg under the router: the input is tokenIn): a V3 hop then skips reading its output.
+     */
+    outputUnused?: boolean;
+  } = {},
 ): ProgramValue | bigint {
   const { edge } = hop;
   const pool = edge.pool;
@@ -115,7 +122,7 @@ export function addRouteHop(
           });
     case "v3":
       if (inRouter) {
-        return addUniswapV3PoolSwap(planner, {
+        const swap = {
           executor: p.execution.executor,
           pool: pool.address,
           tokenIn: edge.tokenIn,
@@ -123,7 +130,13 @@ export function addRouteHop(
           fee: pool.feePpm,
           amountIn,
           recipient,
-        });
+        };
+        if (options.outputUnused) {
+          // A partial fill would leave tokenIn in the executor, which the router refuses.
+          addUniswapV3PoolSwap(planner, { ...swap, amountOut: false });
+          return hop.amountOut;
+        }
+        return addUniswapV3PoolSwap(planner, swap);
       }
       if (!p.swapRouter)
         throw new UnsupportedRouteError("no Uniswap V3 SwapRouter is configured on this chain");
@@ -173,8 +186,10 @@ export function addRouteHop(
 }
 
 /**
- * Plans the program executing `quote`. In the router the executor holds every intermediate
- * amount and sweeps tokenOut to the receiver; elsewhere the last hop pays the receiver.
+ * Plans the program executing `quote`. The executing account holds every intermediate amount
+ * and each leg's last hop pays the receiver directly (the router checks what arrived); under
+ * the router a last hop that cannot pay someone else (unwrapping) leaves tokenOut in the
+ * executor, which sweeps it to the receiver at the end.
  */
 export function planRouteProgram(p: RouteProgramParameters): PlannedProgram {
   const planner = new ProgramPlanner();
@@ -202,15 +217,20 @@ export function planRouteProgram(p: RouteProgramParameters): PlannedProgram {
       account: p.receiver,
     });
   }
+  let sweep = false;
   for (const leg of p.quote.legs) {
     let amount: bigint | ProgramValue = leg.amountIn;
     leg.hops.forEach((hop, i) => {
       const last = i === leg.hops.length - 1;
-      const recipient = inRouter || !last ? p.account : p.receiver;
-      amount = addRouteHop(planner, p, hop, amount, recipient);
+      // Paying the receiver from the pool saves a transfer (and a storage slot) per leg.
+      const direct = last && !(inRouter && hop.edge.pool.kind === "wrap");
+      if (last && !direct) sweep = true;
+      amount = addRouteHop(planner, p, hop, amount, direct ? p.receiver : p.account, {
+        outputUnused: inRouter && last && leg.hops.length === 1,
+      });
     });
   }
-  if (inRouter) {
+  if (sweep) {
     addSweep(planner, { executor: p.execution.executor, token: p.quote.tokenOut, to: p.receiver });
   } else if (balanceBefore) {
     addMinAmountOutCheck(planner, {

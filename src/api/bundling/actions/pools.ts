@@ -237,6 +237,30 @@ function router02(ctx: CompileContext): Address {
   return router;
 }
 
+/**
+ * Router02's `amountAMin`/`amountBMin` for adding `desiredA`/`desiredB`: the amounts Router02
+ * will take at the indexed reserves (it keeps the pair's ratio, as in its `_addLiquidity`) less
+ * the bundle's slippage; 0 where an amount is only known on chain or the pair is empty.
+ */
+function liquidityMinimums(
+  pair: { token0: Address; reserve0: bigint; reserve1: bigint },
+  a: Address,
+  desiredA: bigint | undefined,
+  desiredB: bigint | undefined,
+  ctx: CompileContext,
+): [bigint, bigint] {
+  const [reserveA, reserveB] =
+    a === pair.token0 ? [pair.reserve0, pair.reserve1] : [pair.reserve1, pair.reserve0];
+  if (desiredA === undefined || desiredB === undefined || reserveA === 0n || reserveB === 0n) {
+    return [0n, 0n];
+  }
+  const optimalB = (desiredA * reserveB) / reserveA;
+  const [takenA, takenB] =
+    optimalB <= desiredB ? [desiredA, optimalB] : [(desiredB * reserveA) / reserveB, desiredB];
+  const less = (x: bigint) => (x * BigInt(10_000 - ctx.slippageBps)) / 10_000n;
+  return [less(takenA), less(takenB)];
+}
+
 /** Uniswap V2 `deposit`: adds liquidity through Router02 (which keeps the pair's ratio). */
 export const uniswapV2Deposit: ActionSpec<typeof lpDepositArgs> = {
   args: lpDepositArgs,
@@ -262,10 +286,20 @@ export const uniswapV2Deposit: ActionSpec<typeof lpDepositArgs> = {
     const amountB = ctx.amount(args.amountIn[1] as AmountArg, "amountIn[1]");
     addApprove(ctx.planner, { token: a, spender: router, amount: amountA.value });
     addApprove(ctx.planner, { token: b, spender: router, amount: amountB.value });
+    const [minA, minB] = liquidityMinimums(pair, a, amountA.estimate, amountB.estimate, ctx);
     const result = ctx.planner.add({
       target: router,
       fn: addLiquidityFn,
-      args: [a, b, amountA.value, amountB.value, 0n, 0n, ctx.account, maxUint256],
+      args: [
+        a,
+        b,
+        amountA.value,
+        amountB.value,
+        minA,
+        minB,
+        ctx.account,
+        ctx.bounds?.deadline ?? maxUint256,
+      ],
       returnRaw: true,
       label: "add liquidity",
     });
@@ -315,7 +349,9 @@ export const uniswapV2Redeem: ActionSpec<typeof lpRedeemArgs> = {
     const result = ctx.planner.add({
       target: router,
       fn: removeLiquidityFn,
-      args: [a, b, liquidity.value, 0n, 0n, ctx.account, maxUint256],
+      // Its minimums stay 0: the pair's LP supply is not indexed, so the amounts are checked by
+      // the bundle's own output check at the receiver instead.
+      args: [a, b, liquidity.value, 0n, 0n, ctx.account, ctx.bounds?.deadline ?? maxUint256],
       returnRaw: true,
       label: "remove liquidity",
     });

@@ -53,6 +53,8 @@ export type CompileContext = {
    * first pass, which only collects which balances are needed.
    */
   balanceAtStart: (token: Address, account: Address) => ProgramValue | undefined;
+  /** The bundle's slippage (bps): protocol steps' own minimums are their estimates less it. */
+  slippageBps: number;
   /** Outside the router: the deadline and slippage passed to steps that take their own. */
   bounds: { deadline: bigint; slippageBps: number } | undefined;
   /** Route searches of this request, reused by the compiler's passes. */
