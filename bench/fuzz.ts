@@ -11,7 +11,9 @@
  *
  * Prints per-endpoint counts by status, the 5xx count and the seed (the same seed, runs and
  * endpoints generate the same requests); every failing request is printed in full. Exits 1 on
- * any failure. bench/results/fuzz.md keeps the recorded runs.
+ * any failure. bench/results/fuzz.md keeps the recorded runs. Without `--seed` the seed is
+ * fresh: this is where new cases are found, while `npm test` replays fixed seeds; add every
+ * counterexample found here to test/reliability/fuzz.test.ts as a fixed regression case.
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
