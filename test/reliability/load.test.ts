@@ -27,6 +27,8 @@ import { type ServiceInstance, startService, waitForIndexedBlock } from "../harn
 
 const CONNECTIONS = 16;
 const SECONDS = 4;
+/** The three endpoints' requests together: each connection takes longer to go round them. */
+const COMBINED_SECONDS = 8;
 /**
  * About one block a second (the generator's own default). At three or more blocks a second
  * under load the routing snapshot now and then falls 6 blocks behind and `/v1/shortcuts/*`
@@ -71,12 +73,18 @@ function expectAllAnswered(report: LoadReport, requests: LoadRequest[]) {
 }
 
 /** Warms up, loads, and checks the answers and the RSS of the Ponder process. */
-async function loadAndCheck(requests: LoadRequest[], during?: () => Promise<() => Promise<void>>) {
+async function loadAndCheck(
+  requests: LoadRequest[],
+  during?: () => Promise<() => Promise<void>>,
+  seconds = SECONDS,
+) {
   const warm = await warmUp({
     url: service.url,
     connections: CONNECTIONS,
     requests,
-    roundSeconds: 3,
+    // Each connection sends the requests in turn: a round must be long enough for every
+    // connection to reach the last one (a bundle is three node round trips).
+    roundSeconds: Math.max(3, seconds - 1),
     maxSeconds: 45,
     pid,
   });
@@ -88,7 +96,7 @@ async function loadAndCheck(requests: LoadRequest[], during?: () => Promise<() =
   const report = await runLoad({
     url: service.url,
     connections: CONNECTIONS,
-    seconds: SECONDS,
+    seconds,
     requests,
   });
   await finish?.();
@@ -147,23 +155,27 @@ describe("sustained load from a separate process (CI size)", () => {
     }
     let mined = 0n;
     let actions = 0;
-    await loadAndCheck(requests, async () => {
-      const activity = startActivity({
-        rpcUrl: service.anvil.url,
-        deployment: service.deployment,
-        intervalMs: ACTIVITY_INTERVAL_MS,
-        seed: 42,
-      });
-      // The one-time approvals (a burst of blocks) are mined before the load starts.
-      await activity.started;
-      const from = await headBlock();
-      return async () => {
-        const stopped = await activity.stop();
-        expect(stopped.error).toBeUndefined();
-        actions = stopped.actions;
-        mined = (await headBlock()) - from;
-      };
-    });
+    await loadAndCheck(
+      requests,
+      async () => {
+        const activity = startActivity({
+          rpcUrl: service.anvil.url,
+          deployment: service.deployment,
+          intervalMs: ACTIVITY_INTERVAL_MS,
+          seed: 42,
+        });
+        // The one-time approvals (a burst of blocks) are mined before the load starts.
+        await activity.started;
+        const from = await headBlock();
+        return async () => {
+          const stopped = await activity.stop();
+          expect(stopped.error).toBeUndefined();
+          actions = stopped.actions;
+          mined = (await headBlock()) - from;
+        };
+      },
+      COMBINED_SECONDS,
+    );
     // The chain moved during the load, one block per action.
     expect(actions).toBeGreaterThanOrEqual(SECONDS);
     expect(mined).toBeGreaterThanOrEqual(BigInt(actions - 1));
