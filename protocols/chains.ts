@@ -5,6 +5,11 @@
  */
 import { type Address, getAddress, isAddress } from "viem";
 import { deploymentPath, readDeployment } from "../devnet/deployment.js";
+import {
+  CANONICAL_UNISWAP_V3_FACTORY,
+  deterministicExecutionAddresses,
+  type ExecutionAddresses,
+} from "./execution-addresses.js";
 
 export type VaultConfig = { address: Address; protocolSlug: string };
 
@@ -24,6 +29,12 @@ export type ChainSetup = {
   stablecoins: Address[];
   /** The project's execution-layer contracts, where deployed. */
   execution: Record<string, Address>;
+  /**
+   * A real chain without `EXECUTION_<id>`: where `npm run deploy` puts the execution layer
+   * (for the chain's V3 factory, else the canonical one). Computed, never read from the chain
+   * here (Ponder's config reads this file); the API uses them once it finds code there.
+   */
+  deterministicExecution?: ExecutionAddresses;
   /** True for the local devnet this project deploys itself. */
   devnet: boolean;
 };
@@ -31,7 +42,10 @@ export type ChainSetup = {
 /** Canonical deployments on real chains (overridable per chain through the environment). */
 const KNOWN_CHAINS: Record<
   number,
-  Omit<ChainSetup, "rpc" | "startBlock" | "vaults" | "execution" | "devnet">
+  Omit<
+    ChainSetup,
+    "rpc" | "startBlock" | "vaults" | "execution" | "deterministicExecution" | "devnet"
+  >
 > = {
   1: {
     id: 1,
@@ -122,6 +136,7 @@ function realChain(id: number, rpc: string[], env: NodeJS.ProcessEnv): ChainSetu
   const v2Factory = addressFromEnv(env, `UNISWAP_V2_FACTORY_${id}`) ?? known?.uniswapV2?.factory;
   const v3Factory = addressFromEnv(env, `UNISWAP_V3_FACTORY_${id}`) ?? known?.uniswapV3?.factory;
   const override = intFromEnv(env, `START_BLOCK_${id}`);
+  const execution = parseExecution(env[`EXECUTION_${id}`], `EXECUTION_${id}`);
   const uniswapV2 = v2Factory
     ? {
         factory: v2Factory,
@@ -149,7 +164,11 @@ function realChain(id: number, rpc: string[], env: NodeJS.ProcessEnv): ChainSetu
     vaults: parseVaultList(env[`VAULTS_${id}`], `VAULTS_${id}`),
     stablecoins:
       parseAddressList(env[`STABLECOINS_${id}`], `STABLECOINS_${id}`) ?? known?.stablecoins ?? [],
-    execution: parseExecution(env[`EXECUTION_${id}`], `EXECUTION_${id}`),
+    execution,
+    deterministicExecution:
+      Object.keys(execution).length === 0
+        ? deterministicExecutionAddresses({ v3Factory: v3Factory ?? CANONICAL_UNISWAP_V3_FACTORY })
+        : undefined,
     devnet: false,
   };
 }

@@ -1,5 +1,9 @@
 import { describe, expect, test } from "vitest";
 import { indexedChains, parseVaultList } from "../../protocols/chains.js";
+import {
+  CANONICAL_UNISWAP_V3_FACTORY,
+  deterministicExecutionAddresses,
+} from "../../protocols/execution-addresses.js";
 
 describe("indexedChains", () => {
   test("a real chain comes from PONDER_RPC_URL_<id> with its canonical Uniswap factories", () => {
@@ -30,9 +34,32 @@ describe("indexedChains", () => {
           "0x6B175474E89094C44Da98b954EedeAC495271d0F",
         ],
         execution: {},
+        deterministicExecution: deterministicExecutionAddresses({
+          v3Factory: CANONICAL_UNISWAP_V3_FACTORY,
+        }),
         devnet: false,
       },
     ]);
+  });
+
+  test("without EXECUTION_<id>, the deterministic addresses follow the chain's V3 factory, else the canonical one", () => {
+    const base = "0x33128a8fC17869897dcE68Ed026d694621f6FDfD";
+    const chains = indexedChains({
+      PONDER_RPC_URL_8453: "http://base",
+      UNISWAP_V3_FACTORY_8453: base,
+      PONDER_RPC_URL_10: "http://optimism",
+      DEVNET: "false",
+    });
+    expect(chains.map((c) => [c.id, c.deterministicExecution])).toEqual([
+      [10, deterministicExecutionAddresses({ v3Factory: CANONICAL_UNISWAP_V3_FACTORY })],
+      [8453, deterministicExecutionAddresses({ v3Factory: base })],
+    ]);
+    expect(chains[1]?.deterministicExecution?.router).not.toBe(
+      chains[0]?.deterministicExecution?.router,
+    );
+    expect(chains[1]?.deterministicExecution?.delegateExecutor).toBe(
+      chains[0]?.deterministicExecution?.delegateExecutor,
+    );
   });
 
   test("start block, factories, vaults, stablecoins and execution contracts can be set per chain", () => {
@@ -65,6 +92,7 @@ describe("indexedChains", () => {
       ],
       stablecoins: ["0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"],
       execution: { router: "0x3333333333333333333333333333333333333333" },
+      deterministicExecution: undefined,
       devnet: false,
     });
   });

@@ -186,7 +186,7 @@ function seenInLogs(
  * @throws ApiError 400 for malformed actions, 422 when the simulation reverts (naming the action).
  */
 export async function planBundle(ctx: BundleContext, req: BundleRequest): Promise<BundleAnswer> {
-  const contracts = executionContracts(ctx.chain);
+  const contracts = await executionContracts(ctx.chain, ctx.client);
   const strategy = req.routingStrategy;
   const from = getAddress(req.fromAddress);
   if (req.spender !== lower(from) && strategy !== "corewallet") {

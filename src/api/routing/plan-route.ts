@@ -14,6 +14,7 @@ import {
 } from "viem";
 import { MinAmountOutCheckAbi } from "../../../abis/generated/MinAmountOutCheck.js";
 import type { ChainSetup } from "../../../protocols/chains";
+import { EXECUTION_ADDRESS_NAMES } from "../../../protocols/execution-addresses";
 import { isNativeToken, NATIVE_TOKEN_ADDRESS } from "../../../protocols/native";
 import {
   type EncodedTx,
@@ -93,27 +94,58 @@ export type RouteAnswer = {
   feeAmount?: string[];
 };
 
-const EXECUTION_NAMES = [
-  "router",
-  "executor",
-  "delegateExecutor",
-  "walletFactory",
-  "walletImplementation",
-  "minAmountOutCheck",
-  "programValues",
-] as const;
+/** Chains whose deterministic execution layer was found: it stays found. */
+const deterministicLayerChains = new Set<number>();
 
-/** The chain's execution contracts, or 503 when they are not deployed there. */
-export function executionContracts(chain: ChainSetup): ExecutionContracts {
-  const missing = EXECUTION_NAMES.filter((n) => chain.execution[n] === undefined);
+/**
+ * Whether every deterministic address holds code. Read at first use; a chain without it is
+ * read again on each request (each one answers 503 meanwhile), so a deployment made while the
+ * service runs is picked up without a restart.
+ */
+async function deterministicLayerFound(
+  chainId: number,
+  client: PublicClient,
+  addresses: ExecutionContracts,
+): Promise<boolean> {
+  if (deterministicLayerChains.has(chainId)) return true;
+  const codes = await Promise.all(
+    EXECUTION_ADDRESS_NAMES.map((n) => client.getCode({ address: addresses[n] })),
+  ).catch(() => {
+    throw new ApiError(503, `The RPC node of chain ${chainId} is unreachable; try again shortly.`);
+  });
+  const found = codes.every((code) => code !== undefined && code !== "0x");
+  if (found) deterministicLayerChains.add(chainId);
+  return found;
+}
+
+/**
+ * The chain's execution contracts: those `EXECUTION_<id>` names, or, without it, the
+ * deterministic addresses of `npm run deploy` once code is found at every one of them (read
+ * from the chain at first use, not at configuration time).
+ * @throws ApiError 503 when they are not deployed there, or the node does not answer.
+ */
+export async function executionContracts(
+  chain: ChainSetup,
+  client: PublicClient,
+): Promise<ExecutionContracts> {
+  const deterministic = chain.deterministicExecution;
+  if (
+    deterministic !== undefined &&
+    (await deterministicLayerFound(chain.id, client, deterministic))
+  ) {
+    return { ...deterministic };
+  }
+  const missing = EXECUTION_ADDRESS_NAMES.filter((n) => chain.execution[n] === undefined);
   if (missing.length > 0) {
     throw new ApiError(
       503,
-      `The execution contracts are not deployed on chain ${chain.id} (missing: ${missing.join(", ")}); routes cannot be executed there.`,
+      deterministic !== undefined
+        ? `The execution contracts are not deployed on chain ${chain.id}: EXECUTION_${chain.id} is not set and the deterministic addresses (router ${deterministic.router}) hold no code; routes cannot be executed there.`
+        : `The execution contracts are not deployed on chain ${chain.id} (missing: ${missing.join(", ")}); routes cannot be executed there.`,
     );
   }
   return Object.fromEntries(
-    EXECUTION_NAMES.map((n) => [n, chain.execution[n]]),
+    EXECUTION_ADDRESS_NAMES.map((n) => [n, chain.execution[n]]),
   ) as ExecutionContracts;
 }
 
@@ -239,7 +271,7 @@ function decodeBalance(data: Hex): bigint {
  * @throws ApiError 404 unknown token, 422 no route / cannot fill / simulation reverted, 503 chain down.
  */
 export async function planRoute(ctx: PlanRouteContext, req: RouteRequest): Promise<RouteAnswer> {
-  const contracts = executionContracts(ctx.chain);
+  const contracts = await executionContracts(ctx.chain, ctx.client);
   const strategy = req.routingStrategy;
   const from = getAddress(req.fromAddress);
   const tokenIn = req.tokenIn;

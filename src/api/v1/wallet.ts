@@ -146,8 +146,8 @@ export const wallet = new Hono().get("/approve", async (c) => {
     );
   }
   const chain = resolveChain(q.chainId);
-  const contracts = executionContracts(chain);
   const client = chainClient(chain);
+  const contracts = await executionContracts(chain, client);
   const from = getAddress(q.fromAddress);
   const token = getAddress(q.tokenAddress);
   const spender = approvalSpender({ strategy: q.routingStrategy, contracts, owner: from });

@@ -1,0 +1,285 @@
+import { execFile } from "node:child_process";
+import { join } from "node:path";
+import {
+  type Address,
+  createPublicClient,
+  getAddress,
+  type Hex,
+  http,
+  keccak256,
+  type PublicClient,
+} from "viem";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { CoreWalletAbi } from "../abis/generated/CoreWallet.js";
+import { CoreWalletFactoryAbi } from "../abis/generated/CoreWalletFactory.js";
+import { executionInitCode } from "../abis/generated/ExecutionInitCode.js";
+import { RouterExecutorAbi } from "../abis/generated/RouterExecutor.js";
+import { ShortcutRouterAbi } from "../abis/generated/ShortcutRouter.js";
+import { EXECUTION_LAYER_CONTRACTS, loadArtifact } from "../contracts/build.js";
+import type { AnvilInstance } from "../devnet/anvil.js";
+import type { ChainSetup } from "../protocols/chains.js";
+import {
+  CANONICAL_UNISWAP_V3_FACTORY,
+  DETERMINISTIC_DEPLOYMENT_PROXY,
+  deterministicExecutionAddresses,
+  EXECUTION_ADDRESS_NAMES,
+  type ExecutionAddresses,
+  executionVariable,
+} from "../protocols/execution-addresses.js";
+import {
+  deployExecutionLayerDeterministically,
+  PROXY_DEPLOYER,
+  PROXY_DEPLOYMENT_TX,
+  PROXY_RUNTIME_CODE,
+} from "../scripts/deploy.js";
+import { executionContracts } from "../src/api/routing/plan-route.js";
+import { startTestAnvil } from "./harness/anvil.js";
+
+/** Anvil's first dev account: unlocked on every anvil. */
+const UNLOCKED = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
+const UNLOCKED_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
+const OTHER_V3_FACTORY = getAddress("0x33128a8fc17869897dce68ed026d694621f6fdfd");
+const root = join(import.meta.dirname, "..");
+
+type Run = { code: number; stdout: string; stderr: string };
+
+/** `npm run deploy -- …` as an operator runs it. */
+function runDeploy(args: string[]): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(
+      "npm",
+      ["run", "--silent", "deploy", "--", ...args],
+      { cwd: root, env: { ...process.env, npm_config_loglevel: "silent" } },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
+      },
+    );
+  });
+}
+
+/** The lines the script prints for each contract. */
+function contractLines(addresses: ExecutionAddresses, status: Record<string, string>): string[] {
+  const contract: Record<string, string> = {
+    router: "ShortcutRouter",
+    executor: "RouterExecutor",
+    delegateExecutor: "DelegateExecutor",
+    walletFactory: "CoreWalletFactory",
+    walletImplementation: "CoreWallet",
+    minAmountOutCheck: "MinAmountOutCheck",
+    programValues: "ProgramValues",
+  };
+  return EXECUTION_ADDRESS_NAMES.map(
+    (n) => `${n.padEnd(21)} ${addresses[n]}  ${(contract[n] ?? "").padEnd(17)} ${status[n]}`,
+  );
+}
+
+function chainWithoutExecution(anvil: AnvilInstance, v3Factory: Address): ChainSetup {
+  return {
+    id: 1,
+    name: "mainnet",
+    title: "Ethereum",
+    rpc: [anvil.url],
+    startBlock: 0,
+    vaults: [],
+    stablecoins: [],
+    execution: {},
+    deterministicExecution: deterministicExecutionAddresses({ v3Factory }),
+    devnet: false,
+  };
+}
+
+describe("npm run deploy: the execution layer at deterministic addresses", () => {
+  let anvil: AnvilInstance;
+  let client: PublicClient;
+  const predicted = deterministicExecutionAddresses({ v3Factory: CANONICAL_UNISWAP_V3_FACTORY });
+  const expectedLine = `EXECUTION_1=${executionVariable(predicted)}`;
+
+  beforeAll(async () => {
+    anvil = await startTestAnvil({ chainId: 1 });
+    client = createPublicClient({ transport: http(anvil.url) }) as PublicClient;
+    // Anvil ships the proxy in its genesis; a real chain may not have it: start without.
+    await client.request({
+      method: "anvil_setCode" as never,
+      params: [DETERMINISTIC_DEPLOYMENT_PROXY, "0x"] as never,
+    });
+  });
+
+  afterAll(async () => {
+    await anvil?.stop();
+  });
+
+  test("the committed init code is the build's, so the API predicts what the script deploys", () => {
+    for (const name of EXECUTION_LAYER_CONTRACTS) {
+      expect(executionInitCode[name]).toBe(loadArtifact(name).bytecode);
+    }
+  });
+
+  test("before deployment the API answers 503 for a chain without EXECUTION_1", async () => {
+    await expect(
+      executionContracts(chainWithoutExecution(anvil, CANONICAL_UNISWAP_V3_FACTORY), client),
+    ).rejects.toMatchObject({
+      statusCode: 503,
+      message: `The execution contracts are not deployed on chain 1: EXECUTION_1 is not set and the deterministic addresses (router ${predicted.router}) hold no code; routes cannot be executed there.`,
+    });
+  });
+
+  test("a first run deploys the proxy from its pre-signed transaction, then every contract at its predicted address", async () => {
+    expect(await client.getCode({ address: DETERMINISTIC_DEPLOYMENT_PROXY })).toBeUndefined();
+    const run = await runDeploy(["--rpc-url", anvil.url, "--unlocked", UNLOCKED]);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout.trim().split("\n")).toEqual([
+      `chain 1, V3 factory ${CANONICAL_UNISWAP_V3_FACTORY} (the canonical mainnet factory, the default), salt ${keccak256(new TextEncoder().encode("defi-shortcuts/execution-layer/v1"))}`,
+      `proxy ${DETERMINISTIC_DEPLOYMENT_PROXY}: deployed`,
+      ...contractLines(
+        predicted,
+        Object.fromEntries(EXECUTION_ADDRESS_NAMES.map((n) => [n, "deployed"])),
+      ),
+      "7 deployed, 0 already deployed; the addresses are the same on every chain for this V3 factory.",
+      expectedLine,
+    ]);
+
+    const proxyTx = await client.getTransactionReceipt({ hash: keccak256(PROXY_DEPLOYMENT_TX) });
+    expect(proxyTx.status).toBe("success");
+    expect(getAddress(proxyTx.from)).toBe(PROXY_DEPLOYER);
+    expect(proxyTx.contractAddress && getAddress(proxyTx.contractAddress)).toBe(
+      DETERMINISTIC_DEPLOYMENT_PROXY,
+    );
+    expect(await client.getCode({ address: DETERMINISTIC_DEPLOYMENT_PROXY })).toBe(
+      PROXY_RUNTIME_CODE,
+    );
+    for (const name of EXECUTION_ADDRESS_NAMES) {
+      const code = await client.getCode({ address: predicted[name] });
+      expect(code?.length ?? 0, name).toBeGreaterThan(2);
+    }
+  });
+
+  test("the contracts know each other: the router's executor, the factory's implementation", async () => {
+    const read = <T>(address: Address, abi: unknown, functionName: string): Promise<T> =>
+      client.readContract({ address, abi: abi as never, functionName } as never) as Promise<T>;
+    expect(await read<Address>(predicted.router, ShortcutRouterAbi, "executor")).toBe(
+      predicted.executor,
+    );
+    expect(await read<Address>(predicted.executor, RouterExecutorAbi, "router")).toBe(
+      predicted.router,
+    );
+    expect(await read<Address>(predicted.executor, RouterExecutorAbi, "uniswapV3Factory")).toBe(
+      CANONICAL_UNISWAP_V3_FACTORY,
+    );
+    expect(
+      await read<Address>(predicted.walletFactory, CoreWalletFactoryAbi, "implementation"),
+    ).toBe(predicted.walletImplementation);
+    expect(await read<Address>(predicted.walletImplementation, CoreWalletAbi, "factory")).toBe(
+      predicted.walletFactory,
+    );
+  });
+
+  test("the API then uses the deterministic addresses without EXECUTION_1", async () => {
+    expect(
+      await executionContracts(chainWithoutExecution(anvil, CANONICAL_UNISWAP_V3_FACTORY), client),
+    ).toEqual(predicted);
+  });
+
+  test("a second run sends nothing, reports every contract already deployed and the same line", async () => {
+    const blockBefore = await client.getBlockNumber();
+    const lines: string[] = [];
+    const result = await deployExecutionLayerDeterministically({
+      rpcUrl: anvil.url,
+      privateKey: UNLOCKED_KEY,
+      log: (line) => lines.push(line),
+    });
+    expect(result.proxy).toBe("already deployed");
+    expect(result.contracts).toEqual(
+      Object.fromEntries(EXECUTION_ADDRESS_NAMES.map((n) => [n, "already deployed"])),
+    );
+    expect(result.addresses).toEqual(predicted);
+    expect(result.executionLine).toBe(expectedLine);
+    expect(lines.slice(1)).toEqual([
+      `proxy ${DETERMINISTIC_DEPLOYMENT_PROXY}: already deployed`,
+      ...contractLines(
+        predicted,
+        Object.fromEntries(EXECUTION_ADDRESS_NAMES.map((n) => [n, "already deployed"])),
+      ),
+      "0 deployed, 7 already deployed; the addresses are the same on every chain for this V3 factory.",
+      expectedLine,
+    ]);
+    expect(await client.getBlockNumber()).toBe(blockBefore);
+  });
+
+  test("another V3 factory gives another router and executor; the rest is shared", async () => {
+    const other = deterministicExecutionAddresses({ v3Factory: OTHER_V3_FACTORY });
+    expect(other.router).not.toBe(predicted.router);
+    expect(other.executor).not.toBe(predicted.executor);
+    const result = await deployExecutionLayerDeterministically({
+      rpcUrl: anvil.url,
+      unlocked: UNLOCKED,
+      v3Factory: OTHER_V3_FACTORY,
+      log: () => {},
+    });
+    expect(result.addresses).toEqual(other);
+    expect({ ...other, router: undefined, executor: undefined }).toEqual({
+      ...predicted,
+      router: undefined,
+      executor: undefined,
+    });
+    expect(result.contracts).toEqual({
+      router: "deployed",
+      executor: "deployed",
+      delegateExecutor: "already deployed",
+      walletFactory: "already deployed",
+      walletImplementation: "already deployed",
+      minAmountOutCheck: "already deployed",
+      programValues: "already deployed",
+    });
+    expect(
+      await client.readContract({
+        address: other.executor,
+        abi: RouterExecutorAbi,
+        functionName: "uniswapV3Factory",
+      }),
+    ).toBe(OTHER_V3_FACTORY);
+  });
+
+  test("other code at a contract's address fails the run, naming the contract, before sending anything", async () => {
+    const third = getAddress("0x0227628f3f023bb0b980b67d528571c95c6dac1c");
+    const planted = deterministicExecutionAddresses({ v3Factory: third });
+    // Some unrelated code where this configuration's router would go.
+    await client.request({
+      method: "anvil_setCode" as never,
+      params: [planted.router, "0x6000600055"] as never,
+    });
+    const blockBefore = await client.getBlockNumber();
+    const run = await runDeploy([
+      "--rpc-url",
+      anvil.url,
+      "--unlocked",
+      UNLOCKED,
+      "--v3-factory",
+      third,
+    ]);
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim()).toBe(
+      `deploy failed: other code than this configuration deploys is at the address of router (ShortcutRouter) at ${planted.router}`,
+    );
+    expect(await client.getBlockNumber()).toBe(blockBefore);
+    expect(await client.getCode({ address: planted.executor })).toBeUndefined();
+  });
+
+  test("a deployed contract replaced by another's code is refused by name", async () => {
+    // ProgramValues' address now holds MinAmountOutCheck's runtime code.
+    const impostor = (await client.getCode({ address: predicted.minAmountOutCheck })) as Hex;
+    await client.request({
+      method: "anvil_setCode" as never,
+      params: [predicted.programValues, impostor] as never,
+    });
+    await expect(
+      deployExecutionLayerDeterministically({
+        rpcUrl: anvil.url,
+        unlocked: UNLOCKED,
+        log: () => {},
+      }),
+    ).rejects.toThrow(
+      `other code than this configuration deploys is at the address of programValues (ProgramValues) at ${predicted.programValues}`,
+    );
+  });
+});
