@@ -15,25 +15,11 @@ import {
 import { CoreWalletFactoryAbi } from "../abis/generated/CoreWalletFactory.js";
 import { ShortcutRouterAbi } from "../abis/generated/ShortcutRouter.js";
 import { loadArtifact } from "../contracts/build.js";
+import type { ExecutionAddresses } from "../protocols/execution-addresses.js";
 import { devnetReceipt } from "./receipts.js";
 
 /** Addresses of the execution layer, by name. */
-export type ExecutionLayer = {
-  /** ShortcutRouter: what users approve (`routingStrategy=router`). */
-  router: Address;
-  /** RouterExecutor: runs the router's programs; deployed by the router. */
-  executor: Address;
-  /** DelegateExecutor: the VM wallets DELEGATECALL (`routingStrategy=delegate`). */
-  delegateExecutor: Address;
-  /** CoreWalletFactory: per-user wallets (`routingStrategy=corewallet`). */
-  walletFactory: Address;
-  /** The CoreWallet implementation every wallet clone delegates to. */
-  walletImplementation: Address;
-  /** MinAmountOutCheck: minimum-output check called by delegate and wallet programs. */
-  minAmountOutCheck: Address;
-  /** ProgramValues: value helpers programs call (tuple words, pool outputs). */
-  programValues: Address;
-};
+export type ExecutionLayer = ExecutionAddresses;
 
 export type DeployExecutionLayerParameters = {
   walletClient: WalletClient;

@@ -10,6 +10,7 @@
  *   last hop pays the receiver, and the program checks the receiver's balance growth itself.
  */
 import type { Address } from "viem";
+import type { ExecutionAddresses } from "../../../protocols/execution-addresses.js";
 import {
   addBalanceSnapshot,
   addDeadlineCheck,
@@ -33,15 +34,7 @@ import type { QuotedHop, RouteQuote } from "./types.js";
 export type RoutingStrategy = "router" | "delegate" | "corewallet";
 
 /** The execution-layer contracts of a chain, by name (as `deployExecutionLayer` returns). */
-export type ExecutionContracts = {
-  router: Address;
-  executor: Address;
-  delegateExecutor: Address;
-  walletFactory: Address;
-  walletImplementation: Address;
-  minAmountOutCheck: Address;
-  programValues: Address;
-};
+export type ExecutionContracts = ExecutionAddresses;
 
 /** What a hop's steps depend on. */
 export type HopContext = {
