@@ -29,7 +29,7 @@ import { ApiError } from "../errors";
 import { recordSimulation } from "../ops/metrics";
 import type { RoutingGraph } from "../routing/graph";
 import type { RouteStep } from "../routing/plan-route";
-import { estimateOrFail, executionContracts } from "../routing/plan-route";
+import { executionContracts } from "../routing/plan-route";
 import { type ExecutionContracts, minimumOf, type RoutingStrategy } from "../routing/route-program";
 import { displayAddress } from "./actions/args";
 import { type BundleAction, type CompiledBundle, compileBundle } from "./compile";
@@ -407,16 +407,15 @@ export async function planBundle(ctx: BundleContext, req: BundleRequest): Promis
   let final = finalOf(simulatedDeadline);
   let tx = encode(final, checks, simulatedDeadline);
   const sentCall = { from: tx.from, to: tx.to, data: tx.data, value: tx.value };
-  const estimating = estimateOrFail(ctx, sentCall, overrides);
-  estimating.catch(() => {});
   const result = await run(final, sentCall, overrides);
-  const estimate = await estimating;
   const deadline = req.deadline ?? result.simulation.timestamp + DEFAULT_DEADLINE_SECONDS;
   const simulatedTx = tx;
   if (deadline !== simulatedDeadline) {
     final = finalOf(deadline);
     tx = encode(final, checks, deadline);
   }
+  // Only the deadline's words differ from what was simulated: so does only the calldata's gas.
+  const gasUsed = result.sent.gasUsed + calldataGas(tx.data) - calldataGas(simulatedTx.data);
   const amountsOut: Record<string, string> = {};
   for (const r of result.received) {
     if (r.delta <= 0n) continue;
@@ -432,12 +431,8 @@ export async function planBundle(ctx: BundleContext, req: BundleRequest): Promis
       from: getAddress(tx.from),
       value: tx.value.toString(),
     },
-    gas: gasLimit({ estimate, simulated: simulatedTx, sent: tx, strategy }).toString(),
-    gasUsed: (
-      result.sent.gasUsed +
-      calldataGas(tx.data) -
-      calldataGas(simulatedTx.data)
-    ).toString(),
+    gas: gasLimit({ gasUsed, strategy }).toString(),
+    gasUsed: gasUsed.toString(),
     createdAt: Number(simulation.blockNumber),
     blockNumber: Number(simulation.blockNumber),
     deadline: Number(deadline),

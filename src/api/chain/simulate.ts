@@ -3,14 +3,7 @@
  * state, through `eth_simulateV1`: balance reads before and after a transaction give what the
  * transaction delivered, and the transaction's own `gasUsed`.
  */
-import {
-  type Address,
-  BaseError,
-  type Hex,
-  numberToHex,
-  type PublicClient,
-  RpcRequestError,
-} from "viem";
+import { type Address, type Hex, numberToHex, type PublicClient } from "viem";
 import { ApiError } from "../errors";
 
 export type SimulationCall = { from: Address; to: Address; data: Hex; value?: bigint };
@@ -153,42 +146,4 @@ export function rpcStateOverrides(
     out[address] = entry;
   }
   return out;
-}
-
-/** The node could not estimate the transaction's gas (it reverts there, or the node failed). */
-export class GasEstimateError extends Error {
-  override readonly name = "GasEstimateError";
-}
-
-/**
- * `eth_estimateGas` of `call` under `overrides`: the gas limit the node finds the transaction
- * succeeds with (it searches for it, so refunds and the 63/64 rule of EIP-150 are included).
- * @example const limit = await estimateCallGas(client, { call: tx, overrides })
- */
-export async function estimateCallGas(
-  client: PublicClient,
-  params: { call: SimulationCall; overrides: Record<Address, AccountOverride> },
-): Promise<bigint> {
-  const { call } = params;
-  try {
-    const gas = (await client.request({
-      method: "eth_estimateGas" as never,
-      params: [
-        { from: call.from, to: call.to, data: call.data, value: numberToHex(call.value ?? 0n) },
-        "latest",
-        rpcStateOverrides(params.overrides),
-      ] as never,
-    })) as Hex;
-    return BigInt(gas);
-  } catch (error) {
-    // The node answered with an error (the call reverts there): the request's problem. No
-    // answer at all (down, timed out): the node's, as for a simulation.
-    const answered = error instanceof BaseError && error.walk((e) => e instanceof RpcRequestError);
-    if (!(answered instanceof RpcRequestError)) {
-      throw new SimulationUnavailableError(
-        `the chain node did not answer the gas estimate: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`,
-      );
-    }
-    throw new GasEstimateError(`the chain node could not estimate the gas: ${answered.details}`);
-  }
 }

@@ -35,8 +35,6 @@ import {
 import { calldataGas } from "../chain/calldata-gas.js";
 import {
   type AccountOverride,
-  estimateCallGas,
-  GasEstimateError,
   type SimulationCall,
   SimulationUnavailableError,
   simulateCalls,
@@ -202,26 +200,6 @@ async function inputOverrides(
       throw new ApiError(
         422,
         `Cannot simulate with ${error.token} as tokenIn: its ${error.what} storage could not be located for the state override.`,
-      );
-    }
-    throw error;
-  }
-}
-
-/** Estimates `call`'s gas limit; a node that cannot is a 503, a revert there a 422. */
-export async function estimateOrFail(
-  ctx: { client: PublicClient; chain: ChainSetup },
-  call: SimulationCall,
-  overrides: Record<Address, AccountOverride>,
-): Promise<bigint> {
-  try {
-    return await estimateCallGas(ctx.client, { call, overrides });
-  } catch (error) {
-    if (error instanceof SimulationUnavailableError) throw simulationUnavailable(ctx.chain.id);
-    if (error instanceof GasEstimateError) {
-      throw new ApiError(
-        422,
-        `The transaction simulated, but the chain node could not estimate its gas limit: ${error.message.replace(/^the chain node could not estimate the gas: /, "")}.`,
       );
     }
     throw error;
@@ -432,10 +410,6 @@ export async function planRoute(ctx: PlanRouteContext, req: RouteRequest): Promi
   ) as Address;
   const simStarted = performance.now();
   const sentCall = { from: tx.from, to: tx.to, data: tx.data, value: tx.value };
-  // The gas limit is estimated alongside the simulation (same state, same overrides); a revert
-  // there is reported from the simulation, which says why.
-  const estimating = estimateOrFail(ctx, sentCall, overrides);
-  estimating.catch(() => {});
   let simulation: Awaited<ReturnType<typeof simulateCalls>>;
   try {
     simulation = await simulateCalls(ctx.client, {
@@ -462,7 +436,6 @@ export async function planRoute(ctx: PlanRouteContext, req: RouteRequest): Promi
       blockNumber: Number(simulation.blockNumber),
     });
   }
-  const estimate = await estimating;
   const amountOut = decodeBalance(after.returnData) - decodeBalance(before.returnData);
   const minAmountOut = minFor(amountOut);
   const deadline = req.deadline ?? simulation.timestamp + DEFAULT_DEADLINE_SECONDS;
@@ -474,7 +447,7 @@ export async function planRoute(ctx: PlanRouteContext, req: RouteRequest): Promi
     ({ tx, calls } = buildTx(minAmountOut, deadline));
   }
   const gasUsed = sent.gasUsed + calldataGas(tx.data) - calldataGas(simulatedTx.data);
-  const gas = gasLimit({ estimate, simulated: simulatedTx, sent: tx, strategy });
+  const gas = gasLimit({ gasUsed, strategy });
 
   let priceImpact: number | null = null;
   if (req.priceImpact) {

@@ -66,7 +66,7 @@ export const beforeSendingSchema = z
 
 const gasLimit = amount.meta({
   description:
-    "A gas limit the transaction succeeds with: the node's eth_estimateGas under the simulation's state overrides, plus the first EIP-7702 authorization for `delegate`. Send it as the limit.",
+    "A gas limit the transaction succeeds with, from the simulation's gas used: × 5/4 (refunds), × 1.09 (EIP-150's 63/64 over nested calls), + 25,000 (storage first written in a later block), + 25,000 for the first EIP-7702 authorization with `delegate`. Send it as the limit.",
 });
 const gasUsed = amount.meta({ description: "Gas the simulated transaction used." });
 const deadline = z.number().int().meta({
