@@ -322,6 +322,32 @@ describe("safe to sign: the three strategies on the devnet", () => {
     await settle();
   });
 
+  test("router with a receiver pulls exactly amountIn: the caller's savings in every touched token stay to the wei", async () => {
+    const u = a.user(2);
+    const from = getAddress(u.account.address);
+    const receiver = "0x000000000000000000000000000000000000d00d" as Address;
+    const usdc = a.token("USDC");
+    const weth = a.token("WETH");
+    await a.fund(from, usdc, a.usd("USDC", 10_000));
+    await a.fund(from, weth, parseEther("20"));
+    const savings = { usdc: await a.balanceOf(usdc, from), weth: await a.balanceOf(weth, from) };
+    const amountIn = a.usd("USDC", 1_000);
+    const b = await bundle({ fromAddress: from, receiver }, [
+      {
+        protocol: "core",
+        action: "route",
+        args: { tokenIn: usdc, tokenOut: weth, amountIn: amountIn.toString() },
+      },
+    ]);
+    const delivered = BigInt(b.amountsOut?.[getAddress(weth)] ?? 0);
+    expect(b.amountsOut).toEqual({ [getAddress(weth)]: delivered.toString() });
+    expect((await follow(u, b)).status).toBe("success");
+    expect(await a.balanceOf(weth, receiver)).toBe(delivered);
+    expect(await a.balanceOf(usdc, from)).toBe(savings.usdc - amountIn);
+    expect(await a.balanceOf(weth, from)).toBe(savings.weth);
+    await settle();
+  });
+
   test("corewallet with a receiver leaves what the wallet held before in the wallet", async () => {
     const u = a.user(8);
     const from = getAddress(u.account.address);
