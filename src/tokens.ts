@@ -2,6 +2,7 @@ import type { Context } from "ponder:registry";
 import { token } from "ponder:schema";
 import { type Address, erc20Abi, hexToString, parseAbi } from "viem";
 import { NATIVE_TOKEN_ADDRESS } from "../protocols/native";
+import { storableText } from "../protocols/token-metadata";
 
 /** Some old tokens (MKR, SAI) return `bytes32` names and symbols. */
 const bytes32MetadataAbi = parseAbi([
@@ -15,12 +16,14 @@ async function readText(
   field: "name" | "symbol",
 ): Promise<string> {
   try {
-    return await context.client.readContract({
-      address,
-      abi: erc20Abi,
-      functionName: field,
-      cache: "immutable",
-    });
+    return storableText(
+      await context.client.readContract({
+        address,
+        abi: erc20Abi,
+        functionName: field,
+        cache: "immutable",
+      }),
+    );
   } catch {
     try {
       const raw = await context.client.readContract({
@@ -29,7 +32,7 @@ async function readText(
         functionName: field,
         cache: "immutable",
       });
-      return hexToString(raw, { size: 32 }).replace(/\0+$/, "");
+      return storableText(hexToString(raw, { size: 32 }));
     } catch {
       return "";
     }
