@@ -44,21 +44,56 @@ const listeners: ((chainId: number, block: bigint) => void)[] = [];
 
 const lower = (a: string) => a.toLowerCase() as Address;
 
-async function loadTicks(chainId: number, pools: Address[]): Promise<Map<string, V3Tick[]>> {
+/**
+ * Most values one `IN (…)` list binds. Postgres accepts at most 65,535 bind parameters per
+ * query; a mainnet-sized list (30,000+ V3 pools) is read in slices of this size.
+ */
+const MAX_IN_LIST = 10_000;
+
+/** `values` in slices of at most MAX_IN_LIST. */
+function slices<T>(values: readonly T[]): T[][] {
+  const out: T[][] = [];
+  for (let at = 0; at < values.length; at += MAX_IN_LIST) {
+    out.push(values.slice(at, at + MAX_IN_LIST));
+  }
+  return out;
+}
+
+/** The ticks of `pools`, or of every pool of the chain (`"all"`, a full load: no list to bind). */
+async function loadTicks(
+  chainId: number,
+  pools: Address[] | "all",
+): Promise<Map<string, V3Tick[]>> {
   const byPool = new Map<string, V3Tick[]>();
-  for (const pool of pools) byPool.set(pool, []);
-  if (pools.length === 0) return byPool;
-  const rows = await db
-    .select({
-      pool: v3Tick.pool,
-      tick: v3Tick.tick,
-      liquidityNet: v3Tick.liquidityNet,
-      gross: v3Tick.liquidityGross,
-    })
-    .from(v3Tick)
-    .where(and(eq(v3Tick.chainId, chainId), inArray(v3Tick.pool, pools)))
-    .orderBy(asc(v3Tick.pool), asc(v3Tick.tick));
+  if (pools !== "all") {
+    for (const pool of pools) byPool.set(pool, []);
+    if (pools.length === 0) return byPool;
+  }
+  const select = () =>
+    db
+      .select({
+        pool: v3Tick.pool,
+        tick: v3Tick.tick,
+        liquidityNet: v3Tick.liquidityNet,
+        gross: v3Tick.liquidityGross,
+      })
+      .from(v3Tick);
+  const rows =
+    pools === "all"
+      ? await select()
+          .where(eq(v3Tick.chainId, chainId))
+          .orderBy(asc(v3Tick.pool), asc(v3Tick.tick))
+      : (
+          await Promise.all(
+            slices(pools).map((slice) =>
+              select()
+                .where(and(eq(v3Tick.chainId, chainId), inArray(v3Tick.pool, slice)))
+                .orderBy(asc(v3Tick.pool), asc(v3Tick.tick)),
+            ),
+          )
+        ).flat();
   for (const r of rows) {
+    if (!byPool.has(lower(r.pool))) byPool.set(lower(r.pool), []);
     if (r.gross === 0n) continue; // uninitialized again after every position left it
     byPool.get(lower(r.pool))?.push({ tick: r.tick, liquidityNet: r.liquidityNet });
   }
@@ -101,14 +136,14 @@ async function applyUpdates(s: ChainSnapshot, since: bigint): Promise<void> {
   // A pool whose ticks changed needs its whole tick list again; its own row may not have changed.
   const poolRows = new Map(pools.map((p) => [lower(p.address), p]));
   const missing = tickPools.map((t) => lower(t.pool)).filter((a) => !poolRows.has(a));
-  if (missing.length > 0) {
+  for (const slice of slices(missing)) {
     const extra = await db
       .select()
       .from(v3Pool)
-      .where(and(eq(v3Pool.chainId, chainId), inArray(v3Pool.address, missing)));
+      .where(and(eq(v3Pool.chainId, chainId), inArray(v3Pool.address, slice)));
     for (const p of extra) poolRows.set(lower(p.address), p);
   }
-  const ticks = await loadTicks(chainId, [...poolRows.keys()]);
+  const ticks = await loadTicks(chainId, since < 0n ? "all" : [...poolRows.keys()]);
   for (const [address, p] of poolRows) {
     if (p.tick === null || p.sqrtPriceX96 === 0n) continue; // not initialized yet
     s.graph.upsertPool({
