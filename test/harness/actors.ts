@@ -8,6 +8,8 @@ import {
   http,
   maxUint256,
   type PublicClient,
+  parseEventLogs,
+  type TransactionReceipt,
   type WalletClient,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -19,8 +21,6 @@ import { devnetReceipt } from "../../devnet/receipts.js";
 import { amountForUsd, chainOf } from "../../devnet/world.js";
 import { NATIVE_TOKEN_ADDRESS } from "../../protocols/native.js";
 import type { ServiceInstance } from "./service.js";
-
-const APPROVAL_TOPIC = "0x8c5be1e5ebec7d5bd14f71427d1e84f3dd0314c0f7b2291e5b200ac8c7c3b925";
 
 /** Chain-side helpers for end-to-end suites: accounts, funding, balances, sending. */
 export async function devnetActors(service: ServiceInstance) {
@@ -95,16 +95,13 @@ export async function devnetActors(service: ServiceInstance) {
    * No allowance of the router's shared executor outlives a transaction: for every spender an
    * `Approval` log of the transaction names with the executor as owner, the allowance left is 0.
    */
-  const expectNoStandingAllowance = async (
-    logs: readonly { address: Address; topics: readonly Hex[] }[],
-  ) => {
+  const expectNoStandingAllowance = async (logs: TransactionReceipt["logs"]) => {
     const executor = d.execution.executor?.toLowerCase();
     if (!executor) return;
     const seen = new Map<string, { token: Address; spender: Address }>();
-    for (const log of logs) {
-      if (log.topics[0] !== APPROVAL_TOPIC || log.topics.length !== 3) continue;
-      if (`0x${log.topics[1]?.slice(26)}` !== executor) continue;
-      const spender = `0x${log.topics[2]?.slice(26)}` as Address;
+    for (const log of parseEventLogs({ abi: erc20Abi, eventName: "Approval", logs })) {
+      if (log.args.owner.toLowerCase() !== executor) continue;
+      const spender = log.args.spender;
       seen.set(`${log.address}:${spender}`, { token: log.address, spender });
     }
     for (const { token, spender } of seen.values()) {

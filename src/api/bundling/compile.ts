@@ -16,6 +16,7 @@ import { ApiError } from "../errors";
 import type { RoutingGraph } from "../routing/graph";
 import type { RouteStep } from "../routing/plan-route";
 import type { ExecutionContracts, RoutingStrategy } from "../routing/route-program";
+import type { FindRouteResult } from "../routing/search";
 import { protocolActions } from "./actions/registry";
 import type { AmountArg, CompileContext, OutputValue, ResolvedAmount } from "./actions/types";
 import {
@@ -72,7 +73,7 @@ export type CompileBundleParameters = {
   /** Router: allowances the executor was seen to grant, reset to zero at the end. */
   approvalResets?: readonly { token: Address; spender: Address }[];
   /** Route searches of this request, reused across compilations. */
-  routeCache?: Map<string, import("../routing/search").FindRouteResult>;
+  routeCache?: Map<string, FindRouteResult>;
 };
 
 function listing(): string {

@@ -7,15 +7,16 @@ import {
   type Address,
   decodeFunctionResult,
   encodeFunctionData,
+  erc20Abi,
   getAddress,
   type Hex,
   type PublicClient,
+  parseEventLogs,
 } from "viem";
 import { MinAmountOutCheckAbi } from "../../../abis/generated/MinAmountOutCheck.js";
 import { RouterExecutorAbi } from "../../../abis/generated/RouterExecutor.js";
 import type { ChainSetup } from "../../../protocols/chains";
 import { isNativeToken, NATIVE_TOKEN_ADDRESS } from "../../../protocols/native";
-import { calldataGas } from "../chain/calldata-gas";
 import {
   type AccountOverride,
   type SimulationCall,
@@ -137,18 +138,11 @@ async function fundOverrides(
   return out;
 }
 
-const TRANSFER_TOPIC = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef";
-const APPROVAL_TOPIC = "0x8c5be1e5ebec7d5bd14f71427d1e84f3dd0314c0f7b2291e5b200ac8c7c3b925";
-
-const topicAddress = (topic: Hex | undefined): Address | undefined =>
-  topic === undefined || topic.length !== 66
-    ? undefined
-    : (`0x${topic.slice(26)}`.toLowerCase() as Address);
-
 /**
  * What the logs of a program run show beyond what its actions named: ERC20s transferred to the
- * executing account that no action touched (a `call`'s output, to be handed over too), and, in
- * the router's executor, allowances left standing after the program (to be reset in it).
+ * executing account that no action touched (a `call`'s output, to be handed over too), and
+ * allowances the account left standing (the last `Approval` of each spender not zero).
+ * ERC-721 events share the ERC20 signatures but not their shape, so they are not decoded.
  */
 function seenInLogs(
   logs: readonly SimulationLog[],
@@ -158,16 +152,13 @@ function seenInLogs(
   const me = account.toLowerCase();
   const tokens = new Set<Address>();
   const lastAllowance = new Map<string, { token: Address; spender: Address; value: bigint }>();
-  for (const log of logs) {
+  for (const log of parseEventLogs({ abi: erc20Abi, logs: logs as never[] })) {
     const token = log.address.toLowerCase() as Address;
-    // ERC20 events index two addresses; ERC721's Transfer and Approval index a third (the id).
-    if (log.topics.length !== 3) continue;
-    if (log.topics[0] === TRANSFER_TOPIC && topicAddress(log.topics[2]) === me) {
+    if (log.eventName === "Transfer" && log.args.to.toLowerCase() === me) {
       if (!touched.has(token)) tokens.add(token);
-    } else if (log.topics[0] === APPROVAL_TOPIC && topicAddress(log.topics[1]) === me) {
-      const spender = topicAddress(log.topics[2]) as Address;
-      const value = log.data.length >= 66 ? BigInt(log.data.slice(0, 66)) : 0n;
-      lastAllowance.set(`${token}:${spender}`, { token, spender, value });
+    } else if (log.eventName === "Approval" && log.args.owner.toLowerCase() === me) {
+      const spender = log.args.spender.toLowerCase() as Address;
+      lastAllowance.set(`${token}:${spender}`, { token, spender, value: log.args.value });
     }
   }
   return {
@@ -180,9 +171,9 @@ function seenInLogs(
 
 /**
  * Compiles, encodes and simulates a bundle: a first run of the program shows what it delivers
- * where (and what its logs reveal), the final program checks those outputs at the simulated
- * amounts less the slippage (the router checks them itself), and the final transaction is
- * simulated and its gas limit estimated under the same state.
+ * where (and what its logs reveal), and fixes the default deadline (its block's timestamp + 20
+ * minutes); the final program checks those outputs at the simulated amounts less the slippage
+ * (the router checks them itself), and the final transaction is simulated as returned.
  * @throws ApiError 400 for malformed actions, 422 when the simulation reverts (naming the action).
  */
 export async function planBundle(ctx: BundleContext, req: BundleRequest): Promise<BundleAnswer> {
@@ -399,23 +390,19 @@ export async function planBundle(ctx: BundleContext, req: BundleRequest): Promis
     account: c.account,
     min: minimumOf(c.delta, slippageBps),
   }));
-  // The final program: outside the router it checks those outputs itself, last.
-  const finalOf = (deadline: bigint) =>
+  const deadline = req.deadline ?? first.simulation.timestamp + DEFAULT_DEADLINE_SECONDS;
+  // The final program: outside the router it checks the deadline and those outputs itself.
+  const final =
     strategy === "router"
       ? compiled
       : compile({ deadline, checks, extraTokens, approvalResets: [] });
-  let final = finalOf(simulatedDeadline);
-  let tx = encode(final, checks, simulatedDeadline);
-  const sentCall = { from: tx.from, to: tx.to, data: tx.data, value: tx.value };
-  const result = await run(final, sentCall, overrides);
-  const deadline = req.deadline ?? result.simulation.timestamp + DEFAULT_DEADLINE_SECONDS;
-  const simulatedTx = tx;
-  if (deadline !== simulatedDeadline) {
-    final = finalOf(deadline);
-    tx = encode(final, checks, deadline);
-  }
-  // Only the deadline's words differ from what was simulated: so does only the calldata's gas.
-  const gasUsed = result.sent.gasUsed + calldataGas(tx.data) - calldataGas(simulatedTx.data);
+  const tx = encode(final, checks, deadline);
+  const result = await run(
+    final,
+    { from: tx.from, to: tx.to, data: tx.data, value: tx.value },
+    overrides,
+  );
+  const gasUsed = result.sent.gasUsed;
   const amountsOut: Record<string, string> = {};
   for (const r of result.received) {
     if (r.delta <= 0n) continue;
@@ -441,7 +428,6 @@ export async function planBundle(ctx: BundleContext, req: BundleRequest): Promis
       strategy,
       contracts,
       from,
-      wallet,
       input: pulled ? { token: pulled[0], amount: pulled[1] } : undefined,
     }),
     ...(compiled.routeSteps.length > 0 ? { route: compiled.routeSteps } : {}),

@@ -6,6 +6,7 @@
 import { type Address, getAddress } from "viem";
 import { isNativeToken } from "../../../protocols/native";
 import type { ExecutionContracts, RoutingStrategy } from "../routing/route-program";
+import { executingAccount } from "./executingAccount";
 
 /** How long after the simulated block a transaction stays valid unless `deadline` is given. */
 export const DEFAULT_DEADLINE_SECONDS = 1_200n;
@@ -39,8 +40,6 @@ export function beforeSending(params: {
   strategy: RoutingStrategy;
   contracts: ExecutionContracts;
   from: Address;
-  /** The caller's CoreWallet (corewallet only). */
-  wallet: Address | undefined;
   /** The ERC20 pulled from the caller and how much (none: nothing is pulled). */
   input: { token: Address; amount: bigint } | undefined;
 }): BeforeSending[] {
@@ -55,7 +54,7 @@ export function beforeSending(params: {
     ];
   }
   if (!input || isNativeToken(input.token) || input.amount === 0n) return [];
-  const spender = strategy === "router" ? contracts.router : params.wallet;
+  const spender = inputSpender({ strategy, contracts, from });
   if (!spender) return [];
   return [
     {
@@ -65,6 +64,23 @@ export function beforeSending(params: {
       amount: input.amount.toString(),
     },
   ];
+}
+
+/**
+ * Who takes the caller's ERC20 input under `strategy`, and so must be approved: the router, or
+ * the caller's own CoreWallet (its CREATE2 address, deployed or not). A delegated account
+ * spends its own balance: nobody.
+ * @example inputSpender({ strategy: "corewallet", contracts, from })
+ */
+export function inputSpender(params: {
+  strategy: RoutingStrategy;
+  contracts: ExecutionContracts;
+  from: Address;
+}): Address | undefined {
+  if (params.strategy === "router") return getAddress(params.contracts.router);
+  if (params.strategy === "delegate") return undefined;
+  const { wallet } = executingAccount(params);
+  return wallet && getAddress(wallet);
 }
 
 /**

@@ -133,8 +133,8 @@ export async function simulateCalls(
   };
 }
 
-/** State overrides in the JSON-RPC shape (`eth_simulateV1`, `eth_estimateGas`, `eth_call`). */
-export function rpcStateOverrides(
+/** State overrides in the JSON-RPC shape of `eth_simulateV1`. */
+function rpcStateOverrides(
   overrides: Record<Address, AccountOverride>,
 ): Record<string, Record<string, unknown>> {
   const out: Record<string, Record<string, unknown>> = {};

@@ -206,7 +206,7 @@ async function inputOverrides(
   }
 }
 
-export function mergeOverrides(
+function mergeOverrides(
   ...parts: Record<Address, AccountOverride>[]
 ): Record<Address, AccountOverride> {
   const out: Record<Address, AccountOverride> = {};
@@ -474,7 +474,6 @@ export async function planRoute(ctx: PlanRouteContext, req: RouteRequest): Promi
       strategy,
       contracts,
       from,
-      wallet,
       input:
         strategy === "router"
           ? { token: tokenIn, amount: req.amountIn }

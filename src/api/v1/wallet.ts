@@ -16,13 +16,12 @@ import {
 } from "viem";
 import { z } from "zod";
 import { isNativeToken, NATIVE_TOKEN_ADDRESS } from "../../../protocols/native";
-import { predictCoreWalletAddress } from "../bundling/coreWalletAddress";
 import { describeRevert } from "../bundling/revert";
+import { inputSpender } from "../bundling/sending";
 import { ApiError } from "../errors";
 import { describeEndpoint, errorResponse } from "../openapi/registry";
 import { parseQuery } from "../query";
 import { executionContracts } from "../routing/plan-route";
-import type { ExecutionContracts } from "../routing/route-program";
 import { addressParam, positiveIntParam } from "../schemas";
 import { chainClient, resolveChain } from "./route";
 import { amountOrZeroParam } from "./route-query";
@@ -72,26 +71,6 @@ export const approveAnswerSchema = z.object({
 });
 
 export type ApproveAnswer = z.infer<typeof approveAnswerSchema>;
-
-/**
- * Who pulls the input under `strategy`: the router, or the caller's CoreWallet (its CREATE2
- * address, deployed or not). A delegated account spends its own balance: no spender.
- */
-function approvalSpender(params: {
-  strategy: "router" | "corewallet";
-  contracts: ExecutionContracts;
-  owner: Address;
-}): Address {
-  const { strategy, contracts, owner } = params;
-  if (strategy === "router") return getAddress(contracts.router);
-  return getAddress(
-    predictCoreWalletAddress({
-      factory: contracts.walletFactory,
-      implementation: contracts.walletImplementation,
-      owner,
-    }),
-  );
-}
 
 /**
  * Why the node's gas estimate failed, when the node answered with an error (the call reverts,
@@ -150,7 +129,7 @@ export const wallet = new Hono().get("/approve", async (c) => {
   const contracts = await executionContracts(chain, client);
   const from = getAddress(q.fromAddress);
   const token = getAddress(q.tokenAddress);
-  const spender = approvalSpender({ strategy: q.routingStrategy, contracts, owner: from });
+  const spender = inputSpender({ strategy: q.routingStrategy, contracts, from }) as Address;
   const data = encodeFunctionData({
     abi: erc20Abi,
     functionName: "approve",

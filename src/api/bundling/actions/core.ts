@@ -16,7 +16,7 @@ import { ProgramValuesAbi } from "../../../../abis/generated/ProgramValues.js";
 import { isNativeToken } from "../../../../protocols/native";
 import { ApiError } from "../../errors";
 import { graphHasToken, routeSteps } from "../../routing/plan-route";
-import { addRouteHop } from "../../routing/route-program";
+import { addRouteHop, minimumOf } from "../../routing/route-program";
 import { findRoute } from "../../routing/search";
 import {
   addArrayElement,
@@ -135,13 +135,12 @@ export const route: ActionSpec<typeof routeArgs> = {
         value = addRouteHop(ctx.planner, hopContext, hop, value, ctx.account);
       }
     }
-    const min = (quote.amountOut * BigInt(10_000 - slippage)) / 10_000n;
     const received = addMinAmountOutCheck(ctx.planner, {
       minAmountOutCheck: ctx.contracts.minAmountOutCheck,
       token: args.tokenOut,
       account: ctx.account,
       balanceBefore: before,
-      minAmountOut: min > 0n ? min : 1n,
+      minAmountOut: minimumOf(quote.amountOut, slippage),
     });
     ctx.routeSteps.push(...routeSteps(ctx.chain.id, quote));
     ctx.touched.add(args.tokenIn);
