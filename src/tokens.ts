@@ -1,54 +1,30 @@
 import type { Context } from "ponder:registry";
 import { token } from "ponder:schema";
-import { type Address, erc20Abi, hexToString, parseAbi } from "viem";
+import { type Address, getAddress } from "viem";
 import { NATIVE_TOKEN_ADDRESS } from "../protocols/native";
-import { storableText } from "../protocols/token-metadata";
+import {
+  decodeTokenMetadata,
+  type TokenMetadata,
+  tokenMetadataCall,
+} from "../protocols/token-metadata";
 
-/** Some old tokens (MKR, SAI) return `bytes32` names and symbols. */
-const bytes32MetadataAbi = parseAbi([
-  "function name() view returns (bytes32)",
-  "function symbol() view returns (bytes32)",
-]);
-
-async function readText(
-  context: Context,
-  address: Address,
-  field: "name" | "symbol",
-): Promise<string> {
+/**
+ * Reads a token's name, symbol and decimals in one `eth_call` (immutable facts, cached by
+ * Ponder). Each field is read with a gas budget, so a token that reverts, loops or answers
+ * garbage gives "unreadable" for that field instead of an RPC error that would be retried.
+ */
+async function readMetadata(context: Context, address: Address): Promise<TokenMetadata> {
   try {
-    return storableText(
-      await context.client.readContract({
-        address,
-        abi: erc20Abi,
-        functionName: field,
-        cache: "immutable",
-      }),
-    );
-  } catch {
-    try {
-      const raw = await context.client.readContract({
-        address,
-        abi: bytes32MetadataAbi,
-        functionName: field,
-        cache: "immutable",
-      });
-      return storableText(hexToString(raw, { size: 32 }));
-    } catch {
-      return "";
-    }
-  }
-}
-
-async function readDecimals(context: Context, address: Address): Promise<number> {
-  try {
-    return await context.client.readContract({
-      address,
-      abi: erc20Abi,
-      functionName: "decimals",
+    const answer = await context.client.call({
+      data: tokenMetadataCall(address),
       cache: "immutable",
     });
-  } catch {
-    return 18;
+    return decodeTokenMetadata(answer.data ?? "0x");
+  } catch (error) {
+    console.warn(
+      `Token ${getAddress(address)} on chain ${context.chain.id}: its metadata could not be read (${(error as Error).message.split("\n")[0]}).`,
+    );
+    return { name: undefined, symbol: undefined, decimals: undefined };
   }
 }
 
@@ -86,20 +62,32 @@ export async function ensureToken(
     }
     return;
   }
-  const [name, symbol, decimals] = position?.metadata
-    ? [position.metadata.name, position.metadata.symbol, position.metadata.decimals]
-    : await Promise.all([
-        readText(context, address, "name"),
-        readText(context, address, "symbol"),
-        readDecimals(context, address),
-      ]);
+  const { name, symbol, decimals } = position?.metadata ?? (await readMetadata(context, address));
+  if (decimals === undefined) {
+    // Amounts of a token without decimals cannot be shown or priced: its pools are indexed
+    // and routed, but the catalogue does not list it.
+    console.warn(
+      `Token ${getAddress(address)} on chain ${chainId} is left out of the catalogue: decimals() reverted or did not return a number from 0 to 255.`,
+    );
+    return;
+  }
+  for (const [field, value] of [
+    ["name", name],
+    ["symbol", symbol],
+  ] as const) {
+    if (value === undefined) {
+      console.warn(
+        `Token ${getAddress(address)} on chain ${chainId}: ${field}() reverted, ran out of gas or returned no text; it is listed with an empty ${field}.`,
+      );
+    }
+  }
   await context.db
     .insert(token)
     .values({
       chainId,
       address,
-      name,
-      symbol,
+      name: name ?? "",
+      symbol: symbol ?? "",
       decimals,
       type: position ? "defi" : "base",
       protocolSlug: position?.protocolSlug ?? null,

@@ -3,9 +3,14 @@
  * holding NUL characters (padded `bytes32` names, or `string` names that carry them) is stored
  * without them rather than stopping the indexer.
  */
-import { hexToString, stringToHex } from "viem";
+import { encodeAbiParameters, type Hex, hexToString, stringToHex } from "viem";
 import { describe, expect, it } from "vitest";
-import { storableText } from "../../protocols/token-metadata.js";
+import { indexerInitCode } from "../../abis/generated/IndexerInitCode.js";
+import {
+  decodeTokenMetadata,
+  storableText,
+  tokenMetadataCall,
+} from "../../protocols/token-metadata.js";
 
 describe("storableText", () => {
   it("drops NUL characters wherever they are and keeps everything else", () => {
@@ -19,5 +24,56 @@ describe("storableText", () => {
     const raw = stringToHex("Maker", { size: 32 });
     expect(hexToString(raw)).toHaveLength(32);
     expect(storableText(hexToString(raw))).toBe("Maker");
+  });
+});
+
+describe("decodeTokenMetadata: what the deployless reader answers", () => {
+  const answer = (fields: [boolean, Hex][]) =>
+    encodeAbiParameters(
+      fields.flatMap(() => [{ type: "bool" }, { type: "bytes" }]),
+      fields.flat(),
+    );
+  const text = (value: string) => encodeAbiParameters([{ type: "string" }], [value]);
+  const word = (value: bigint) => encodeAbiParameters([{ type: "uint256" }], [value]);
+
+  it("reads string and bytes32 metadata, dropping NULs", () => {
+    expect(
+      decodeTokenMetadata(
+        answer([
+          [true, text("Tether USD")],
+          [true, stringToHex("MKR", { size: 32 })],
+          [true, word(6n)],
+        ]),
+      ),
+    ).toEqual({ name: "Tether USD", symbol: "MKR", decimals: 6 });
+  });
+
+  it("leaves undefined what reverted, ran out of gas, returned nothing or no valid value", () => {
+    expect(
+      decodeTokenMetadata(
+        answer([
+          [false, "0x08c379a0"],
+          [true, "0x"],
+          [true, word(256n)],
+        ]),
+      ),
+    ).toEqual({ name: undefined, symbol: undefined, decimals: undefined });
+    // 40 bytes: neither an ABI string nor a bytes32.
+    expect(
+      decodeTokenMetadata(
+        answer([
+          [true, `0x${"ab".repeat(40)}`],
+          [true, text("\u0000OK\u0000")],
+          [true, word(0n)],
+        ]),
+      ),
+    ).toEqual({ name: undefined, symbol: "OK", decimals: 0 });
+  });
+
+  it("asks the reader with its creation code and the token as the constructor argument", () => {
+    const token = "0xdAC17F958D2ee523a2206206994597C13D831ec7";
+    const data = tokenMetadataCall(token);
+    expect(data.endsWith(token.slice(2).toLowerCase())).toBe(true);
+    expect(data.length).toBe(indexerInitCode.TokenMetadataReader.length + 64);
   });
 });

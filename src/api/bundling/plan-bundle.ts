@@ -25,7 +25,7 @@ import {
   simulateCalls,
   simulationUnavailable,
 } from "../chain/simulate";
-import { SlotNotFoundError, storageWord, type TokenSlotFinder } from "../chain/slots";
+import { fundingStateDiff, SlotNotFoundError, type TokenSlotFinder } from "../chain/slots";
 import { ApiError } from "../errors";
 import { recordSimulation } from "../ops/metrics";
 import type { RoutingGraph } from "../routing/graph";
@@ -118,18 +118,20 @@ async function fundOverrides(
       continue;
     }
     try {
-      const stateDiff: Record<Hex, Hex> = {
-        [await ctx.slots.balanceKey(token, holder)]: storageWord(amount),
+      out[token] = {
+        stateDiff: await fundingStateDiff(ctx.slots, ctx.client, {
+          token,
+          holder,
+          amount,
+          spender,
+        }),
       };
-      if (spender)
-        stateDiff[await ctx.slots.allowanceKey(token, holder, spender)] = storageWord(amount);
-      out[token] = { stateDiff };
     } catch (error) {
       if (error instanceof SimulationUnavailableError) throw simulationUnavailable(ctx.chain.id);
       if (error instanceof SlotNotFoundError) {
         throw new ApiError(
           422,
-          `Cannot simulate with ${displayAddress(token)} as an input: its ${error.what} storage could not be located.`,
+          `Cannot simulate with ${displayAddress(token)} as an input: its ${error.what} storage could not be located.${error.remedy}`,
         );
       }
       throw error;

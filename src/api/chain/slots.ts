@@ -151,14 +151,78 @@ export class TokenSlotFinder {
   }
 }
 
-/** The token's balance or allowance storage could not be located. */
+/**
+ * Storage writes that give `holder` a balance of `amount` of `token` (and that allowance to
+ * `spender`) for a simulation. Where a token keeps a value somewhere no override can reach (a
+ * rebasing balance computed from shares), the holder's own value is used when it is enough.
+ * @throws SlotNotFoundError when it is not (with the value the holder has).
+ */
+export async function fundingStateDiff(
+  slots: TokenSlotFinder,
+  client: PublicClient,
+  params: { token: Address; holder: Address; amount: bigint; spender?: Address },
+): Promise<Record<Hex, Hex>> {
+  const { token, holder, amount, spender } = params;
+  const stateDiff: Record<Hex, Hex> = {};
+  const parts = [
+    {
+      what: "balance" as const,
+      key: () => slots.balanceKey(token, holder),
+      held: () =>
+        client.readContract({
+          address: token,
+          abi: erc20Abi,
+          functionName: "balanceOf",
+          args: [holder],
+        }),
+    },
+    ...(spender
+      ? [
+          {
+            what: "allowance" as const,
+            key: () => slots.allowanceKey(token, holder, spender),
+            held: () =>
+              client.readContract({
+                address: token,
+                abi: erc20Abi,
+                functionName: "allowance",
+                args: [holder, spender],
+              }),
+          },
+        ]
+      : []),
+  ];
+  for (const part of parts) {
+    try {
+      stateDiff[await part.key()] = storageWord(amount);
+    } catch (error) {
+      if (!(error instanceof SlotNotFoundError)) throw error;
+      const held = await part.held().catch((cause: unknown) => {
+        if (nodeUnreachable(cause))
+          throw new SimulationUnavailableError("the chain node does not answer");
+        return 0n;
+      });
+      if (held < amount) throw new SlotNotFoundError(token, part.what, { holder, held });
+    }
+  }
+  return stateDiff;
+}
+
+/** The token's balance or allowance storage could not be located (and the holder's own fell short). */
 export class SlotNotFoundError extends Error {
   override readonly name = "SlotNotFoundError";
   constructor(
     readonly token: Address,
     readonly what: "balance" | "allowance",
+    readonly holding?: { holder: Address; held: bigint },
   ) {
     super(`could not locate the ${what} storage of token ${token}`);
+  }
+
+  /** What a client can do about it, as a sentence. */
+  get remedy(): string {
+    if (!this.holding) return "";
+    return ` ${this.holding.holder} has ${this.holding.held} of it, less than the ${this.what === "balance" ? "amount" : "allowance"} needed: ${this.what === "balance" ? "hold" : "approve"} the amount first, then ask again.`;
   }
 }
 

@@ -40,7 +40,7 @@ import {
   simulateCalls,
   simulationUnavailable,
 } from "../chain/simulate.js";
-import { SlotNotFoundError, storageWord, type TokenSlotFinder } from "../chain/slots.js";
+import { fundingStateDiff, SlotNotFoundError, type TokenSlotFinder } from "../chain/slots.js";
 import { ApiError } from "../errors";
 import { recordRouteSearch, recordSimulation } from "../ops/metrics";
 import type { RouteRequest } from "../v1/route-query";
@@ -186,20 +186,13 @@ async function inputOverrides(
     return { [params.holder]: { balance: params.amount } };
   }
   try {
-    const stateDiff: Record<Hex, Hex> = {
-      [await ctx.slots.balanceKey(params.token, params.holder)]: storageWord(params.amount),
-    };
-    if (params.spender) {
-      stateDiff[await ctx.slots.allowanceKey(params.token, params.holder, params.spender)] =
-        storageWord(params.amount);
-    }
-    return { [params.token]: { stateDiff } };
+    return { [params.token]: { stateDiff: await fundingStateDiff(ctx.slots, ctx.client, params) } };
   } catch (error) {
     if (error instanceof SimulationUnavailableError) throw simulationUnavailable(ctx.chain.id);
     if (error instanceof SlotNotFoundError) {
       throw new ApiError(
         422,
-        `Cannot simulate with ${error.token} as tokenIn: its ${error.what} storage could not be located for the state override.`,
+        `Cannot simulate with ${error.token} as tokenIn: its ${error.what} storage could not be located for the state override.${error.remedy}`,
       );
     }
     throw error;

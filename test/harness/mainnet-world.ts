@@ -1,0 +1,423 @@
+/**
+ * A chain that looks like Ethereum to the indexer and the API: WETH9, Uniswap V2 and V3 (factory
+ * and periphery) and the big stablecoins at their canonical mainnet addresses with the real
+ * bytecode of their npm artifacts, and tokens that behave as real chains' odd tokens do
+ * (`contracts/test/RealWorldTokens.sol`), each in a seeded V2 pair against WETH.
+ *
+ * A contract is put at its canonical address by deploying it normally, reading what its
+ * constructor stored (the deployment's state diff), and writing that code and storage at the
+ * canonical address; immutables that hold the contract's own address (the V3 factory's
+ * delegate-call guard) are rewritten to the canonical address.
+ */
+import {
+  type Abi,
+  type Address,
+  createPublicClient,
+  createWalletClient,
+  getAddress,
+  type Hex,
+  http,
+  maxUint256,
+  type PublicClient,
+  parseUnits,
+  type WalletClient,
+} from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { NonfungiblePositionManagerAbi } from "../../abis/NonfungiblePositionManager.js";
+import { UniswapV2FactoryAbi } from "../../abis/UniswapV2Factory.js";
+import { UniswapV2PairAbi } from "../../abis/UniswapV2Pair.js";
+import { UniswapV3FactoryAbi } from "../../abis/UniswapV3Factory.js";
+import { UniswapV3PoolAbi } from "../../abis/UniswapV3Pool.js";
+import { WETH9Abi } from "../../abis/WETH9.js";
+import { buildContracts, loadArtifact } from "../../contracts/build.js";
+import { DEVNET_DEPLOYER_KEY } from "../../devnet/anvil.js";
+import { readNpmArtifact } from "../../devnet/artifacts.js";
+import { sqrtPriceX96FromPrice, tickFromSqrtPriceX96 } from "../../devnet/price.js";
+import { devnetReceipt } from "../../devnet/receipts.js";
+import { amountForUsd, chainOf } from "../../devnet/world.js";
+
+/** Canonical Ethereum mainnet addresses the world reproduces. */
+export const MAINNET = {
+  weth: getAddress("0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2"),
+  usdc: getAddress("0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"),
+  usdt: getAddress("0xdAC17F958D2ee523a2206206994597C13D831ec7"),
+  dai: getAddress("0x6B175474E89094C44Da98b954EedeAC495271d0F"),
+  mkr: getAddress("0x9f8F72aA9304c8B593d555F12eF6589cC3A579A2"),
+  uniswapV2Factory: getAddress("0x5C69bEe701ef814a2B6a3EDD4B1652CB9cc5aA6f"),
+  uniswapV2Router02: getAddress("0x7a250d5630B4cF539739dF2C5dAcb4c659F2488D"),
+  uniswapV3Factory: getAddress("0x1F98431c8aD98523631AE4a59f267346ea31F984"),
+  positionManager: getAddress("0xC36442b4a4522E871399CD717aBDD847Ab11FE88"),
+  swapRouter: getAddress("0xE592427A0AEce92De3Edee1F18E0157C05861564"),
+  quoterV2: getAddress("0x61fFE014bA17989E743c5F6cB21bF9697530B21e"),
+} as const;
+
+/** Pools of the real mainnet, at the addresses the canonical factories and init codes give. */
+export const MAINNET_POOLS = {
+  /** Uniswap V2 USDC/WETH. */
+  v2UsdcWeth: getAddress("0xB4e16d0168e52d35CaCD2c6185b44281Ec28C9Dc"),
+  /** Uniswap V2 WETH/USDT. */
+  v2WethUsdt: getAddress("0x0d4a11d5EEaaC28EC3F61d100daF4d40471f1852"),
+  /** Uniswap V3 USDC/WETH 0.05%. */
+  v3UsdcWeth500: getAddress("0x88e6A0c2dDD26FEEb64F039a2c41296FcB3f5640"),
+} as const;
+
+/** The odd tokens, by the symbol the world knows them under. */
+export type OddToken = "MKR" | "NUL" | "NODEC" | "WHOLE" | "BOMB" | "FEE" | "REBASE";
+
+export type WorldToken = {
+  address: Address;
+  symbol: string;
+  decimals: number;
+  usdPrice: number;
+};
+
+export type MainnetWorld = {
+  /** First block the world wrote: what `START_BLOCK_1` is set to. */
+  startBlock: number;
+  deployer: Address;
+  client: PublicClient;
+  tokens: Record<"WETH" | "USDC" | "USDT" | "DAI" | OddToken, WorldToken>;
+  v2Pairs: Address[];
+  v3Pools: Address[];
+};
+
+type Sender = {
+  client: PublicClient;
+  wallet: WalletClient;
+  deployer: Address;
+  nonce: number;
+};
+
+async function deploy(s: Sender, abi: Abi, bytecode: Hex, args: readonly unknown[] = []) {
+  const hash = await s.wallet.deployContract({
+    abi,
+    bytecode,
+    args,
+    account: s.wallet.account ?? null,
+    chain: s.wallet.chain,
+    nonce: s.nonce++,
+    gas: 16_000_000n,
+  } as never);
+  const receipt = await devnetReceipt(s.client, hash);
+  if (receipt.status !== "success" || !receipt.contractAddress) {
+    throw new Error(`deployment ${hash} reverted`);
+  }
+  return { hash, address: getAddress(receipt.contractAddress) };
+}
+
+async function write(
+  s: Sender,
+  address: Address,
+  abi: Abi,
+  functionName: string,
+  args: readonly unknown[],
+  value?: bigint,
+): Promise<void> {
+  const hash = await s.wallet.writeContract({
+    address,
+    abi,
+    functionName,
+    args,
+    value,
+    account: s.wallet.account ?? null,
+    chain: s.wallet.chain,
+    nonce: s.nonce++,
+    gas: 8_000_000n,
+  } as never);
+  const receipt = await devnetReceipt(s.client, hash);
+  if (receipt.status !== "success") throw new Error(`${functionName} on ${address} reverted`);
+}
+
+type StateDiff = {
+  post: Record<string, { code?: Hex; storage?: Record<Hex, Hex> }>;
+};
+
+/**
+ * Deploys a contract and moves it to `target`: its runtime code (its own address in immutables
+ * rewritten) and the storage its constructor wrote.
+ */
+async function deployAt(
+  s: Sender,
+  target: Address,
+  abi: Abi,
+  bytecode: Hex,
+  args: readonly unknown[] = [],
+): Promise<void> {
+  const { hash, address } = await deploy(s, abi, bytecode, args);
+  const diff = await s.client.request({
+    method: "debug_traceTransaction" as never,
+    params: [hash, { tracer: "prestateTracer", tracerConfig: { diffMode: true } }] as never,
+  });
+  const created = (diff as StateDiff).post[address.toLowerCase()];
+  const code = await s.client.getCode({ address });
+  if (!code || code === "0x") throw new Error(`no code at ${address} after deployment`);
+  const own = address.slice(2).toLowerCase();
+  const patched = code.toLowerCase().replaceAll(own, target.slice(2).toLowerCase()) as Hex;
+  const rpc = (method: string, params: unknown[]) =>
+    s.client.request({ method: method as never, params: params as never });
+  await rpc("anvil_setCode", [target, patched]);
+  for (const [slot, value] of Object.entries(created?.storage ?? {})) {
+    await rpc("anvil_setStorageAt", [target, slot, value]);
+  }
+  await rpc("anvil_setCode", [address, "0x"]);
+}
+
+const PRICES = { WETH: 3_000, USDC: 1, USDT: 1, DAI: 1 } as const;
+
+/** V2 pairs against WETH of every odd token (USD per side), and the stablecoin pairs. */
+const V2_PAIRS: [string, string, number][] = [
+  ["WETH", "USDC", 20_000_000],
+  ["WETH", "USDT", 10_000_000],
+  ["USDC", "USDT", 5_000_000],
+  ["WETH", "DAI", 5_000_000],
+  ["WETH", "MKR", 1_000_000],
+  ["WETH", "NUL", 100_000],
+  ["WETH", "NODEC", 100_000],
+  ["WETH", "WHOLE", 100_000],
+  ["WETH", "BOMB", 100_000],
+  ["WETH", "FEE", 1_000_000],
+  ["WETH", "REBASE", 1_000_000],
+];
+
+const V3_POOLS: [string, string, 500 | 3000, number][] = [
+  ["USDC", "WETH", 500, 5_000_000],
+  ["WETH", "USDT", 3000, 2_000_000],
+  ["USDC", "USDT", 500, 2_000_000],
+];
+
+/** The odd tokens: contract, symbol, decimals as the world prices them, USD price. */
+const ODD_TOKENS: [string, OddToken, number, number][] = [
+  ["Bytes32MetadataToken", "MKR", 18, 1_500],
+  ["OddTextToken", "NUL", 18, 0.5],
+  ["RevertingDecimalsToken", "NODEC", 18, 2],
+  ["ZeroDecimalsToken", "WHOLE", 0, 100],
+  ["GasBombSymbolToken", "BOMB", 18, 0.1],
+  ["FeeOnTransferToken", "FEE", 18, 1],
+  ["RebasingToken", "REBASE", 18, 1],
+];
+
+/** ERC20 calls without a declared return value, so USDT-style tokens can be driven too. */
+const bareErc20Abi = [
+  {
+    type: "function",
+    name: "transfer",
+    stateMutability: "nonpayable",
+    inputs: [
+      { name: "to", type: "address" },
+      { name: "amount", type: "uint256" },
+    ],
+    outputs: [],
+  },
+  {
+    type: "function",
+    name: "approve",
+    stateMutability: "nonpayable",
+    inputs: [
+      { name: "spender", type: "address" },
+      { name: "amount", type: "uint256" },
+    ],
+    outputs: [],
+  },
+  {
+    type: "function",
+    name: "mint",
+    stateMutability: "nonpayable",
+    inputs: [
+      { name: "to", type: "address" },
+      { name: "amount", type: "uint256" },
+    ],
+    outputs: [],
+  },
+] as const satisfies Abi;
+
+/**
+ * Deploys the mainnet-shaped world on an anvil started with `--chain-id 1`, from anvil's first
+ * dev account. The execution layer is not part of it: `npm run deploy` puts it there.
+ */
+export async function deployMainnetWorld(rpcUrl: string): Promise<MainnetWorld> {
+  buildContracts();
+  const chain = await chainOf(rpcUrl);
+  if (chain.id !== 1) throw new Error(`the mainnet-shaped world needs chain id 1, got ${chain.id}`);
+  const transport = http(rpcUrl, { batch: false });
+  const client = createPublicClient({ chain, transport }) as PublicClient;
+  const wallet = createWalletClient({
+    account: privateKeyToAccount(DEVNET_DEPLOYER_KEY),
+    chain,
+    transport,
+  });
+  const deployer = wallet.account.address;
+  const s: Sender = {
+    client,
+    wallet,
+    deployer,
+    nonce: await client.getTransactionCount({ address: deployer, blockTag: "pending" }),
+  };
+  const startBlock = Number(await client.getBlockNumber()) + 1;
+
+  const weth9 = readNpmArtifact("WETH9");
+  await deployAt(s, MAINNET.weth, weth9.abi, weth9.bytecode);
+  const devToken = loadArtifact("DevToken");
+  await deployAt(s, MAINNET.usdc, devToken.abi, devToken.bytecode, ["USD Coin", "USDC", 6]);
+  await deployAt(s, MAINNET.dai, devToken.abi, devToken.bytecode, ["Dai Stablecoin", "DAI", 18]);
+  const usdt = loadArtifact("UsdtStyleToken");
+  await deployAt(s, MAINNET.usdt, usdt.abi, usdt.bytecode);
+
+  const tokens = {
+    WETH: { address: MAINNET.weth, symbol: "WETH", decimals: 18, usdPrice: PRICES.WETH },
+    USDC: { address: MAINNET.usdc, symbol: "USDC", decimals: 6, usdPrice: PRICES.USDC },
+    USDT: { address: MAINNET.usdt, symbol: "USDT", decimals: 6, usdPrice: PRICES.USDT },
+    DAI: { address: MAINNET.dai, symbol: "DAI", decimals: 18, usdPrice: PRICES.DAI },
+  } as MainnetWorld["tokens"];
+  for (const [contract, symbol, decimals, usdPrice] of ODD_TOKENS) {
+    const artifact = loadArtifact(contract);
+    let address: Address;
+    if (symbol === "MKR") {
+      await deployAt(s, MAINNET.mkr, artifact.abi, artifact.bytecode);
+      address = MAINNET.mkr;
+    } else {
+      address = (await deploy(s, artifact.abi, artifact.bytecode)).address;
+    }
+    tokens[symbol] = { address, symbol, decimals, usdPrice };
+  }
+
+  // Inventory: every token minted to the deployer, 100k ETH wrapped.
+  for (const t of Object.values(tokens)) {
+    if (t.symbol === "WETH") continue;
+    await write(s, t.address, bareErc20Abi, "mint", [deployer, amountForUsd(t, 1_000_000_000)]);
+  }
+  await write(s, MAINNET.weth, WETH9Abi, "deposit", [], parseUnits("100000", 18));
+
+  const v2Factory = readNpmArtifact("UniswapV2Factory");
+  await deployAt(s, MAINNET.uniswapV2Factory, v2Factory.abi, v2Factory.bytecode, [deployer]);
+  const router02 = readNpmArtifact("UniswapV2Router02");
+  await deployAt(s, MAINNET.uniswapV2Router02, router02.abi, router02.bytecode, [
+    MAINNET.uniswapV2Factory,
+    MAINNET.weth,
+  ]);
+  const token = (symbol: string): WorldToken => {
+    const t = (tokens as Record<string, WorldToken>)[symbol];
+    if (!t) throw new Error(`unknown token ${symbol}`);
+    return t;
+  };
+  const v2Pairs: Address[] = [];
+  for (const [a, b, usd] of V2_PAIRS) {
+    await write(s, MAINNET.uniswapV2Factory, UniswapV2FactoryAbi, "createPair", [
+      token(a).address,
+      token(b).address,
+    ]);
+    const pair = getAddress(
+      await client.readContract({
+        address: MAINNET.uniswapV2Factory,
+        abi: UniswapV2FactoryAbi,
+        functionName: "getPair",
+        args: [token(a).address, token(b).address],
+      }),
+    );
+    for (const t of [token(a), token(b)]) {
+      await write(s, t.address, bareErc20Abi, "transfer", [pair, amountForUsd(t, usd)]);
+    }
+    await write(s, pair, UniswapV2PairAbi, "mint", [deployer]);
+    v2Pairs.push(pair);
+  }
+
+  const v3Factory = readNpmArtifact("UniswapV3Factory");
+  await deployAt(s, MAINNET.uniswapV3Factory, v3Factory.abi, v3Factory.bytecode);
+  const positionManager = readNpmArtifact("NonfungiblePositionManager");
+  await deployAt(s, MAINNET.positionManager, positionManager.abi, positionManager.bytecode, [
+    MAINNET.uniswapV3Factory,
+    MAINNET.weth,
+    deployer,
+  ]);
+  const swapRouter = readNpmArtifact("SwapRouter");
+  await deployAt(s, MAINNET.swapRouter, swapRouter.abi, swapRouter.bytecode, [
+    MAINNET.uniswapV3Factory,
+    MAINNET.weth,
+  ]);
+  const quoter = readNpmArtifact("QuoterV2");
+  await deployAt(s, MAINNET.quoterV2, quoter.abi, quoter.bytecode, [
+    MAINNET.uniswapV3Factory,
+    MAINNET.weth,
+  ]);
+  for (const symbol of ["WETH", "USDC", "USDT"]) {
+    await write(s, token(symbol).address, bareErc20Abi, "approve", [
+      MAINNET.positionManager,
+      maxUint256,
+    ]);
+  }
+  const v3Pools: Address[] = [];
+  for (const [a, b, fee, usd] of V3_POOLS) {
+    const [t0, t1] =
+      token(a).address.toLowerCase() < token(b).address.toLowerCase()
+        ? [token(a), token(b)]
+        : [token(b), token(a)];
+    await write(s, MAINNET.uniswapV3Factory, UniswapV3FactoryAbi, "createPool", [
+      t0.address,
+      t1.address,
+      fee,
+    ]);
+    const pool = getAddress(
+      await client.readContract({
+        address: MAINNET.uniswapV3Factory,
+        abi: UniswapV3FactoryAbi,
+        functionName: "getPool",
+        args: [t0.address, t1.address, fee],
+      }),
+    );
+    const sqrtPriceX96 = sqrtPriceX96FromPrice(t0, t1);
+    await write(s, pool, UniswapV3PoolAbi, "initialize", [sqrtPriceX96]);
+    const spacing = fee === 500 ? 10 : 60;
+    const center = Math.floor(tickFromSqrtPriceX96(sqrtPriceX96) / spacing) * spacing;
+    for (const half of [12, 60, 600]) {
+      await write(s, MAINNET.positionManager, NonfungiblePositionManagerAbi, "mint", [
+        {
+          token0: t0.address,
+          token1: t1.address,
+          fee,
+          tickLower: center - half * spacing,
+          tickUpper: center + (half + 1) * spacing,
+          amount0Desired: amountForUsd(t0, usd),
+          amount1Desired: amountForUsd(t1, usd),
+          amount0Min: 0n,
+          amount1Min: 0n,
+          recipient: deployer,
+          deadline: maxUint256,
+        },
+      ]);
+    }
+    v3Pools.push(pool);
+  }
+
+  // A rebase after seeding: the pair's balance of REBASE now exceeds its reserve, as happens
+  // on chain between syncs.
+  await write(s, token("REBASE").address, loadArtifact("RebasingToken").abi, "rebase", [
+    1_010_000_000_000_000_000n,
+  ]);
+  return { startBlock, deployer, client, tokens, v2Pairs, v3Pools };
+}
+
+/** Sends `amount` of a token (USDT-style included) from the world's deployer to `to`. */
+export async function fundFromDeployer(
+  rpcUrl: string,
+  token: Address,
+  to: Address,
+  amount: bigint,
+): Promise<void> {
+  const chain = await chainOf(rpcUrl);
+  const transport = http(rpcUrl, { batch: false });
+  const client = createPublicClient({ chain, transport }) as PublicClient;
+  const wallet = createWalletClient({
+    account: privateKeyToAccount(DEVNET_DEPLOYER_KEY),
+    chain,
+    transport,
+  });
+  const s: Sender = {
+    client,
+    wallet,
+    deployer: wallet.account.address,
+    nonce: await client.getTransactionCount({
+      address: wallet.account.address,
+      blockTag: "pending",
+    }),
+  };
+  await write(s, token, bareErc20Abi, "transfer", [to, amount]);
+}
