@@ -181,7 +181,7 @@ describe("npm run deploy: the execution layer at deterministic addresses", () =>
   });
 
   test("a second run sends nothing, reports every contract already deployed and the same line", async () => {
-    const blockBefore = await client.getBlockNumber();
+    const blockBefore = await client.getBlockNumber({ cacheTime: 0 });
     const lines: string[] = [];
     const result = await deployExecutionLayerDeterministically({
       rpcUrl: anvil.url,
@@ -203,7 +203,7 @@ describe("npm run deploy: the execution layer at deterministic addresses", () =>
       "0 deployed, 7 already deployed; the addresses are the same on every chain for this V3 factory.",
       expectedLine,
     ]);
-    expect(await client.getBlockNumber()).toBe(blockBefore);
+    expect(await client.getBlockNumber({ cacheTime: 0 })).toBe(blockBefore);
   });
 
   test("another V3 factory gives another router and executor; the rest is shared", async () => {
@@ -248,7 +248,7 @@ describe("npm run deploy: the execution layer at deterministic addresses", () =>
       method: "anvil_setCode" as never,
       params: [planted.router, "0x6000600055"] as never,
     });
-    const blockBefore = await client.getBlockNumber();
+    const blockBefore = await client.getBlockNumber({ cacheTime: 0 });
     const run = await runDeploy([
       "--rpc-url",
       anvil.url,
@@ -261,7 +261,7 @@ describe("npm run deploy: the execution layer at deterministic addresses", () =>
     expect(run.stderr.trim()).toBe(
       `deploy failed: other code than this configuration deploys is at the address of router (ShortcutRouter) at ${planted.router}`,
     );
-    expect(await client.getBlockNumber()).toBe(blockBefore);
+    expect(await client.getBlockNumber({ cacheTime: 0 })).toBe(blockBefore);
     expect(await client.getCode({ address: planted.executor })).toBeUndefined();
   });
 
