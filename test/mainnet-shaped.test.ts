@@ -234,6 +234,20 @@ describe("a mainnet-shaped chain: canonical addresses, odd tokens, an operator's
     );
     const pairs = await get("/v1/tokens", { chainId: "1", protocolSlug: "uniswap-v2" });
     expect((pairs.body as { meta: { total: number } }).meta.total).toBe(11);
+    const vaults = await get("/v1/tokens", { chainId: "1", protocolSlug: "savings-vaults" });
+    expect((vaults.body as { data: unknown[] }).data).toEqual([
+      {
+        chainId: 1,
+        address: service.world.vault,
+        type: "defi",
+        protocolSlug: "savings-vaults",
+        underlyingTokens: [MAINNET.usdc],
+        name: "Savings USDC",
+        symbol: "svUSDC",
+        decimals: 6,
+        primaryAddress: service.world.vault,
+      },
+    ]);
   });
 
   /** Asks for and sends a route of an input user `i` already holds; returns what arrived. */
@@ -293,6 +307,12 @@ describe("a mainnet-shaped chain: canonical addresses, odd tokens, an operator's
     expect(
       pools.includes(MAINNET_POOLS.v3UsdcWeth500) || pools.includes(MAINNET_POOLS.v2UsdcWeth),
     ).toBe(true);
+  });
+
+  test("a vault named in VAULTS_1: entered from USDT-style USDT through a swap, as quoted", async () => {
+    const r = await routeAndSend(1, MAINNET.usdt, service.world.vault, parseUnits("5000", 6));
+    expect(r.received).toBe(BigInt(r.answer.amountOut ?? -1));
+    expect(r.answer.route?.map((s) => s.protocol).at(-1)).toBe("savings-vaults");
   });
 
   test("USDT-style: out and in twice (no return values; approvals reset to zero)", async () => {

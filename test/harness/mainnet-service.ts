@@ -2,7 +2,7 @@
  * The service on the mainnet-shaped chain, started as an operator starts it on Ethereum: the
  * execution layer put there by `npm run deploy`, then `npm run indexer` with nothing configured
  * but what the README's real-chain section tells an operator to set (`PONDER_RPC_URL_1`,
- * `DATABASE_URL`, `START_BLOCK_1`). Its database is a Postgres database of its own, so Ponder's
+ * `DATABASE_URL`, `VAULTS_1`, `START_BLOCK_1`). Its database is a Postgres database of its own, so Ponder's
  * RPC cache for chain 1 (kept per database) starts empty and is dropped with it.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
@@ -94,6 +94,7 @@ export async function startMainnetService(): Promise<MainnetService> {
           ...env,
           PONDER_RPC_URL_1: anvil.url,
           DATABASE_URL: TEST_DATABASE_URL.replace(/\/[^/]*$/, `/${database}`),
+          VAULTS_1: `savings-vaults:${world.vault}`,
           START_BLOCK_1: String(world.startBlock),
         },
         stdio: ["ignore", "pipe", "pipe"],

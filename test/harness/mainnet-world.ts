@@ -79,6 +79,8 @@ export type MainnetWorld = {
   tokens: Record<"WETH" | "USDC" | "USDT" | "DAI" | OddToken, WorldToken>;
   v2Pairs: Address[];
   v3Pools: Address[];
+  /** An ERC4626 savings vault of USDC (what `VAULTS_1` names). */
+  vault: Address;
 };
 
 type Sender = {
@@ -387,12 +389,20 @@ export async function deployMainnetWorld(rpcUrl: string): Promise<MainnetWorld> 
     v3Pools.push(pool);
   }
 
+  const devVault = loadArtifact("DevVault");
+  const vault = (
+    await deploy(s, devVault.abi, devVault.bytecode, [MAINNET.usdc, "Savings USDC", "svUSDC"])
+  ).address;
+  const deposited = parseUnits("2000000", 6);
+  await write(s, MAINNET.usdc, bareErc20Abi, "approve", [vault, deposited]);
+  await write(s, vault, devVault.abi, "deposit", [deposited, deployer]);
+
   // A rebase after seeding: the pair's balance of REBASE now exceeds its reserve, as happens
   // on chain between syncs.
   await write(s, token("REBASE").address, loadArtifact("RebasingToken").abi, "rebase", [
     1_010_000_000_000_000_000n,
   ]);
-  return { startBlock, deployer, client, tokens, v2Pairs, v3Pools };
+  return { startBlock, deployer, client, tokens, v2Pairs, v3Pools, vault };
 }
 
 /** Sends `amount` of a token (USDT-style included) from the world's deployer to `to`. */
