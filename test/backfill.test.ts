@@ -137,7 +137,7 @@ describe("while the indexer backfills", () => {
       // Answered while the index trails the chain.
       const indexed = await indexedBlock();
       const head = BigInt((await rpc(service.anvil.url, "eth_blockNumber", [])) as string);
-      expect(indexed < head).toBe(true);
+      expect(indexed).toBeLessThan(head);
     } finally {
       mining = false;
       await miner;

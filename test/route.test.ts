@@ -7,6 +7,8 @@ import {
   type WalletClient,
 } from "viem";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { QuoterV2Abi } from "../abis/QuoterV2.js";
+import { UniswapV2Router02Abi } from "../abis/UniswapV2Router02.js";
 import { NATIVE_TOKEN_ADDRESS } from "../protocols/native.js";
 import { devnetActors } from "./harness/actors.js";
 import { type ServiceInstance, startService, waitForIndexedBlock } from "./harness/service.js";
@@ -99,13 +101,16 @@ describe("GET /v1/shortcuts/route on the devnet", () => {
       tokenOut: token("WETH"),
       amountIn: amountIn.toString(),
     });
+    // Simulated at the head (the devnet mines only on transactions, and none was sent since).
+    const head = Number(await a.client.getBlockNumber({ cacheTime: 0 }));
+    expect(r.blockNumber).toBe(head);
     expect(r.tx.to).toBe(getAddress(service.deployment.execution.router as Address));
     expect(r.tx.from).toBe(getAddress(from));
     expect(r.tx.value).toBe("0");
     expect(BigInt(r.minAmountOut)).toBe((BigInt(r.amountOut) * 9_700n) / 10_000n);
     expect(r.route[0]?.tokenIn).toEqual([getAddress(token("USDC"))]);
     expect(r.route.at(-1)?.tokenOut).toEqual([getAddress(token("WETH"))]);
-    expect(r.createdAt).toBe(r.blockNumber);
+    expect(r.createdAt).toBe(head);
     await a.approve(u, token("USDC"), r.tx.to, amountIn);
     const before = await balanceOf(token("WETH"), from);
     expect(r.beforeSending).toEqual([
@@ -254,6 +259,37 @@ describe("GET /v1/shortcuts/route on the devnet", () => {
     });
     const pools = new Set(r.route.map((s) => s.primaryAddress));
     expect(pools.size).toBeGreaterThan(1);
+    // The split must beat the whole amount through any one pool of the pair, each quoted by
+    // Uniswap's own periphery at the same block.
+    const d = service.deployment;
+    const [, v2Out] = await a.client.readContract({
+      address: d.uniswapV2.router02,
+      abi: UniswapV2Router02Abi,
+      functionName: "getAmountsOut",
+      args: [amountIn, [token("USDC"), token("WETH")]],
+    });
+    const v3Outs = await Promise.all(
+      [500, 3000].map(async (fee) => {
+        const { result } = await a.client.simulateContract({
+          address: d.uniswapV3.quoterV2,
+          abi: QuoterV2Abi,
+          functionName: "quoteExactInputSingle",
+          args: [
+            {
+              tokenIn: token("USDC"),
+              tokenOut: token("WETH"),
+              amountIn,
+              fee,
+              sqrtPriceLimitX96: 0n,
+            },
+          ],
+        });
+        return result[0];
+      }),
+    );
+    for (const single of [v2Out as bigint, ...v3Outs]) {
+      expect(BigInt(r.amountOut)).toBeGreaterThan(single);
+    }
     await a.approve(u, token("USDC"), r.tx.to, maxUint256);
     const before = await balanceOf(token("WETH"), from);
     await mine(u, { to: r.tx.to, data: r.tx.data });

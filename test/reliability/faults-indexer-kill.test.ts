@@ -158,7 +158,8 @@ describe("the indexer SIGKILLed mid-backfill", () => {
       signal: "SIGKILL",
       ready: false,
     });
-    expect(killedAt >= bursts.from && killedAt < bursts.to).toBe(true);
+    expect(killedAt).toBeGreaterThanOrEqual(bursts.from);
+    expect(killedAt).toBeLessThan(bursts.to);
 
     const restartedAt = performance.now();
     const second = await start(RESUMED);

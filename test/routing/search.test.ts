@@ -89,7 +89,7 @@ describe("findRoute", () => {
     ]);
     expect(shape(quote, names)).toEqual([["am:swap", "mb:swap"]]);
     expect(quote.amountOut).toBe(quotePathOut(viaM, amountIn));
-    expect(quote.amountOut > (quotePathOut(direct, amountIn) as bigint)).toBe(true);
+    expect(quote.amountOut).toBeGreaterThan(quotePathOut(direct, amountIn) as bigint);
     expectConsistent(quote);
   });
 
@@ -151,7 +151,7 @@ describe("findRoute", () => {
         if (out > best.out) best = { x, y, out };
       }
     }
-    expect(quote.amountOut * 10_000n >= best.out * 9_999n).toBe(true);
+    expect(quote.amountOut * 10_000n).toBeGreaterThanOrEqual(best.out * 9_999n);
   });
 
   it("takes a split only when its gain exceeds the extra leg's gas", () => {
@@ -175,9 +175,9 @@ describe("findRoute", () => {
     const cheap = at(gain / extraGas / 2n);
     expect(cheap.legs).toHaveLength(2);
     // Even halves are the optimum; the split lands within a millionth of a percent of it.
-    expect(cheap.amountOut <= 2n * half).toBe(true);
-    expect(cheap.amountOut * 10n ** 8n >= 2n * half * (10n ** 8n - 1n)).toBe(true);
-    expect(cheap.amountOut - single > (gain * 9n) / 10n).toBe(true);
+    expect(cheap.amountOut).toBeLessThanOrEqual(2n * half);
+    expect(cheap.amountOut * 10n ** 8n).toBeGreaterThanOrEqual(2n * half * (10n ** 8n - 1n));
+    expect(cheap.amountOut - single).toBeGreaterThan((gain * 9n) / 10n);
     expect(cheap.gasUnits).toBe(BigInt(routeGas(2, 2 * V2_SWAP_GAS)));
     expectConsistent(cheap);
   });

@@ -23,12 +23,12 @@ describe("splitExact", () => {
     const [x, y] = result.amounts as [bigint, bigint];
     const [first, second] = legs as [(v: bigint) => bigint, (v: bigint) => bigint];
     expect(x + y).toBe(amountIn);
-    expect(y > 2n * x).toBe(true);
+    expect(y).toBeGreaterThan(2n * x);
     expect(result.outputs).toEqual([first(x), second(y)]);
     // No transfer of 0.1% either way does better.
     const step = amountIn / 1000n;
     for (const d of [step, -step]) {
-      expect(first(x + d) + second(y - d) <= result.total).toBe(true);
+      expect(first(x + d) + second(y - d)).toBeLessThanOrEqual(result.total);
     }
   });
 
