@@ -15,20 +15,19 @@ describe("splitExact", () => {
     expect(result?.total).toBe(2n * (legs[0]?.(amountIn / 2n) as bigint));
   });
 
-  it("gives a deeper pool more, and the total is the legs' outputs", () => {
+  it("splits in proportion to depth, the known optimum, and nothing near it does better", () => {
+    // Two pools at the same price and fee: outputs are maximal when x / 1000 = y / 3000.
     const legs = [pair(1000n * E18), pair(3000n * E18)];
     const amountIn = 400n * E18;
     const result = splitExact({ amountIn, legs, start: [amountIn / 2n, amountIn / 2n] });
     if (!result) throw new Error("no split");
-    const [x, y] = result.amounts as [bigint, bigint];
     const [first, second] = legs as [(v: bigint) => bigint, (v: bigint) => bigint];
-    expect(x + y).toBe(amountIn);
-    expect(y).toBeGreaterThan(2n * x);
-    expect(result.outputs).toEqual([first(x), second(y)]);
-    // No transfer of 0.1% either way does better.
-    const step = amountIn / 1000n;
-    for (const d of [step, -step]) {
-      expect(first(x + d) + second(y - d)).toBeLessThanOrEqual(result.total);
+    expect(result.amounts).toEqual([100n * E18, 300n * E18]);
+    expect(result.outputs).toEqual([first(100n * E18), second(300n * E18)]);
+    expect(result.total).toBe(362_644_357_552_059_652_632n);
+    // Every shift of up to 10^6 wei either way (in steps of 1,000) gives at most as much.
+    for (let d = -(10n ** 6n); d <= 10n ** 6n; d += 1000n) {
+      expect(first(100n * E18 + d) + second(300n * E18 - d)).toBeLessThanOrEqual(result.total);
     }
   });
 
