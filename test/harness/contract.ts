@@ -11,6 +11,8 @@ export type RecordedResponse = {
   status: number;
   headers: Record<string, string>;
   body: string;
+  /** Why the body could not be read, when it could not: a violation, never left out. */
+  unreadable?: string;
 };
 
 type JsonObject = { [key: string]: unknown };
@@ -20,7 +22,7 @@ export type OpenApiDocumentLike = {
   components?: JsonObject;
 };
 
-const recordings = new Map<string, Promise<RecordedResponse | undefined>[]>();
+const recordings = new Map<string, Promise<RecordedResponse>[]>();
 let originalFetch: typeof fetch | undefined;
 
 function requestLine(input: Parameters<typeof fetch>[0], init?: RequestInit) {
@@ -34,15 +36,23 @@ function baseOf(url: string): string | undefined {
   return undefined;
 }
 
-/** Reads a copy of a response's body, giving up on streams that never end. */
-async function snapshot(method: string, url: string, res: Response) {
+/**
+ * Reads a copy of a response's body, giving up after 15 s on one that never ends; a body that
+ * cannot be read is recorded as such (a violation), not left out.
+ */
+async function snapshot(method: string, url: string, res: Response): Promise<RecordedResponse> {
   const headers = Object.fromEntries([...res.headers.entries()]);
-  const body = await Promise.race([
-    res.text(),
-    new Promise<undefined>((r) => setTimeout(() => r(undefined), 15_000).unref()),
-  ]);
-  if (body === undefined) return undefined;
-  return { method, url, status: res.status, headers, body };
+  const record = { method, url, status: res.status, headers, body: "" };
+  try {
+    const body = await Promise.race([
+      res.text(),
+      new Promise<undefined>((r) => setTimeout(() => r(undefined), 15_000).unref()),
+    ]);
+    if (body === undefined) return { ...record, unreadable: "its body did not end within 15 s" };
+    return { ...record, body };
+  } catch (error) {
+    return { ...record, unreadable: `its body could not be read: ${(error as Error).message}` };
+  }
 }
 
 /** Adds a response seen elsewhere (a browser page) to the recordings of its service. */
@@ -72,7 +82,7 @@ export function recordResponsesOf(baseUrl: string): void {
       !path.startsWith("/sql/") &&
       !(res.headers.get("content-type") ?? "").startsWith("text/event-stream")
     ) {
-      recordings.get(base)?.push(snapshot(method, url, res.clone()).catch(() => undefined));
+      recordings.get(base)?.push(snapshot(method, url, res.clone()));
     }
     return res;
   };
@@ -82,7 +92,7 @@ export function recordResponsesOf(baseUrl: string): void {
 export async function takeRecordings(baseUrl: string): Promise<RecordedResponse[]> {
   const pending = recordings.get(baseUrl) ?? [];
   recordings.delete(baseUrl);
-  return (await Promise.all(pending)).filter((r): r is RecordedResponse => r !== undefined);
+  return await Promise.all(pending);
 }
 
 function templateRegex(template: string): RegExp {
@@ -125,6 +135,10 @@ export function contractViolations(
   for (const r of responses) {
     const path = new URL(r.url).pathname;
     const where = `${r.method} ${path} → ${r.status}`;
+    if (r.unreadable !== undefined) {
+      violations.push(`${where}: ${r.unreadable}`);
+      continue;
+    }
     const template = templates.find((t) => t.regex.test(path))?.template;
     const operation = template ? document.paths[template]?.[r.method.toLowerCase()] : undefined;
     const contentType = (r.headers["content-type"] ?? "").split(";")[0]?.trim() ?? "";

@@ -353,6 +353,7 @@ describe("contract check", () => {
           status: 404,
           body: JSON.stringify({ statusCode: 404, error: "Not Found" }),
         },
+        { ...ok, body: "", unreadable: "its body did not end within 15 s" },
       ]),
     ).toEqual([
       "GET /v1/test/route → 200: body/amountOut must be string",
@@ -363,6 +364,7 @@ describe("contract check", () => {
       "GET /v1/test/route → 400: content type text/plain is not among application/json",
       "GET /v1/unknown → 200: the document has no GET /v1/unknown; describe it with describeEndpoint() (src/api/openapi/registry.ts)",
       "GET /v1/unknown → 404: body must have required property 'message'",
+      "GET /v1/test/route → 200: its body did not end within 15 s",
     ]);
   });
 });

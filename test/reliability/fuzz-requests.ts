@@ -409,7 +409,7 @@ function fuzzQuery(
       { weight: 2, arbitrary: random.map(queryString) },
       { weight: 1, arbitrary: rawJunk },
       // Node's HTTP parser answers request lines over 16 KiB itself (a bodiless 431), before the
-      // API sees them: that limit is not the API's to test.
+      // API sees them: test/ops/service.test.ts checks both sides of that limit.
     )
     .filter((query) => query.length <= 12_000);
 }
