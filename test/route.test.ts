@@ -186,6 +186,21 @@ describe("GET /v1/shortcuts/route on the devnet", () => {
     await settle();
   });
 
+  test("toEOA is answered with a Deprecation header, and the same route without it", async () => {
+    const query = {
+      fromAddress: user(2).account?.address as Address,
+      tokenIn: token("USDT"),
+      tokenOut: token("WETH"),
+      amountIn: usd("USDT", 100).toString(),
+    };
+    const plain = await get(query);
+    const deprecated = await get({ ...query, toEOA: "true" });
+    expect([plain.status, deprecated.status]).toEqual([200, 200]);
+    expect(plain.headers.get("deprecation")).toBeNull();
+    expect(deprecated.headers.get("deprecation")).toBe("true");
+    expect(deprecated.body).toEqual(plain.body);
+  });
+
   test("router: USDC → USDC vault share is one deposit step", async () => {
     const u = user(3);
     const from = u.account?.address as Address;
