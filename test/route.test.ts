@@ -511,6 +511,29 @@ describe("GET /v1/shortcuts/route on the devnet", () => {
           "Query parameter `spender` must equal `fromAddress` with routingStrategy=router: the input is spent from the sender's own account.",
         ),
       ],
+      ...(["delegate", "corewallet"] as const).map(
+        (routingStrategy): [Record<string, string>, ReturnType<typeof err>] => [
+          { ...base, tokenIn: NATIVE, routingStrategy, fee: "10", feeReceiver: from },
+          err(
+            400,
+            "Query parameter `fee`: a fee on a native-currency input needs routingStrategy=router.",
+          ),
+        ],
+      ),
+      ...(["delegate", "corewallet"] as const).map(
+        (routingStrategy): [Record<string, string>, ReturnType<typeof err>] => [
+          {
+            ...base,
+            tokenOut: NATIVE,
+            routingStrategy,
+            receiver: "0x00000000000000000000000000000000000b0b00",
+          },
+          err(
+            422,
+            `routingStrategy=${routingStrategy} cannot pay native currency to a receiver other than the executing account; use routingStrategy=router.`,
+          ),
+        ],
+      ),
       [
         { ...base, tokenOut: "0x000000000000000000000000000000000000dead" },
         err(
