@@ -13,6 +13,7 @@ import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { ensureChromium } from "../harness/chromium.js";
 import { recordResponse } from "../harness/contract.js";
+import { type RpcGate, startRpcGate } from "../harness/rpcGate.js";
 import { type ServiceInstance, startService } from "../harness/service.js";
 import { sample } from "./prometheus.js";
 
@@ -24,6 +25,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{1
 const dir = mkdtempSync(join(tmpdir(), "ops-service-"));
 let service: ServiceInstance;
 let browser: Browser | undefined;
+let gate: RpcGate | undefined;
+let holdSimulations = false;
 
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 async function get(path: string, headers: Record<string, string> = {}) {
@@ -55,7 +58,16 @@ beforeAll(async () => {
   );
   service = await startService({
     database: "pglite",
+    // The API's node calls pass a gate that can hold simulations (the API_RPC_TIMEOUT_MS test).
+    ponderRpcUrl: async (target) => {
+      gate = await startRpcGate({
+        target,
+        hold: (method) => holdSimulations && method === "eth_simulateV1",
+      });
+      return gate.url;
+    },
     env: {
+      API_RPC_TIMEOUT_MS: "1500",
       API_KEYS: KEY_ENV,
       API_KEYS_FILE: keysFile,
       RATE_LIMIT_RPS: "50",
@@ -67,6 +79,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await service?.stop();
+  gate?.open();
+  await gate?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -160,6 +174,33 @@ describe("request size", () => {
       },
     );
     expect(over).toEqual({ status: 431, body: "" });
+  });
+});
+
+describe("a chain node that does not answer", () => {
+  test("a simulation unanswered for API_RPC_TIMEOUT_MS is a 503 naming the chain", async () => {
+    holdSimulations = true;
+    const deployment = service.deployment;
+    const usdc = deployment.tokens.find((t) => t.symbol === "USDC")?.address as string;
+    const started = Date.now();
+    const res = await get(
+      `/v1/shortcuts/route?fromAddress=0x00000000000000000000000000000000000a11ce&tokenIn=${usdc}&tokenOut=${deployment.weth}&amountIn=1000000`,
+      bearer(KEY_SUITE),
+    );
+    const elapsed = Date.now() - started;
+    holdSimulations = false;
+    expect({ status: res.status, body: res.body }).toEqual({
+      status: 503,
+      body: {
+        statusCode: 503,
+        error: "Service Unavailable",
+        message: `The RPC node of chain ${deployment.chainId} did not answer the simulation. Retry shortly.`,
+      },
+    });
+    // At least the timeout; well under the 10 s request deadline, which answers differently.
+    expect(elapsed).toBeGreaterThanOrEqual(1500);
+    expect(elapsed).toBeLessThan(10_000);
+    expect(gate?.held()).toContain("eth_simulateV1");
   });
 });
 
