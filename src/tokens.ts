@@ -60,55 +60,70 @@ export type PositionTokenFields = {
   metadata?: { name: string; symbol: string; decimals: number };
 };
 
+export type TokenToEnsure = { address: Address; position?: PositionTokenFields };
+
 /**
- * Inserts a token the first time it is seen, reading its name, symbol and decimals once
- * (immutable facts). A position token is a `defi` token; anything else is `base`.
+ * Inserts each token the first time it is seen, reading its name, symbol and decimals once
+ * (immutable facts). A position token is a `defi` token; anything else is `base`. The reads of
+ * all new tokens go out together: an indexing function's `eth_call`s wait behind the backfill's
+ * own requests, so one round trip per event instead of one per token is what makes a
+ * `PairCreated` cheap.
  */
-export async function ensureToken(
+export async function ensureTokens(
   context: Context,
-  address: Address,
+  tokens: readonly TokenToEnsure[],
   blockNumber: bigint,
-  position?: PositionTokenFields,
 ): Promise<void> {
   const chainId = context.chain.id;
-  const existing = await context.db.find(token, { chainId, address });
-  if (existing) {
+  const missing: TokenToEnsure[] = [];
+  for (const t of tokens) {
+    const existing = await context.db.find(token, { chainId, address: t.address });
+    if (!existing) {
+      missing.push(t);
+      continue;
+    }
     // A token first seen in a pool and later recognised as a position (a vault share traded in
     // a pool) becomes a position token.
-    if (position && existing.type === "base") {
-      await context.db.update(token, { chainId, address }).set({
+    if (t.position && existing.type === "base") {
+      await context.db.update(token, { chainId, address: t.address }).set({
         type: "defi",
-        protocolSlug: position.protocolSlug,
-        underlyingTokens: position.underlyingTokens,
-        primaryAddress: position.primaryAddress,
+        protocolSlug: t.position.protocolSlug,
+        underlyingTokens: t.position.underlyingTokens,
+        primaryAddress: t.position.primaryAddress,
         updatedBlock: blockNumber,
       });
     }
-    return;
   }
-  const [name, symbol, decimals] = position?.metadata
-    ? [position.metadata.name, position.metadata.symbol, position.metadata.decimals]
-    : await Promise.all([
-        readText(context, address, "name"),
-        readText(context, address, "symbol"),
-        readDecimals(context, address),
-      ]);
-  await context.db
-    .insert(token)
-    .values({
-      chainId,
-      address,
-      name,
-      symbol,
-      decimals,
-      type: position ? "defi" : "base",
-      protocolSlug: position?.protocolSlug ?? null,
-      underlyingTokens: position?.underlyingTokens ?? [],
-      primaryAddress: position?.primaryAddress ?? null,
-      createdBlock: blockNumber,
-      updatedBlock: blockNumber,
-    })
-    .onConflictDoNothing();
+  const metadata = await Promise.all(
+    missing.map(async ({ address, position }) =>
+      position?.metadata
+        ? ([position.metadata.name, position.metadata.symbol, position.metadata.decimals] as const)
+        : await Promise.all([
+            readText(context, address, "name"),
+            readText(context, address, "symbol"),
+            readDecimals(context, address),
+          ]),
+    ),
+  );
+  for (const [i, { address, position }] of missing.entries()) {
+    const [name, symbol, decimals] = metadata[i] ?? ["", "", 18];
+    await context.db
+      .insert(token)
+      .values({
+        chainId,
+        address,
+        name,
+        symbol,
+        decimals,
+        type: position ? "defi" : "base",
+        protocolSlug: position?.protocolSlug ?? null,
+        underlyingTokens: position?.underlyingTokens ?? [],
+        primaryAddress: position?.primaryAddress ?? null,
+        createdBlock: blockNumber,
+        updatedBlock: blockNumber,
+      })
+      .onConflictDoNothing();
+  }
 }
 
 /** The chain's native currency, listed as a base token at `0xeeee…eeee`. */
