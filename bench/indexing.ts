@@ -224,7 +224,7 @@ async function stopPonder(child: ChildProcess): Promise<void> {
  * Rows and on-disk bytes of the bench's tables (the app schema: Ponder keeps one row per pool,
  * pair, tick, token and vault, plus its reorg tables) and of this chain's rows in `ponder_sync`
  * (every fetched log, block and RPC result; shared by all chains, so each table's bytes are
- * scaled to this chain's share of its rows).
+ * scaled to this chain's share of its rows, dead ones of earlier runs counted until vacuumed).
  */
 async function postgresSizes(
   url: string,
@@ -259,10 +259,12 @@ async function postgresSizes(
       const name = `ponder_sync."${table_name}"`;
       const { rows } = await db.query<{ mine: string; all: string; bytes: string; data: string }>(
         `select (select count(*) from ${name} where chain_id = $1) as mine,
-                (select count(*) from ${name}) as all,
+                greatest((select count(*) from ${name}),
+                         (select n_live_tup + n_dead_tup from pg_stat_user_tables
+                           where schemaname = 'ponder_sync' and relname = $2)) as all,
                 pg_total_relation_size('${name}') as bytes,
                 (select avg(pg_column_size(t.*)) from ${name} t where chain_id = $1) as data`,
-        [chainId],
+        [chainId, table_name],
       );
       const mine = Number(rows[0]?.mine);
       const all = Number(rows[0]?.all);

@@ -504,7 +504,7 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
       );
 
       // Yield: assets sent straight to the vault emit no vault event; the periodic refresh
-      // (every 25 blocks) must still bring the totals up to date.
+      // (every `VAULT_REFRESH_BLOCKS` blocks near the head) must still bring the totals up to date.
       const yieldReceipt = await send(d.weth, DevTokenAbi, "transfer", [
         vault.address,
         parseUnits("1.5", 18),
