@@ -94,19 +94,19 @@ export async function ensureTokens(
       });
     }
   }
-  const metadata = await Promise.all(
-    missing.map(async ({ address, position }) =>
-      position?.metadata
-        ? ([position.metadata.name, position.metadata.symbol, position.metadata.decimals] as const)
+  const read = await Promise.all(
+    missing.map(async ({ address, position }) => {
+      const [name, symbol, decimals] = position?.metadata
+        ? [position.metadata.name, position.metadata.symbol, position.metadata.decimals]
         : await Promise.all([
             readText(context, address, "name"),
             readText(context, address, "symbol"),
             readDecimals(context, address),
-          ]),
-    ),
+          ]);
+      return { address, position, name, symbol, decimals };
+    }),
   );
-  for (const [i, { address, position }] of missing.entries()) {
-    const [name, symbol, decimals] = metadata[i] ?? ["", "", 18];
+  for (const { address, position, name, symbol, decimals } of read) {
     await context.db
       .insert(token)
       .values({
