@@ -13,8 +13,11 @@ if (chains.length === 0) {
   );
 }
 
-/** Vault share prices move without events (yield); re-read vault totals this often (blocks). */
-const VAULT_REFRESH_BLOCKS = Number(process.env.VAULT_REFRESH_BLOCKS ?? 25);
+/**
+ * Vault share prices move without events (yield): from the head at startup on, re-read vault
+ * totals this often (blocks). One `eth_call` per refresh for all vaults (src/erc4626.ts).
+ */
+const VAULT_REFRESH_BLOCKS = Number(process.env.VAULT_REFRESH_BLOCKS ?? 1);
 
 function perChain<T>(select: (chain: ChainSetup) => T | undefined): Record<string, T> {
   const out: Record<string, T> = {};
@@ -95,10 +98,10 @@ export default createConfig({
   },
   blocks: {
     VaultRefresh: {
+      // Not during a historical backfill: the vault handlers add event amounts there, and the
+      // first refresh, at the block that was the head when indexing started, adds the yield.
       chain: perChain((c) =>
-        c.vaults.length > 0
-          ? { startBlock: c.startBlock, interval: VAULT_REFRESH_BLOCKS }
-          : undefined,
+        c.vaults.length > 0 ? { startBlock: "latest", interval: VAULT_REFRESH_BLOCKS } : undefined,
       ),
     },
   },

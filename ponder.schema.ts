@@ -94,7 +94,10 @@ export const v3Tick = onchainTable(
   }),
 );
 
-/** An ERC4626 vault; totals as the vault reported them at the block of its last event. */
+/**
+ * An ERC4626 vault. Totals: read once when the vault is first seen, then moved by each
+ * `Deposit`/`Withdraw`'s amounts; near the head also re-read from the vault (src/erc4626.ts).
+ */
 export const vault = onchainTable(
   "vault",
   (t) => ({

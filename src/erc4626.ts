@@ -1,8 +1,20 @@
+/**
+ * ERC4626 vault totals, kept without an `eth_call` per event.
+ *
+ * A `Deposit` moves exactly `assets` into the vault and mints `shares`; a `Withdraw` pays out
+ * `assets` and burns `shares`. So after a vault is first seen (its totals read once, at the
+ * block before), each event adds or subtracts its own amounts. What events do not show is
+ * yield: assets that arrive without shares (a donation, a strategy's profit, a savings rate
+ * that accrues every second). `VaultRefresh` reads the chain for that, and only near the head:
+ * from the block that was the head when the indexer started, every `VAULT_REFRESH_BLOCKS`
+ * blocks (ponder.config.ts). A historical backfill adds amounts and reads nothing; its first
+ * refresh, at the head, replaces whatever yield left out with the chain's own totals.
+ */
 import { type Context, ponder } from "ponder:registry";
 import { vault } from "ponder:schema";
 import { type Address, erc4626Abi } from "viem";
 import { indexedChains } from "../protocols/chains";
-import { ensureToken } from "./tokens";
+import { ensureTokens } from "./tokens";
 
 /** Vault address (lowercase) → protocol slug, per chain id, from the configured vault lists. */
 const vaultSlugs = new Map<number, Map<string, string>>(
@@ -12,82 +24,128 @@ const vaultSlugs = new Map<number, Map<string, string>>(
   ]),
 );
 
-async function readTotals(context: Context, address: Address, blockNumber: bigint) {
-  const [totalAssets, totalSupply] = await Promise.all([
-    context.client.readContract({
-      address,
-      abi: erc4626Abi,
-      functionName: "totalAssets",
-      blockNumber,
-    }),
-    context.client.readContract({
-      address,
-      abi: erc4626Abi,
-      functionName: "totalSupply",
-      blockNumber,
-    }),
-  ]);
-  return { totalAssets, totalSupply };
+type VaultTotals = { totalAssets: bigint; totalSupply: bigint };
+
+/**
+ * Every vault's `totalAssets` and `totalSupply` at the end of `blockNumber`, in one `eth_call`
+ * (a deployless multicall: no Multicall3 needs to be deployed on the chain). A vault whose
+ * reads fail — one not yet deployed at that block — is missing from the answer.
+ */
+async function readTotals(
+  context: Context,
+  vaults: readonly Address[],
+  blockNumber: bigint,
+): Promise<Map<Address, VaultTotals>> {
+  const results = await context.client.multicall({
+    contracts: vaults.flatMap((address) => [
+      { address, abi: erc4626Abi, functionName: "totalAssets" } as const,
+      { address, abi: erc4626Abi, functionName: "totalSupply" } as const,
+    ]),
+    blockNumber,
+    deployless: true,
+  });
+  const out = new Map<Address, VaultTotals>();
+  vaults.forEach((address, i) => {
+    const assets = results[2 * i];
+    const supply = results[2 * i + 1];
+    if (assets?.status === "success" && supply?.status === "success")
+      out.set(address, { totalAssets: assets.result, totalSupply: supply.result });
+  });
+  return out;
 }
 
 /**
- * Records the vault's totals as the vault reports them at the end of this block. Reading them
- * (rather than adding event amounts) keeps them exact for vaults whose assets grow by yield.
+ * Applies one `Deposit` (positive amounts) or `Withdraw` (negative) to the vault's totals. The
+ * first event of a vault reads its totals at the block before and inserts the row: reading at
+ * the event's own block would already count this event and the block's later ones.
  */
-async function syncVault(context: Context, address: Address, blockNumber: bigint): Promise<void> {
+async function applyVaultEvent(
+  context: Context,
+  address: Address,
+  blockNumber: bigint,
+  delta: VaultTotals,
+): Promise<void> {
   const chainId = context.chain.id;
-  const totals = await readTotals(context, address, blockNumber);
   const existing = await context.db.find(vault, { chainId, address });
   if (existing) {
-    await context.db
-      .update(vault, { chainId, address })
-      .set({ ...totals, updatedBlock: blockNumber });
+    await context.db.update(vault, { chainId, address }).set({
+      totalAssets: existing.totalAssets + delta.totalAssets,
+      totalSupply: existing.totalSupply + delta.totalSupply,
+      updatedBlock: blockNumber,
+    });
     return;
   }
   const protocolSlug = vaultSlugs.get(chainId)?.get(address.toLowerCase()) ?? "erc4626";
-  const asset = await context.client.readContract({
-    address,
-    abi: erc4626Abi,
-    functionName: "asset",
-    cache: "immutable",
-  });
-  await ensureToken(context, asset, blockNumber);
-  await ensureToken(context, address, blockNumber, {
-    protocolSlug,
-    underlyingTokens: [asset],
-    primaryAddress: address,
-  });
+  const [read, asset] = await Promise.all([
+    readTotals(context, [address], blockNumber - 1n),
+    context.client.readContract({
+      address,
+      abi: erc4626Abi,
+      functionName: "asset",
+      cache: "immutable",
+    }),
+  ]);
+  // A vault deployed in this very block has no code at the block before: it starts empty.
+  const before = read.get(address) ?? { totalAssets: 0n, totalSupply: 0n };
+  await ensureTokens(
+    context,
+    [
+      { address: asset },
+      { address, position: { protocolSlug, underlyingTokens: [asset], primaryAddress: address } },
+    ],
+    blockNumber,
+  );
   await context.db.insert(vault).values({
     chainId,
     address,
     protocolSlug,
     asset,
-    ...totals,
+    totalAssets: before.totalAssets + delta.totalAssets,
+    totalSupply: before.totalSupply + delta.totalSupply,
     createdBlock: blockNumber,
     updatedBlock: blockNumber,
   });
 }
 
 ponder.on("ERC4626Vault:Deposit", async ({ event, context }) => {
-  await syncVault(context, event.log.address, event.block.number);
+  await applyVaultEvent(context, event.log.address, event.block.number, {
+    totalAssets: event.args.assets,
+    totalSupply: event.args.shares,
+  });
 });
 
 ponder.on("ERC4626Vault:Withdraw", async ({ event, context }) => {
-  await syncVault(context, event.log.address, event.block.number);
+  await applyVaultEvent(context, event.log.address, event.block.number, {
+    totalAssets: -event.args.assets,
+    totalSupply: -event.args.shares,
+  });
 });
 
-/** Yield moves share prices without events: re-read known vaults every few blocks. */
+/**
+ * Yield moves share prices without events: near the head, re-read every known vault's totals
+ * (one multicall) and store those that differ. Block events run after the block's logs, so the
+ * totals read at the end of the block already include its deposits and withdrawals.
+ */
 ponder.on("VaultRefresh:block", async ({ event, context }) => {
-  const vaults = vaultSlugs.get(context.chain.id) ?? new Map();
-  for (const key of vaults.keys()) {
-    const address = key as Address;
-    const row = await context.db.find(vault, { chainId: context.chain.id, address });
-    if (!row) continue;
-    const totals = await readTotals(context, address, event.block.number);
-    if (totals.totalAssets !== row.totalAssets || totals.totalSupply !== row.totalSupply) {
+  const chainId = context.chain.id;
+  const known: { address: Address; totalAssets: bigint; totalSupply: bigint }[] = [];
+  for (const key of vaultSlugs.get(chainId)?.keys() ?? []) {
+    const row = await context.db.find(vault, { chainId, address: key as Address });
+    if (row) known.push(row);
+  }
+  if (known.length === 0) return;
+  const totals = await readTotals(
+    context,
+    known.map((row) => row.address),
+    event.block.number,
+  );
+  for (const row of known) {
+    const now = totals.get(row.address);
+    if (!now) continue;
+    if (now.totalAssets !== row.totalAssets || now.totalSupply !== row.totalSupply) {
       await context.db
-        .update(vault, { chainId: context.chain.id, address })
-        .set({ ...totals, updatedBlock: event.block.number });
+        .update(vault, { chainId, address: row.address })
+        .set({ ...now, updatedBlock: event.block.number });
     }
   }
 });

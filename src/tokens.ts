@@ -32,71 +32,88 @@ export type PositionTokenFields = {
   protocolSlug: string;
   underlyingTokens: Address[];
   primaryAddress: Address;
-  /** Known constants (V2 LP tokens) spare three RPC calls per pair. */
+  /** Known constants (V2 LP tokens) spare the metadata read per pair. */
   metadata?: { name: string; symbol: string; decimals: number };
 };
 
+export type TokenToEnsure = { address: Address; position?: PositionTokenFields };
+
 /**
- * Inserts a token the first time it is seen, reading its name, symbol and decimals once
- * (immutable facts). A position token is a `defi` token; anything else is `base`.
+ * Inserts each token the first time it is seen, reading its name, symbol and decimals once
+ * (immutable facts; one `eth_call` per token). A position token is a `defi` token; anything else
+ * is `base`. The reads of all new tokens go out together: an indexing function's `eth_call`s
+ * wait behind the backfill's own requests, so one round trip per event instead of one per token
+ * is what makes a `PairCreated` cheap. A token whose decimals cannot be read is left out, with
+ * the reason in the log.
  */
-export async function ensureToken(
+export async function ensureTokens(
   context: Context,
-  address: Address,
+  tokens: readonly TokenToEnsure[],
   blockNumber: bigint,
-  position?: PositionTokenFields,
 ): Promise<void> {
   const chainId = context.chain.id;
-  const existing = await context.db.find(token, { chainId, address });
-  if (existing) {
+  const missing: TokenToEnsure[] = [];
+  for (const t of tokens) {
+    const existing = await context.db.find(token, { chainId, address: t.address });
+    if (!existing) {
+      missing.push(t);
+      continue;
+    }
     // A token first seen in a pool and later recognised as a position (a vault share traded in
     // a pool) becomes a position token.
-    if (position && existing.type === "base") {
-      await context.db.update(token, { chainId, address }).set({
+    if (t.position && existing.type === "base") {
+      await context.db.update(token, { chainId, address: t.address }).set({
         type: "defi",
-        protocolSlug: position.protocolSlug,
-        underlyingTokens: position.underlyingTokens,
-        primaryAddress: position.primaryAddress,
+        protocolSlug: t.position.protocolSlug,
+        underlyingTokens: t.position.underlyingTokens,
+        primaryAddress: t.position.primaryAddress,
         updatedBlock: blockNumber,
       });
     }
-    return;
   }
-  const { name, symbol, decimals } = position?.metadata ?? (await readMetadata(context, address));
-  if (decimals === undefined) {
-    // Amounts of a token without decimals cannot be shown or priced: its pools are indexed
-    // and routed, but the catalogue does not list it.
-    console.warn(
-      `Token ${getAddress(address)} on chain ${chainId} is left out of the catalogue: decimals() reverted or did not return a number from 0 to 255.`,
-    );
-    return;
-  }
-  for (const [field, value] of [
-    ["name", name],
-    ["symbol", symbol],
-  ] as const) {
-    if (value === undefined) {
-      console.warn(
-        `Token ${getAddress(address)} on chain ${chainId}: ${field}() reverted, ran out of gas or returned no text; it is listed with an empty ${field}.`,
-      );
-    }
-  }
-  await context.db
-    .insert(token)
-    .values({
-      chainId,
+  const read = await Promise.all(
+    missing.map(async ({ address, position }) => ({
       address,
-      name: name ?? "",
-      symbol: symbol ?? "",
-      decimals,
-      type: position ? "defi" : "base",
-      protocolSlug: position?.protocolSlug ?? null,
-      underlyingTokens: position?.underlyingTokens ?? [],
-      primaryAddress: position?.primaryAddress ?? null,
-      createdBlock: blockNumber,
-      updatedBlock: blockNumber,
-    })
-    .onConflictDoNothing();
+      position,
+      ...(position?.metadata ?? (await readMetadata(context, address))),
+    })),
+  );
+  for (const { address, position, name, symbol, decimals } of read) {
+    if (decimals === undefined) {
+      // Amounts of a token without decimals cannot be shown or priced: its pools are indexed
+      // and routed, but the catalogue does not list it.
+      console.warn(
+        `Token ${getAddress(address)} on chain ${chainId} is left out of the catalogue: decimals() reverted or did not return a number from 0 to 255.`,
+      );
+      continue;
+    }
+    for (const [field, value] of [
+      ["name", name],
+      ["symbol", symbol],
+    ] as const) {
+      if (value === undefined) {
+        console.warn(
+          `Token ${getAddress(address)} on chain ${chainId}: ${field}() reverted, ran out of gas or returned no text; it is listed with an empty ${field}.`,
+        );
+      }
+    }
+    await context.db
+      .insert(token)
+      .values({
+        chainId,
+        address,
+        name: name ?? "",
+        symbol: symbol ?? "",
+        decimals,
+        type: position ? "defi" : "base",
+        protocolSlug: position?.protocolSlug ?? null,
+        underlyingTokens: position?.underlyingTokens ?? [],
+        primaryAddress: position?.primaryAddress ?? null,
+        createdBlock: blockNumber,
+        updatedBlock: blockNumber,
+      })
+      .onConflictDoNothing();
+  }
 }
 
 /** The chain's native currency, listed as a base token at `0xeeee…eeee`. */

@@ -1,7 +1,7 @@
 import { ponder } from "ponder:registry";
 import { v2Pair } from "ponder:schema";
 import { zeroAddress } from "viem";
-import { ensureNativeToken, ensureToken } from "./tokens";
+import { ensureNativeToken, ensureTokens } from "./tokens";
 
 /** Uniswap V2 charges 0.3% on every pair, in millionths as V3 counts fees. */
 const V2_FEE = 3000;
@@ -16,14 +16,23 @@ ponder.on("UniswapV2Factory:PairCreated", async ({ event, context }) => {
   // The event's fourth argument is unnamed, so its arguments arrive as a tuple.
   const [token0, token1, pair] = event.args;
   const block = event.block.number;
-  await ensureToken(context, token0, block);
-  await ensureToken(context, token1, block);
-  await ensureToken(context, pair, block, {
-    protocolSlug: "uniswap-v2",
-    underlyingTokens: [token0, token1],
-    primaryAddress: pair,
-    metadata: LP_METADATA,
-  });
+  await ensureTokens(
+    context,
+    [
+      { address: token0 },
+      { address: token1 },
+      {
+        address: pair,
+        position: {
+          protocolSlug: "uniswap-v2",
+          underlyingTokens: [token0, token1],
+          primaryAddress: pair,
+          metadata: LP_METADATA,
+        },
+      },
+    ],
+    block,
+  );
   await context.db
     .insert(v2Pair)
     .values({

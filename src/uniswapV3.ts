@@ -1,7 +1,7 @@
 import { type Context, ponder } from "ponder:registry";
 import { v3Pool, v3Tick } from "ponder:schema";
 import type { Address } from "viem";
-import { ensureNativeToken, ensureToken } from "./tokens";
+import { ensureNativeToken, ensureTokens } from "./tokens";
 
 ponder.on("UniswapV3Factory:setup", async ({ context }) => {
   await ensureNativeToken(context, 0n);
@@ -10,8 +10,7 @@ ponder.on("UniswapV3Factory:setup", async ({ context }) => {
 ponder.on("UniswapV3Factory:PoolCreated", async ({ event, context }) => {
   const { token0, token1, fee, tickSpacing, pool } = event.args;
   const block = event.block.number;
-  await ensureToken(context, token0, block);
-  await ensureToken(context, token1, block);
+  await ensureTokens(context, [{ address: token0 }, { address: token1 }], block);
   await context.db
     .insert(v3Pool)
     .values({
