@@ -23,6 +23,10 @@ export const token = onchainTable(
   (table) => ({
     pk: primaryKey({ columns: [table.chainId, table.address] }),
     updatedIdx: index().on(table.updatedBlock),
+    // The catalogue's filters (GET /v1/tokens): each matches through an index at mainnet size.
+    protocolIdx: index().on(table.protocolSlug),
+    primaryIdx: index().on(table.primaryAddress),
+    underlyingIdx: index().using("gin", table.underlyingTokens),
   }),
 );
 

@@ -2,9 +2,8 @@ import { db } from "ponder:api";
 import { token } from "ponder:schema";
 import { arrayContains, type SQL, sql } from "drizzle-orm";
 import { Hono } from "hono";
-import { and, asc, count, eq } from "ponder";
+import { and, asc, eq } from "ponder";
 import { z } from "zod";
-import { AnswerCache } from "../answer-cache";
 import { ApiError } from "../errors";
 import { describeEndpoint, errorResponse } from "../openapi/registry";
 import { pageMeta } from "../pagination";
@@ -113,10 +112,107 @@ describeEndpoint({
   },
 });
 
-const answers = new AnswerCache<{
-  meta: ReturnType<typeof pageMeta>;
-  data: ReturnType<typeof serializeToken>[];
-}>();
+type TokenList = { meta: ReturnType<typeof pageMeta>; data: ReturnType<typeof serializeToken>[] };
+
+/** Where each page of one filter starts, and how many tokens match it. */
+type PageIndex = { total: number; starts: { chainId: number; address: string }[] };
+
+/**
+ * The catalogue's state: the newest undo-log entry of the token table (every write within the
+ * finality window adds one, a reorg removes the newest) and the highest `updated_block` (every
+ * write sets it). Either moves when a token row changes; neither moves when none does, however
+ * many blocks pass. Two index lookups.
+ */
+async function catalogueState(): Promise<string> {
+  const result = await db.execute(
+    sql`select (select max(operation_id) from ${sql.raw('"_reorg__token"')}) as operation, (select max(${token.updatedBlock}) from ${token}) as block`,
+  );
+  const row = (result as unknown as { rows: { operation: unknown; block: unknown }[] }).rows[0];
+  return `${row?.operation ?? "-"}:${row?.block ?? "-"}`;
+}
+
+/**
+ * Pages are served by seeking to their first key, not by skipping rows: an `OFFSET` walks and
+ * drops every row before the page (on 550,000 tokens a deep page took ~0.8 s, its count ~0.2 s).
+ * One pass per filter and catalogue state numbers the matching keys and keeps every 1,000th and
+ * the count; each page is then an index range scan of 1,000 rows.
+ */
+class TokenPages {
+  private state: string | undefined;
+  private readonly indexes = new Map<string, Promise<PageIndex>>();
+  private readonly answers = new Map<string, TokenList>();
+
+  async page(filter: SQL | undefined, filterKey: string, page: number): Promise<TokenList> {
+    const state = await catalogueState();
+    if (state !== this.state) {
+      this.state = state;
+      this.indexes.clear();
+      this.answers.clear();
+    }
+    const answerKey = `${filterKey}#${page}`;
+    const cached = this.answers.get(answerKey);
+    if (cached) return cached;
+    let index = this.indexes.get(filterKey);
+    if (!index) {
+      if (this.indexes.size >= MAX_CACHED) this.indexes.clear();
+      index = pageIndex(filter);
+      this.indexes.set(filterKey, index);
+      index.catch(() => this.indexes.delete(filterKey));
+    }
+    const { total, starts } = await index;
+    const start = starts[page - 1];
+    const rows = start
+      ? await db
+          .select()
+          .from(token)
+          .where(
+            and(
+              filter,
+              sql`(${token.chainId}, ${token.address}) >= (${start.chainId}, ${start.address})`,
+            ),
+          )
+          .orderBy(asc(token.chainId), asc(token.address))
+          .limit(TOKENS_PER_PAGE)
+      : [];
+    const answer = { meta: pageMeta(total, page, TOKENS_PER_PAGE), data: rows.map(serializeToken) };
+    // Kept only if no token changed while it was read.
+    if (this.state === state) {
+      if (this.answers.size >= MAX_CACHED) this.answers.clear();
+      this.answers.set(answerKey, answer);
+    }
+    return answer;
+  }
+}
+
+/** Cached filters and answers, each (cleared when full). */
+const MAX_CACHED = 1_000;
+
+/** The first key of every page of `filter`'s tokens, in the catalogue's order, and their count. */
+async function pageIndex(filter: SQL | undefined): Promise<PageIndex> {
+  const numbered = db
+    .select({
+      chainId: token.chainId,
+      address: token.address,
+      position: sql<number>`row_number() over (order by ${token.chainId}, ${token.address})`.as(
+        "position",
+      ),
+      total: sql<number>`count(*) over ()`.as("total"),
+    })
+    .from(token)
+    .where(filter)
+    .as("numbered");
+  const starts = await db
+    .select()
+    .from(numbered)
+    .where(sql`${numbered.position} % ${TOKENS_PER_PAGE} = 1`)
+    .orderBy(numbered.position);
+  return {
+    total: Number(starts[0]?.total ?? 0),
+    starts: starts.map((s) => ({ chainId: s.chainId, address: s.address })),
+  };
+}
+
+const pages = new TokenPages();
 
 export const tokens = new Hono().get("/", async (c) => {
   const q = parseQuery(
@@ -155,24 +251,7 @@ export const tokens = new Hono().get("/", async (c) => {
   const where = conditions.length > 0 ? and(...conditions) : undefined;
 
   const page = q.page ?? 1;
-  const body = await answers.get(
-    JSON.stringify({ ...q, primary, page, underlyingTokens: q.underlyingTokens }),
-    async () => {
-      const [totals, rows] = await Promise.all([
-        db.select({ total: count() }).from(token).where(where),
-        db
-          .select()
-          .from(token)
-          .where(where)
-          .orderBy(asc(token.chainId), asc(token.address))
-          .limit(TOKENS_PER_PAGE)
-          .offset((page - 1) * TOKENS_PER_PAGE),
-      ]);
-      return {
-        meta: pageMeta(totals[0]?.total ?? 0, page, TOKENS_PER_PAGE),
-        data: rows.map(serializeToken),
-      };
-    },
-  );
+  const filterKey = JSON.stringify({ ...q, page: undefined, primayAddress: undefined, primary });
+  const body = await pages.page(where, filterKey, page);
   return c.json(body);
 });
