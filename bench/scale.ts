@@ -159,6 +159,10 @@ async function writeBlock(
   );
   const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)] as T;
   const s = `"${schema}"`;
+  // The table Ponder's live-query trigger notes changed tables in (per session, as Ponder has it).
+  await client.query(
+    "create temp table if not exists live_query_tables (table_name text primary key)",
+  );
   await client.query("begin");
   // Half V2 Syncs, half V3 pools: swaps, a third of them also a mint on two new ticks.
   for (let i = 0; i < CHANGED_POOLS_PER_BLOCK / 2; i++) {
@@ -368,6 +372,9 @@ async function main(): Promise<void> {
     await waitFor(
       "/ready",
       async () => {
+        // Ponder moves to the next port when the one asked for is taken: follow its log.
+        const port = /Created HTTP server port=(\d+)/.exec(current.output())?.[1];
+        if (port !== undefined) current.url = `http://127.0.0.1:${port}`;
         const r = await fetch(`${current.url}/ready`);
         firstAnswer ??= performance.now() - t0;
         return r.status === 200;
