@@ -222,17 +222,14 @@ function index(
   edges: readonly Edge[],
   tokenOf: (edge: Edge) => Address,
 ): void {
-  // A pool has a handful of edges: group them by token with two short scans rather than a
-  // map per call (a mainnet graph upserts ~430,000 pools at start-up).
-  for (let i = 0; i < edges.length; i++) {
-    const token = tokenOf(edges[i] as Edge);
-    let grouped = false;
-    for (let j = 0; j < i && !grouped; j++) grouped = tokenOf(edges[j] as Edge) === token;
-    if (grouped) continue;
-    const group: Edge[] = [];
-    for (let j = i; j < edges.length; j++) {
-      if (tokenOf(edges[j] as Edge) === token) group.push(edges[j] as Edge);
-    }
+  const groups = new Map<Address, Edge[]>();
+  for (const edge of edges) {
+    const token = tokenOf(edge);
+    const group = groups.get(token);
+    if (group) group.push(edge);
+    else groups.set(token, [edge]);
+  }
+  for (const [token, group] of groups) {
     let at = map.get(token);
     if (!at) {
       at = new TokenEdges();
