@@ -21,6 +21,7 @@ import { requestContext } from "./ops/requestContext";
 import { opsRoutes } from "./ops/routes";
 import { installGracefulShutdown } from "./ops/shutdown";
 import { indexedBlocks, requireIndexReady } from "./readiness";
+import { buildSnapshots } from "./routing/snapshot";
 import { bundle } from "./v1/bundle";
 import { projects } from "./v1/projects";
 import { shortcuts } from "./v1/route";
@@ -65,6 +66,10 @@ const freshness = createFreshness({
 });
 watchChainLag(() => freshness.chainLags());
 installGracefulShutdown({ timeoutMs: config.shutdownTimeoutMs });
+
+// Every chain's routing graph is loaded before this module finishes, and Ponder starts the
+// server (and `/ready`) only after: no request ever meets a graph that is still loading.
+await buildSnapshots();
 
 /** Longest a `/v1` request may take before it is answered with a 503. */
 const REQUEST_DEADLINE_MS = 10_000;

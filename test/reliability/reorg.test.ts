@@ -36,6 +36,7 @@ import {
   startService,
   waitForIndexedBlock,
 } from "../harness/service.js";
+import { sample } from "../ops/prometheus.js";
 import { quoterV2Single, router02AmountOut, vaultPreview } from "../routing/onchain.js";
 
 /** A transaction as anvil takes it in eth_sendTransaction and in anvil_reorg (dev accounts sign). */
@@ -108,6 +109,13 @@ describe.each(["pglite", "postgres"] as const)(
       const res = await fetch(`${service.url}${path}`);
       return { status: res.status, body: (await res.json()) as unknown };
     };
+    /** Times the API loaded the whole routing graph: once at start-up; reorgs add none. */
+    const fullGraphLoads = async () =>
+      sample(
+        await (await fetch(`${service.url}/metrics/api`)).text(),
+        "shortcuts_snapshot_refresh_duration_seconds_count",
+        { chain_id: String(d().chainId), kind: "full" },
+      );
     const tokens = async (): Promise<TokenList> => {
       const res = await get("/v1/tokens");
       expect(res.status).toBe(200);
@@ -479,6 +487,7 @@ describe.each(["pglite", "postgres"] as const)(
       await expectIndexMatchesChain(service, client(), await head());
       await settledTokens(baseTokens);
       for (const r of routes) await settledRoute(...r);
+      expect(await fullGraphLoads()).toBe(1);
     }, 240_000);
 
     test("the head block replaced by another at the same height (depth 1)", async () => {
@@ -508,6 +517,7 @@ describe.each(["pglite", "postgres"] as const)(
       const after = await settledRoute(...route);
       expect(after.amountOut).not.toBe(before.amountOut);
       await settledTokens(baseTokens);
+      expect(await fullGraphLoads()).toBe(1);
     }, 240_000);
 
     test("the last 6 blocks rolled back with nothing in their place", async () => {
@@ -571,6 +581,7 @@ describe.each(["pglite", "postgres"] as const)(
       await expectIndexMatchesChain(service, client(), later);
       await settledTokens(baseTokens);
       for (const r of routes) await settledRoute(...r);
+      expect(await fullGraphLoads()).toBe(1);
     }, 240_000);
   },
 );

@@ -91,6 +91,19 @@ function createOpsMetrics() {
       labelNames: ["chain_id"] as const,
       registers,
     }),
+    snapshotPools: new Gauge({
+      name: "shortcuts_snapshot_pools",
+      help: "Pools (and vaults, and the native wrapper) in the in-memory routing graph, per chain.",
+      labelNames: ["chain_id"] as const,
+      registers,
+    }),
+    snapshotRefresh: new Histogram({
+      name: "shortcuts_snapshot_refresh_duration_seconds",
+      help: "Time of one refresh of a chain's routing graph that changed it, from the first read to repriced: `full` loads the whole graph (start-up), `incremental` applies new blocks and reorgs.",
+      labelNames: ["chain_id", "kind"] as const,
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 40],
+      registers,
+    }),
     chainHead: new Gauge({
       name: "shortcuts_chain_head_block",
       help: "The chain's head block as last read from its RPC, per chain.",
@@ -121,6 +134,24 @@ export function recordRouteSearch(ms: number): void {
 export function recordSimulation(ms: number, ok: boolean): void {
   metrics.simulation.observe({ outcome: ok ? "ok" : "failed" }, ms / 1000);
   if (!ok) metrics.simulationFailures.inc();
+}
+
+/**
+ * Hook for the routing snapshot: a refresh that changed a chain's graph took `seconds` (`full`:
+ * the whole graph was loaded), leaving `pools` pools.
+ */
+export function recordSnapshotRefresh(params: {
+  chainId: number;
+  full: boolean;
+  seconds: number;
+  pools: number;
+}): void {
+  const chainId = String(params.chainId);
+  metrics.snapshotRefresh.observe(
+    { chain_id: chainId, kind: params.full ? "full" : "incremental" },
+    params.seconds,
+  );
+  metrics.snapshotPools.set({ chain_id: chainId }, params.pools);
 }
 
 /**
