@@ -15,6 +15,7 @@ import {
   createPonderSchema,
   dropScaleSchema,
   generateScaleState,
+  HUBS,
   insertScaleState,
   MAINNET_SIZES,
   type ScaleState,
@@ -117,6 +118,50 @@ test("the whole graph is loaded before /ready, once", async () => {
   expect(((await base.json()) as { meta: { total: number } }).meta.total).toBe(
     MAINNET_SIZES.tokens + 1,
   );
+});
+
+test("token pages at this size are exactly what counting and skipping rows gives", async () => {
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await client.connect();
+  const weth = HUBS[0]?.address as string;
+  const filters: [string, string, unknown[]][] = [
+    ["", "true", []],
+    ["type=base", "type = 'base'", []],
+    ["type=defi", "type = 'defi'", []],
+    ["protocolSlug=uniswap-v2", "protocol_slug = 'uniswap-v2'", []],
+    [`underlyingTokens=${weth}`, "underlying_tokens @> array[$1]::text[]", [weth]],
+  ];
+  try {
+    for (const [query, where, params] of filters) {
+      const total = Number(
+        (await client.query(`select count(*) as n from "${schema}".token where ${where}`, params))
+          .rows[0]?.n,
+      );
+      const lastPage = Math.max(1, Math.ceil(total / 1000));
+      for (const page of [1, 2, Math.ceil(lastPage / 2), lastPage, lastPage + 1]) {
+        const res = await fetch(`${url}/v1/tokens?chainId=${chainId}&${query}&page=${page}`);
+        const body = (await res.json()) as {
+          meta: { total: number; currentPage: number };
+          data: { address: string }[];
+        };
+        const expected = await client.query(
+          `select address from "${schema}".token where ${where} order by chain_id, address limit 1000 offset ${(page - 1) * 1000}`,
+          params,
+        );
+        expect({ query, page, status: res.status, total: body.meta.total }).toEqual({
+          query,
+          page,
+          status: 200,
+          total,
+        });
+        expect(body.data.map((t) => t.address.toLowerCase())).toEqual(
+          expected.rows.map((r: { address: string }) => r.address),
+        );
+      }
+    }
+  } finally {
+    await client.end();
+  }
 });
 
 test("a block rewriting 70,000 pairs, and its reorg, refresh the graph in place", async () => {
