@@ -117,7 +117,7 @@ export type DeployWorldParameters = {
 };
 
 /** Sends the deployer's transactions one after another and checks that each succeeded. */
-class Deployer {
+export class Deployer {
   readonly address: Address;
   private nonce = 0;
   constructor(
@@ -137,6 +137,15 @@ class Deployer {
   }
 
   async deploy(abi: Abi, bytecode: Hex, args: readonly unknown[] = []): Promise<Address> {
+    return (await this.deployTransaction(abi, bytecode, args)).address;
+  }
+
+  /** Deploys a contract; resolves with its address and the deployment's transaction hash. */
+  async deployTransaction(
+    abi: Abi,
+    bytecode: Hex,
+    args: readonly unknown[] = [],
+  ): Promise<{ address: Address; hash: Hex }> {
     const hash = await this.wallet.deployContract({
       abi,
       bytecode,
@@ -150,7 +159,7 @@ class Deployer {
     if (receipt.status !== "success" || !receipt.contractAddress) {
       throw new Error(`deployment reverted (tx ${hash})`);
     }
-    return getAddress(receipt.contractAddress);
+    return { address: getAddress(receipt.contractAddress), hash };
   }
 
   async write(
@@ -195,15 +204,10 @@ export async function chainOf(rpcUrl: string): Promise<Chain> {
   });
 }
 
-/**
- * Deploys and seeds the whole devnet world on the node at `rpcUrl` from anvil's first dev account.
- * @returns the deployment, ready to be written where `ponder.config.ts` reads it.
- */
-export async function deployWorld(params: DeployWorldParameters): Promise<Deployment> {
-  const log = params.log ?? (() => {});
-  buildContracts();
-  const chain = await chainOf(params.rpcUrl);
-  const transport = http(params.rpcUrl, { batch: false });
+/** A {@link Deployer} sending from anvil's first dev account to the node at `rpcUrl`. */
+export async function devnetDeployer(rpcUrl: string): Promise<Deployer> {
+  const chain = await chainOf(rpcUrl);
+  const transport = http(rpcUrl, { batch: false });
   const client = createPublicClient({ chain, transport }) as PublicClient;
   const wallet = createWalletClient({
     account: privateKeyToAccount(DEVNET_DEPLOYER_KEY),
@@ -212,6 +216,18 @@ export async function deployWorld(params: DeployWorldParameters): Promise<Deploy
   });
   const d = new Deployer(wallet, client, chain);
   await d.init();
+  return d;
+}
+
+/**
+ * Deploys and seeds the whole devnet world on the node at `rpcUrl` from anvil's first dev account.
+ * @returns the deployment, ready to be written where `ponder.config.ts` reads it.
+ */
+export async function deployWorld(params: DeployWorldParameters): Promise<Deployment> {
+  const log = params.log ?? (() => {});
+  buildContracts();
+  const d = await devnetDeployer(params.rpcUrl);
+  const { wallet, client, chain } = d;
   const startBlock = Number(await client.getBlockNumber()) + 1;
 
   const weth9 = readNpmArtifact("WETH9");

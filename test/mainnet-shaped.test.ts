@@ -38,7 +38,7 @@ import {
   executionVariable,
 } from "../protocols/execution-addresses.js";
 import { type MainnetService, startMainnetService } from "./harness/mainnet-service.js";
-import { fundFromDeployer, MAINNET, MAINNET_POOLS } from "./harness/mainnet-world.js";
+import { bareErc20Abi, fundFromDeployer, MAINNET, MAINNET_POOLS } from "./harness/mainnet-world.js";
 import { waitUntil } from "./harness/ponder-process.js";
 
 type Strategy = "router" | "delegate" | "corewallet";
@@ -54,19 +54,6 @@ type Answer = {
   amountsOut?: Record<string, string>;
 };
 type TokenRow = { address: Address; name: string; symbol: string; decimals: number; type: string };
-
-const approveAbi = [
-  {
-    type: "function",
-    name: "approve",
-    stateMutability: "nonpayable",
-    inputs: [
-      { name: "spender", type: "address" },
-      { name: "amount", type: "uint256" },
-    ],
-    outputs: [],
-  },
-] as const;
 
 describe("a mainnet-shaped chain: canonical addresses, odd tokens, an operator's start", () => {
   let service: MainnetService;
@@ -130,7 +117,7 @@ describe("a mainnet-shaped chain: canonical addresses, odd tokens, an operator's
         await send({
           to: step.token,
           data: encodeFunctionData({
-            abi: approveAbi,
+            abi: bareErc20Abi,
             functionName: "approve",
             args: [step.spender, BigInt(step.amount)],
           }),

@@ -12,17 +12,13 @@
 import {
   type Abi,
   type Address,
-  createPublicClient,
-  createWalletClient,
   getAddress,
   type Hex,
-  http,
   maxUint256,
   type PublicClient,
+  parseAbi,
   parseUnits,
-  type WalletClient,
 } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
 import { NonfungiblePositionManagerAbi } from "../../abis/NonfungiblePositionManager.js";
 import { UniswapV2FactoryAbi } from "../../abis/UniswapV2Factory.js";
 import { UniswapV2PairAbi } from "../../abis/UniswapV2Pair.js";
@@ -30,11 +26,9 @@ import { UniswapV3FactoryAbi } from "../../abis/UniswapV3Factory.js";
 import { UniswapV3PoolAbi } from "../../abis/UniswapV3Pool.js";
 import { WETH9Abi } from "../../abis/WETH9.js";
 import { buildContracts, loadArtifact } from "../../contracts/build.js";
-import { DEVNET_DEPLOYER_KEY } from "../../devnet/anvil.js";
 import { readNpmArtifact } from "../../devnet/artifacts.js";
 import { sqrtPriceX96FromPrice, tickFromSqrtPriceX96 } from "../../devnet/price.js";
-import { devnetReceipt } from "../../devnet/receipts.js";
-import { amountForUsd, chainOf } from "../../devnet/world.js";
+import { amountForUsd, type Deployer, devnetDeployer } from "../../devnet/world.js";
 
 /** Canonical Ethereum mainnet addresses the world reproduces. */
 export const MAINNET = {
@@ -83,53 +77,6 @@ export type MainnetWorld = {
   vault: Address;
 };
 
-type Sender = {
-  client: PublicClient;
-  wallet: WalletClient;
-  deployer: Address;
-  nonce: number;
-};
-
-async function deploy(s: Sender, abi: Abi, bytecode: Hex, args: readonly unknown[] = []) {
-  const hash = await s.wallet.deployContract({
-    abi,
-    bytecode,
-    args,
-    account: s.wallet.account ?? null,
-    chain: s.wallet.chain,
-    nonce: s.nonce++,
-    gas: 16_000_000n,
-  } as never);
-  const receipt = await devnetReceipt(s.client, hash);
-  if (receipt.status !== "success" || !receipt.contractAddress) {
-    throw new Error(`deployment ${hash} reverted`);
-  }
-  return { hash, address: getAddress(receipt.contractAddress) };
-}
-
-async function write(
-  s: Sender,
-  address: Address,
-  abi: Abi,
-  functionName: string,
-  args: readonly unknown[],
-  value?: bigint,
-): Promise<void> {
-  const hash = await s.wallet.writeContract({
-    address,
-    abi,
-    functionName,
-    args,
-    value,
-    account: s.wallet.account ?? null,
-    chain: s.wallet.chain,
-    nonce: s.nonce++,
-    gas: 8_000_000n,
-  } as never);
-  const receipt = await devnetReceipt(s.client, hash);
-  if (receipt.status !== "success") throw new Error(`${functionName} on ${address} reverted`);
-}
-
 type StateDiff = {
   post: Record<string, { code?: Hex; storage?: Record<Hex, Hex> }>;
 };
@@ -139,24 +86,24 @@ type StateDiff = {
  * rewritten) and the storage its constructor wrote.
  */
 async function deployAt(
-  s: Sender,
+  d: Deployer,
   target: Address,
   abi: Abi,
   bytecode: Hex,
   args: readonly unknown[] = [],
 ): Promise<void> {
-  const { hash, address } = await deploy(s, abi, bytecode, args);
-  const diff = await s.client.request({
+  const { hash, address } = await d.deployTransaction(abi, bytecode, args);
+  const diff = await d.client.request({
     method: "debug_traceTransaction" as never,
     params: [hash, { tracer: "prestateTracer", tracerConfig: { diffMode: true } }] as never,
   });
   const created = (diff as StateDiff).post[address.toLowerCase()];
-  const code = await s.client.getCode({ address });
+  const code = await d.client.getCode({ address });
   if (!code || code === "0x") throw new Error(`no code at ${address} after deployment`);
   const own = address.slice(2).toLowerCase();
   const patched = code.toLowerCase().replaceAll(own, target.slice(2).toLowerCase()) as Hex;
   const rpc = (method: string, params: unknown[]) =>
-    s.client.request({ method: method as never, params: params as never });
+    d.client.request({ method: method as never, params: params as never });
   await rpc("anvil_setCode", [target, patched]);
   for (const [slot, value] of Object.entries(created?.storage ?? {})) {
     await rpc("anvil_setStorageAt", [target, slot, value]);
@@ -199,38 +146,11 @@ const ODD_TOKENS: [string, OddToken, number, number][] = [
 ];
 
 /** ERC20 calls without a declared return value, so USDT-style tokens can be driven too. */
-const bareErc20Abi = [
-  {
-    type: "function",
-    name: "transfer",
-    stateMutability: "nonpayable",
-    inputs: [
-      { name: "to", type: "address" },
-      { name: "amount", type: "uint256" },
-    ],
-    outputs: [],
-  },
-  {
-    type: "function",
-    name: "approve",
-    stateMutability: "nonpayable",
-    inputs: [
-      { name: "spender", type: "address" },
-      { name: "amount", type: "uint256" },
-    ],
-    outputs: [],
-  },
-  {
-    type: "function",
-    name: "mint",
-    stateMutability: "nonpayable",
-    inputs: [
-      { name: "to", type: "address" },
-      { name: "amount", type: "uint256" },
-    ],
-    outputs: [],
-  },
-] as const satisfies Abi;
+export const bareErc20Abi = parseAbi([
+  "function transfer(address to, uint256 amount)",
+  "function approve(address spender, uint256 amount)",
+  "function mint(address to, uint256 amount)",
+]);
 
 /**
  * Deploys the mainnet-shaped world on an anvil started with `--chain-id 1`, from anvil's first
@@ -238,31 +158,19 @@ const bareErc20Abi = [
  */
 export async function deployMainnetWorld(rpcUrl: string): Promise<MainnetWorld> {
   buildContracts();
-  const chain = await chainOf(rpcUrl);
+  const d = await devnetDeployer(rpcUrl);
+  const { client, chain } = d;
   if (chain.id !== 1) throw new Error(`the mainnet-shaped world needs chain id 1, got ${chain.id}`);
-  const transport = http(rpcUrl, { batch: false });
-  const client = createPublicClient({ chain, transport }) as PublicClient;
-  const wallet = createWalletClient({
-    account: privateKeyToAccount(DEVNET_DEPLOYER_KEY),
-    chain,
-    transport,
-  });
-  const deployer = wallet.account.address;
-  const s: Sender = {
-    client,
-    wallet,
-    deployer,
-    nonce: await client.getTransactionCount({ address: deployer, blockTag: "pending" }),
-  };
+  const deployer = d.address;
   const startBlock = Number(await client.getBlockNumber()) + 1;
 
   const weth9 = readNpmArtifact("WETH9");
-  await deployAt(s, MAINNET.weth, weth9.abi, weth9.bytecode);
+  await deployAt(d, MAINNET.weth, weth9.abi, weth9.bytecode);
   const devToken = loadArtifact("DevToken");
-  await deployAt(s, MAINNET.usdc, devToken.abi, devToken.bytecode, ["USD Coin", "USDC", 6]);
-  await deployAt(s, MAINNET.dai, devToken.abi, devToken.bytecode, ["Dai Stablecoin", "DAI", 18]);
+  await deployAt(d, MAINNET.usdc, devToken.abi, devToken.bytecode, ["USD Coin", "USDC", 6]);
+  await deployAt(d, MAINNET.dai, devToken.abi, devToken.bytecode, ["Dai Stablecoin", "DAI", 18]);
   const usdt = loadArtifact("UsdtStyleToken");
-  await deployAt(s, MAINNET.usdt, usdt.abi, usdt.bytecode);
+  await deployAt(d, MAINNET.usdt, usdt.abi, usdt.bytecode);
 
   const tokens = {
     WETH: { address: MAINNET.weth, symbol: "WETH", decimals: 18, usdPrice: PRICES.WETH },
@@ -274,10 +182,10 @@ export async function deployMainnetWorld(rpcUrl: string): Promise<MainnetWorld> 
     const artifact = loadArtifact(contract);
     let address: Address;
     if (symbol === "MKR") {
-      await deployAt(s, MAINNET.mkr, artifact.abi, artifact.bytecode);
+      await deployAt(d, MAINNET.mkr, artifact.abi, artifact.bytecode);
       address = MAINNET.mkr;
     } else {
-      address = (await deploy(s, artifact.abi, artifact.bytecode)).address;
+      address = await d.deploy(artifact.abi, artifact.bytecode);
     }
     tokens[symbol] = { address, symbol, decimals, usdPrice };
   }
@@ -285,14 +193,14 @@ export async function deployMainnetWorld(rpcUrl: string): Promise<MainnetWorld> 
   // Inventory: every token minted to the deployer, 100k ETH wrapped.
   for (const t of Object.values(tokens)) {
     if (t.symbol === "WETH") continue;
-    await write(s, t.address, bareErc20Abi, "mint", [deployer, amountForUsd(t, 1_000_000_000)]);
+    await d.write(t.address, bareErc20Abi, "mint", [deployer, amountForUsd(t, 1_000_000_000)]);
   }
-  await write(s, MAINNET.weth, WETH9Abi, "deposit", [], parseUnits("100000", 18));
+  await d.write(MAINNET.weth, WETH9Abi, "deposit", [], parseUnits("100000", 18));
 
   const v2Factory = readNpmArtifact("UniswapV2Factory");
-  await deployAt(s, MAINNET.uniswapV2Factory, v2Factory.abi, v2Factory.bytecode, [deployer]);
+  await deployAt(d, MAINNET.uniswapV2Factory, v2Factory.abi, v2Factory.bytecode, [deployer]);
   const router02 = readNpmArtifact("UniswapV2Router02");
-  await deployAt(s, MAINNET.uniswapV2Router02, router02.abi, router02.bytecode, [
+  await deployAt(d, MAINNET.uniswapV2Router02, router02.abi, router02.bytecode, [
     MAINNET.uniswapV2Factory,
     MAINNET.weth,
   ]);
@@ -303,7 +211,7 @@ export async function deployMainnetWorld(rpcUrl: string): Promise<MainnetWorld> 
   };
   const v2Pairs: Address[] = [];
   for (const [a, b, usd] of V2_PAIRS) {
-    await write(s, MAINNET.uniswapV2Factory, UniswapV2FactoryAbi, "createPair", [
+    await d.write(MAINNET.uniswapV2Factory, UniswapV2FactoryAbi, "createPair", [
       token(a).address,
       token(b).address,
     ]);
@@ -316,32 +224,32 @@ export async function deployMainnetWorld(rpcUrl: string): Promise<MainnetWorld> 
       }),
     );
     for (const t of [token(a), token(b)]) {
-      await write(s, t.address, bareErc20Abi, "transfer", [pair, amountForUsd(t, usd)]);
+      await d.write(t.address, bareErc20Abi, "transfer", [pair, amountForUsd(t, usd)]);
     }
-    await write(s, pair, UniswapV2PairAbi, "mint", [deployer]);
+    await d.write(pair, UniswapV2PairAbi, "mint", [deployer]);
     v2Pairs.push(pair);
   }
 
   const v3Factory = readNpmArtifact("UniswapV3Factory");
-  await deployAt(s, MAINNET.uniswapV3Factory, v3Factory.abi, v3Factory.bytecode);
+  await deployAt(d, MAINNET.uniswapV3Factory, v3Factory.abi, v3Factory.bytecode);
   const positionManager = readNpmArtifact("NonfungiblePositionManager");
-  await deployAt(s, MAINNET.positionManager, positionManager.abi, positionManager.bytecode, [
+  await deployAt(d, MAINNET.positionManager, positionManager.abi, positionManager.bytecode, [
     MAINNET.uniswapV3Factory,
     MAINNET.weth,
     deployer,
   ]);
   const swapRouter = readNpmArtifact("SwapRouter");
-  await deployAt(s, MAINNET.swapRouter, swapRouter.abi, swapRouter.bytecode, [
+  await deployAt(d, MAINNET.swapRouter, swapRouter.abi, swapRouter.bytecode, [
     MAINNET.uniswapV3Factory,
     MAINNET.weth,
   ]);
   const quoter = readNpmArtifact("QuoterV2");
-  await deployAt(s, MAINNET.quoterV2, quoter.abi, quoter.bytecode, [
+  await deployAt(d, MAINNET.quoterV2, quoter.abi, quoter.bytecode, [
     MAINNET.uniswapV3Factory,
     MAINNET.weth,
   ]);
   for (const symbol of ["WETH", "USDC", "USDT"]) {
-    await write(s, token(symbol).address, bareErc20Abi, "approve", [
+    await d.write(token(symbol).address, bareErc20Abi, "approve", [
       MAINNET.positionManager,
       maxUint256,
     ]);
@@ -352,7 +260,7 @@ export async function deployMainnetWorld(rpcUrl: string): Promise<MainnetWorld> 
       token(a).address.toLowerCase() < token(b).address.toLowerCase()
         ? [token(a), token(b)]
         : [token(b), token(a)];
-    await write(s, MAINNET.uniswapV3Factory, UniswapV3FactoryAbi, "createPool", [
+    await d.write(MAINNET.uniswapV3Factory, UniswapV3FactoryAbi, "createPool", [
       t0.address,
       t1.address,
       fee,
@@ -366,11 +274,11 @@ export async function deployMainnetWorld(rpcUrl: string): Promise<MainnetWorld> 
       }),
     );
     const sqrtPriceX96 = sqrtPriceX96FromPrice(t0, t1);
-    await write(s, pool, UniswapV3PoolAbi, "initialize", [sqrtPriceX96]);
+    await d.write(pool, UniswapV3PoolAbi, "initialize", [sqrtPriceX96]);
     const spacing = fee === 500 ? 10 : 60;
     const center = Math.floor(tickFromSqrtPriceX96(sqrtPriceX96) / spacing) * spacing;
     for (const half of [12, 60, 600]) {
-      await write(s, MAINNET.positionManager, NonfungiblePositionManagerAbi, "mint", [
+      await d.write(MAINNET.positionManager, NonfungiblePositionManagerAbi, "mint", [
         {
           token0: t0.address,
           token1: t1.address,
@@ -390,16 +298,18 @@ export async function deployMainnetWorld(rpcUrl: string): Promise<MainnetWorld> 
   }
 
   const devVault = loadArtifact("DevVault");
-  const vault = (
-    await deploy(s, devVault.abi, devVault.bytecode, [MAINNET.usdc, "Savings USDC", "svUSDC"])
-  ).address;
+  const vault = await d.deploy(devVault.abi, devVault.bytecode, [
+    MAINNET.usdc,
+    "Savings USDC",
+    "svUSDC",
+  ]);
   const deposited = parseUnits("2000000", 6);
-  await write(s, MAINNET.usdc, bareErc20Abi, "approve", [vault, deposited]);
-  await write(s, vault, devVault.abi, "deposit", [deposited, deployer]);
+  await d.write(MAINNET.usdc, bareErc20Abi, "approve", [vault, deposited]);
+  await d.write(vault, devVault.abi, "deposit", [deposited, deployer]);
 
   // A rebase after seeding: the pair's balance of REBASE now exceeds its reserve, as happens
   // on chain between syncs.
-  await write(s, token("REBASE").address, loadArtifact("RebasingToken").abi, "rebase", [
+  await d.write(token("REBASE").address, loadArtifact("RebasingToken").abi, "rebase", [
     1_010_000_000_000_000_000n,
   ]);
   return { startBlock, deployer, client, tokens, v2Pairs, v3Pools, vault };
@@ -412,22 +322,6 @@ export async function fundFromDeployer(
   to: Address,
   amount: bigint,
 ): Promise<void> {
-  const chain = await chainOf(rpcUrl);
-  const transport = http(rpcUrl, { batch: false });
-  const client = createPublicClient({ chain, transport }) as PublicClient;
-  const wallet = createWalletClient({
-    account: privateKeyToAccount(DEVNET_DEPLOYER_KEY),
-    chain,
-    transport,
-  });
-  const s: Sender = {
-    client,
-    wallet,
-    deployer: wallet.account.address,
-    nonce: await client.getTransactionCount({
-      address: wallet.account.address,
-      blockTag: "pending",
-    }),
-  };
-  await write(s, token, bareErc20Abi, "transfer", [to, amount]);
+  const d = await devnetDeployer(rpcUrl);
+  await d.write(token, bareErc20Abi, "transfer", [to, amount]);
 }

@@ -164,46 +164,47 @@ export async function fundingStateDiff(
 ): Promise<Record<Hex, Hex>> {
   const { token, holder, amount, spender } = params;
   const stateDiff: Record<Hex, Hex> = {};
-  const parts = [
-    {
-      what: "balance" as const,
-      key: () => slots.balanceKey(token, holder),
-      held: () =>
-        client.readContract({
-          address: token,
-          abi: erc20Abi,
-          functionName: "balanceOf",
-          args: [holder],
-        }),
-    },
-    ...(spender
-      ? [
-          {
-            what: "allowance" as const,
-            key: () => slots.allowanceKey(token, holder, spender),
-            held: () =>
-              client.readContract({
-                address: token,
-                abi: erc20Abi,
-                functionName: "allowance",
-                args: [holder, spender],
-              }),
-          },
-        ]
-      : []),
-  ];
-  for (const part of parts) {
+  /** Overrides the word at `key()`, or, where it cannot be located, checks the holder's own. */
+  const give = async (
+    what: "balance" | "allowance",
+    key: () => Promise<Hex>,
+    read: () => Promise<bigint>,
+  ) => {
     try {
-      stateDiff[await part.key()] = storageWord(amount);
+      stateDiff[await key()] = storageWord(amount);
     } catch (error) {
       if (!(error instanceof SlotNotFoundError)) throw error;
-      const held = await part.held().catch((cause: unknown) => {
+      const held = await read().catch((cause: unknown) => {
         if (nodeUnreachable(cause))
           throw new SimulationUnavailableError("the chain node does not answer");
         return 0n;
       });
-      if (held < amount) throw new SlotNotFoundError(token, part.what, { holder, held });
+      if (held < amount) throw new SlotNotFoundError(token, what, { holder, held });
     }
+  };
+  await give(
+    "balance",
+    () => slots.balanceKey(token, holder),
+    () =>
+      client.readContract({
+        address: token,
+        abi: erc20Abi,
+        functionName: "balanceOf",
+        args: [holder],
+      }),
+  );
+  if (spender) {
+    await give(
+      "allowance",
+      () => slots.allowanceKey(token, holder, spender),
+      () =>
+        client.readContract({
+          address: token,
+          abi: erc20Abi,
+          functionName: "allowance",
+          args: [holder, spender],
+        }),
+    );
   }
   return stateDiff;
 }
