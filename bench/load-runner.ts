@@ -76,7 +76,7 @@ export type LoadReport = {
   perRequest: { path: string; responses: number }[];
 };
 
-const SAMPLES = 8;
+const SAMPLES = 12;
 const SAMPLE_CHARS = 1_500;
 
 /** Runs `plan` in a separate process and resolves with its report. */
@@ -151,6 +151,12 @@ async function main(plan: LoadPlan): Promise<LoadReport> {
   const samples: WrongAnswer[] = [];
   const perRequest = plan.requests.map((r) => ({ path: r.path, responses: 0 }));
   let wrongAnswers = 0;
+  const sampledKinds = new Set<string>();
+  // Each request carries its index as `X-Request-Id`, which the service echoes: an answer is
+  // judged against the request it answers. autocannon pairs answers with requests by order on
+  // the connection, and that pairing slips by one for the rest of the run after the service
+  // closes a connection (`Connection: close` on a POST refused before its body was read).
+  const requestIdOf = (i: number) => `load-${i}`;
   const options: autocannon.Options = {
     url: plan.url,
     connections: plan.connections,
@@ -159,18 +165,39 @@ async function main(plan: LoadPlan): Promise<LoadReport> {
     requests: plan.requests.map((r, i) => ({
       method: r.method,
       path: r.path,
-      ...(r.body === undefined
-        ? {}
-        : { body: r.body, headers: { "content-type": "application/json" } }),
-      onResponse: (status: number, body: string) => {
+      headers: {
+        "x-request-id": requestIdOf(i),
+        ...(r.body === undefined ? {} : { "content-type": "application/json" }),
+      },
+      ...(r.body === undefined ? {} : { body: r.body }),
+      onResponse: (status: number, body: string, _context: unknown, headers?: unknown) => {
         statuses[status] = (statuses[status] ?? 0) + 1;
-        const counted = perRequest[i];
-        if (counted) counted.responses++;
-        const problem = problemWith(r.expected, status, body);
+        const echoed = (headers as Record<string, unknown> | undefined)?.["x-request-id"];
+        const answered = plan.requests.findIndex((_, j) => requestIdOf(j) === echoed);
+        const request = plan.requests[answered];
+        const counted = perRequest[answered];
+        if (!request || !counted) {
+          wrongAnswers++;
+          if (samples.length < SAMPLES)
+            samples.push({
+              path: r.path,
+              status,
+              body: body.slice(0, SAMPLE_CHARS),
+              problem: `the answer's X-Request-Id ${JSON.stringify(echoed)} names no request of the plan`,
+            });
+          return;
+        }
+        counted.responses++;
+        const problem = problemWith(request.expected, status, body);
         if (problem === undefined) return;
         wrongAnswers++;
-        if (samples.length < SAMPLES)
-          samples.push({ path: r.path, status, body: body.slice(0, SAMPLE_CHARS), problem });
+        // One sample per kind of problem and request first, so that a burst of one kind does
+        // not hide another.
+        const kind = `${request.path} ${status} ${problem.slice(0, 60)}`;
+        if (samples.length < SAMPLES && !sampledKinds.has(kind)) {
+          sampledKinds.add(kind);
+          samples.push({ path: request.path, status, body: body.slice(0, SAMPLE_CHARS), problem });
+        }
       },
     })),
   };

@@ -8,6 +8,7 @@ import { ApiError } from "../errors";
 import { describeEndpoint, errorResponse } from "../openapi/registry";
 import { pageMeta } from "../pagination";
 import { parseQuery } from "../query";
+import { snapshotVersion, startSnapshotRefresh } from "../routing/snapshot";
 import { addressParam, formatAddress, positiveIntParam } from "../schemas";
 
 /** SPEC 2.2: the token list is served in pages of 1000. */
@@ -114,6 +115,9 @@ describeEndpoint({
 
 type TokenList = { meta: ReturnType<typeof pageMeta>; data: ReturnType<typeof serializeToken>[] };
 
+/** A page's answer as sent: serialising 1,000 tokens costs more than the rest of a cached hit. */
+type TokenListJson = string;
+
 /** Where each page of one filter starts, and how many tokens match it. */
 type PageIndex = { total: number; starts: { chainId: number; address: string }[] };
 
@@ -140,10 +144,31 @@ async function catalogueState(): Promise<string> {
 class TokenPages {
   private state: string | undefined;
   private readonly indexes = new Map<string, Promise<PageIndex>>();
-  private readonly answers = new Map<string, TokenList>();
+  private readonly answers = new Map<string, TokenListJson>();
+  /** The catalogue's state as read at a routing snapshot version (one read per version). */
+  private stateAt: { version: string; state: Promise<string> } | undefined;
 
-  async page(filter: SQL | undefined, filterKey: string, page: number): Promise<TokenList> {
-    const state = await catalogueState();
+  /**
+   * The catalogue's state, read once per routing snapshot version: the snapshot advances when
+   * the index does (every block it indexes), so between two advances no token can have changed
+   * that the snapshot has not seen, and a burst of requests costs no query.
+   */
+  private currentState(): Promise<string> {
+    startSnapshotRefresh();
+    const version = snapshotVersion();
+    if (version === undefined) return catalogueState();
+    if (this.stateAt?.version !== version) {
+      const entry = { version, state: catalogueState() };
+      this.stateAt = entry;
+      entry.state.catch(() => {
+        if (this.stateAt === entry) this.stateAt = undefined;
+      });
+    }
+    return this.stateAt.state;
+  }
+
+  async page(filter: SQL | undefined, filterKey: string, page: number): Promise<TokenListJson> {
+    const state = await this.currentState();
     if (state !== this.state) {
       this.state = state;
       this.indexes.clear();
@@ -174,7 +199,11 @@ class TokenPages {
           .orderBy(asc(token.chainId), asc(token.address))
           .limit(TOKENS_PER_PAGE)
       : [];
-    const answer = { meta: pageMeta(total, page, TOKENS_PER_PAGE), data: rows.map(serializeToken) };
+    const list: TokenList = {
+      meta: pageMeta(total, page, TOKENS_PER_PAGE),
+      data: rows.map(serializeToken),
+    };
+    const answer = JSON.stringify(list);
     // Kept only if no token changed while it was read.
     if (this.state === state) {
       if (this.answers.size >= MAX_CACHED) this.answers.clear();
@@ -253,5 +282,5 @@ export const tokens = new Hono().get("/", async (c) => {
   const page = q.page ?? 1;
   const filterKey = JSON.stringify({ ...q, page: undefined, primayAddress: undefined, primary });
   const body = await pages.page(where, filterKey, page);
-  return c.json(body);
+  return c.body(body, 200, { "Content-Type": "application/json" });
 });
