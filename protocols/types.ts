@@ -1,5 +1,6 @@
-import type { Edge, Pool } from "../src/api/routing/types";
-import type { ChainSetup } from "./chains";
+import type { Pool } from "../src/api/routing/types.js";
+import type { ChainSetup } from "./chains.js";
+import type { PoolKind } from "./pool-kind.js";
 
 /** A bundle method of a protocol, as `/v1/standards` lists it (SPEC 2.3). */
 export type ProtocolMethod = {
@@ -37,8 +38,13 @@ export type Protocol = {
   /** Whether the protocol is usable on an indexed chain. */
   supports: (chain: ChainSetup) => boolean;
   /**
-   * The directed route edges one of this protocol's pools adds to the routing graph (none for
-   * a pool of another kind). Absent for protocols that are not routed through.
+   * The kind of pool routes go through (its edges, quotes, gas and program steps). Absent for
+   * protocols that are not routed through.
    */
-  edges?: (pool: Pool) => Edge[];
+  poolKind?: AnyPoolKind;
 };
+
+/** The pool kind of one of the routing graph's pool types. */
+export type AnyPoolKind = {
+  [K in Pool["kind"]]: PoolKind<Extract<Pool, { kind: K }>>;
+}[Pool["kind"]];

@@ -19,10 +19,11 @@
  * the limited search finds no path at all, an unlimited one runs, so that "no path" and
  * "cannot fill" are never artefacts of pruning.
  */
+import { poolKindOf } from "../../../protocols/registry.js";
 import { type ApproxQuote, approxEdge } from "./approxEdge";
 import { deepestEdgesFrom, deepestEdgesInto } from "./edgeRanking";
-import { edgeGas } from "./gas";
 import type { RoutingGraph } from "./graph";
+import { edgeGas } from "./quoteEdge";
 import type { Address, Edge } from "./types";
 
 /** A path and what the float model says it yields for the whole amount. */
@@ -60,7 +61,7 @@ export type FindCandidatePathsParameters = {
   /** Approximate value of one raw unit of a token (any common unit), for pruning. */
   unitValue: (token: Address) => number | undefined;
   limits?: Partial<CandidateLimits>;
-  /** Pools no path may use (the wrapper, which has no state, is never excluded). */
+  /** Pools no path may use (a stateless pool, such as the wrapper, is never excluded). */
   excludePools?: ReadonlySet<Address>;
   /**
    * Whether to search again without limits when the limited search finds no path at all, to
@@ -146,7 +147,8 @@ function search(
   let sawPath = false;
 
   const excluded = params.excludePools;
-  const usable = (edge: Edge) => !excluded?.has(edge.pool.address) || edge.pool.kind === "wrap";
+  const usable = (edge: Edge) =>
+    !excluded?.has(edge.pool.address) || poolKindOf(edge.pool).stateless;
   const extend = (node: Node, edge: Edge, layer: Layer, seen: Set<Address> | undefined) => {
     const token = edge.tokenOut;
     if (token === tokenOut || visits(node, token) || !usable(edge)) return;

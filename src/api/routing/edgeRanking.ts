@@ -3,33 +3,17 @@
  * can follow a hub token's deepest pools instead of all its thousands. Depth is in the token's
  * own raw units (no price needed: every edge leaving a token is measured in that token).
  */
-import type { RoutingGraph } from "./graph";
-import { uniswapV3SwapAllowed } from "./math/uniswapV3";
-import type { Address, Edge } from "./types";
 
-const Q96 = 2 ** 96;
+import { poolKindOf } from "../../../protocols/registry.js";
+import type { RoutingGraph } from "./graph";
+import type { Address, Edge } from "./types";
 
 /**
  * How much of `side` the edge's pool holds (virtual in-range reserves for V3), as a float; 0
  * for a V3 pool at its price limit in the edge's direction, which takes nothing that way.
  */
 export function edgeDepth(edge: Edge, side: "in" | "out"): number {
-  const token = side === "in" ? edge.tokenIn : edge.tokenOut;
-  const pool = edge.pool;
-  switch (pool.kind) {
-    case "v2":
-      return Number(token === pool.token0 ? pool.reserve0 : pool.reserve1);
-    case "v3": {
-      if (!uniswapV3SwapAllowed(pool.sqrtPriceX96, edge.tokenIn === pool.token0)) return 0;
-      const sqrtPrice = Number(pool.sqrtPriceX96) / Q96;
-      const liquidity = Number(pool.liquidity);
-      return token === pool.token0 ? liquidity / sqrtPrice : liquidity * sqrtPrice;
-    }
-    case "erc4626":
-      return Number(token === pool.asset ? pool.totalAssets : pool.totalSupply);
-    case "wrap":
-      return Number.POSITIVE_INFINITY;
-  }
+  return poolKindOf(edge.pool).depth(edge, side);
 }
 
 type Ranking = {

@@ -5,7 +5,6 @@
  * (traded in an earlier block, crossed ticks crossed before), each constant the difference of
  * two routes that differ by one step.
  */
-import type { Edge } from "./types";
 
 /**
  * A route's fixed part: 21,000 intrinsic gas, the router's pull of an ERC20 input, its fee
@@ -35,23 +34,6 @@ export const WRAP_GAS = 4_000;
 /** WETH `withdraw` to a native output (the sweep pays native instead of an ERC20). */
 export const UNWRAP_GAS = 5_500;
 
-/** Gas of one step through `edge` (`ticksCrossed` for V3 swaps). */
-export function edgeGas(edge: Edge, ticksCrossed: number): number {
-  switch (edge.action) {
-    case "swap":
-      return edge.pool.kind === "v3" ? V3_SWAP_GAS + ticksCrossed * V3_TICK_CROSS_GAS : V2_SWAP_GAS;
-    case "deposit":
-      return DEPOSIT_GAS;
-    case "redeem":
-      return REDEEM_GAS;
-    case "wrap":
-      return WRAP_GAS;
-    case "unwrap":
-      return UNWRAP_GAS;
-  }
-}
-
-/** Gas of a route of `legs` legs whose steps sum to `stepsGas` (0 for no legs). */
 export function routeGas(legs: number, stepsGas: number): number {
   return legs === 0 ? 0 : ROUTE_BASE_GAS + (legs - 1) * EXTRA_LEG_GAS + stepsGas;
 }

@@ -1,21 +1,24 @@
 /**
  * The routing graph: pools keyed by address, and the directed edges they contribute (from the
- * protocol files in `protocols/`) indexed by the token they leave and the token they reach.
+ * protocol folders in `protocols/`) indexed by the token they leave and the token they reach.
  * Upserting or removing a pool touches only that pool's tokens; nothing is rebuilt wholesale.
  */
-import { protocols } from "../../../protocols/registry";
+import { poolKindOf, protocols } from "../../../protocols/registry";
 import type { Address, Edge, Pool } from "./types";
 
 /** How a pool's edges are derived. */
 export type EdgesOf = (pool: Pool) => Edge[];
 
-const edgesByProtocol = new Map(
-  protocols.flatMap((p) => (p.edges ? [[p.slug, p.edges] as const] : [])),
+const routedProtocols = new Map(
+  protocols.flatMap((p) => (p.poolKind ? [[p.slug, p.poolKind.kind] as const] : [])),
 );
 
-/** A pool's edges as its protocol file defines them (none for an unknown protocol). */
+/**
+ * A pool's edges as its protocol's pool kind defines them (none for an unknown protocol, or a
+ * pool of a kind its protocol does not route through).
+ */
 export function protocolEdges(pool: Pool): Edge[] {
-  return edgesByProtocol.get(pool.protocol)?.(pool) ?? [];
+  return routedProtocols.get(pool.protocol) === pool.kind ? poolKindOf(pool).edges(pool) : [];
 }
 
 /** The edges at one token, grouped by pool; the flat list is rebuilt lazily after a change. */

@@ -1,6 +1,5 @@
 /** Exact quotes of a whole path, hop by hop. */
-import { edgeGas } from "./gas";
-import { type EdgeQuoteFailure, simulateEdge } from "./quoteEdge";
+import { type EdgeQuoteFailure, edgeGas, simulateEdge } from "./quoteEdge";
 import type { Edge, QuotedLeg } from "./types";
 
 export type PathQuote =

@@ -10,7 +10,7 @@
  *   last hop pays the receiver, and the program checks the receiver's balance growth itself.
  */
 import type { Address } from "viem";
-import type { ExecutionAddresses } from "../../../protocols/execution-addresses.js";
+import { poolKindOf } from "../../../protocols/registry.js";
 import {
   addBalanceSnapshot,
   addDeadlineCheck,
@@ -18,45 +18,17 @@ import {
   addSweep,
 } from "../bundling/executionSteps.js";
 import { type PlannedProgram, ProgramPlanner, type ProgramValue } from "../bundling/planner.js";
-import {
-  addErc4626Deposit,
-  addErc4626Redeem,
-  addExecutorUniswapV2Swap,
-  addTransfer,
-  addUniswapV2Swap,
-  addUniswapV3PoolSwap,
-  addUniswapV3RouterSwap,
-  addUnwrapNative,
-  addWrapNative,
-} from "../bundling/protocolSteps.js";
+import { addTransfer } from "../bundling/protocolSteps.js";
+import type { HopContext, HopOptions } from "./hop-context.js";
 import type { QuotedHop, RouteQuote } from "./types.js";
 
-export type RoutingStrategy = "router" | "delegate" | "corewallet";
-
-/** The execution-layer contracts of a chain, by name (as `deployExecutionLayer` returns). */
-export type ExecutionContracts = ExecutionAddresses;
-
-/** What a hop's steps depend on. */
-export type HopContext = {
-  strategy: RoutingStrategy;
-  execution: ExecutionContracts;
-  /** Uniswap V3 SwapRouter, for V3 hops outside the router. */
-  swapRouter: Address | undefined;
-  /** The account the program runs as: the executor, the caller (delegate) or its wallet. */
-  account: Address;
-  /**
-   * Outside the router: the transaction's deadline and slippage, passed to the protocol steps
-   * that take a deadline and a minimum of their own (SwapRouter), each hop's minimum being its
-   * quoted output less the slippage.
-   */
-  bounds?: { deadline: bigint; slippageBps: number };
-};
-
-/** `amount` less `slippageBps`, at least 1 wei. */
-export function minimumOf(amount: bigint, slippageBps: number): bigint {
-  const min = (amount * BigInt(10_000 - slippageBps)) / 10_000n;
-  return min > 0n ? min : 1n;
-}
+export {
+  type ExecutionContracts,
+  type HopContext,
+  minimumOf,
+  type RoutingStrategy,
+  UnsupportedRouteError,
+} from "./hop-context.js";
 
 export type RouteProgramParameters = HopContext & {
   weth: Address | undefined;
@@ -68,11 +40,6 @@ export type RouteProgramParameters = HopContext & {
   minAmountOut?: bigint;
 };
 
-/** A route that the requested strategy cannot execute, with the reason for the client. */
-export class UnsupportedRouteError extends Error {
-  override readonly name = "UnsupportedRouteError";
-}
-
 /**
  * Adds one hop's steps, paying `recipient`.
  * @returns the hop's output amount (a program value, or the input itself for wrap/unwrap).
@@ -83,99 +50,9 @@ export function addRouteHop(
   hop: QuotedHop,
   amountIn: bigint | ProgramValue,
   recipient: Address,
-  options: {
-    /**
-     * Nothing reads the hop's output and the router's own checks cover its input (a single-hop
-     * leg under the router: the input is tokenIn): a V3 hop then skips reading its output.
-     */
-    outputUnused?: boolean;
-  } = {},
+  options: HopOptions = {},
 ): ProgramValue | bigint {
-  const { edge } = hop;
-  const pool = edge.pool;
-  const inRouter = p.strategy === "router";
-  switch (pool.kind) {
-    case "v2":
-      return inRouter
-        ? addExecutorUniswapV2Swap(planner, {
-            executor: p.execution.executor,
-            pair: pool.address,
-            tokenIn: edge.tokenIn,
-            tokenOut: edge.tokenOut,
-            amountIn,
-            recipient,
-          })
-        : addUniswapV2Swap(planner, {
-            pair: pool.address,
-            tokenIn: edge.tokenIn,
-            tokenOut: edge.tokenOut,
-            amountIn,
-            recipient,
-            programValues: p.execution.programValues,
-          });
-    case "v3":
-      if (inRouter) {
-        const swap = {
-          executor: p.execution.executor,
-          pool: pool.address,
-          tokenIn: edge.tokenIn,
-          tokenOut: edge.tokenOut,
-          fee: pool.feePpm,
-          amountIn,
-          recipient,
-        };
-        if (options.outputUnused) {
-          // A partial fill would leave tokenIn in the executor, which the router refuses.
-          addUniswapV3PoolSwap(planner, { ...swap, amountOut: false });
-          return hop.amountOut;
-        }
-        return addUniswapV3PoolSwap(planner, swap);
-      }
-      if (!p.swapRouter)
-        throw new UnsupportedRouteError("no Uniswap V3 SwapRouter is configured on this chain");
-      return addUniswapV3RouterSwap(planner, {
-        swapRouter: p.swapRouter,
-        tokenIn: edge.tokenIn,
-        tokenOut: edge.tokenOut,
-        fee: pool.feePpm,
-        amountIn,
-        recipient,
-        deadline: p.bounds?.deadline,
-        amountOutMinimum:
-          p.bounds && hop.amountOut > 0n
-            ? minimumOf(hop.amountOut, p.bounds.slippageBps)
-            : undefined,
-      });
-    case "erc4626":
-      return edge.action === "deposit"
-        ? addErc4626Deposit(planner, {
-            vault: pool.address,
-            asset: pool.asset,
-            assets: amountIn,
-            receiver: recipient,
-          })
-        : addErc4626Redeem(planner, {
-            vault: pool.address,
-            shares: amountIn,
-            receiver: recipient,
-            owner: p.account,
-          });
-    case "wrap":
-      if (edge.action === "wrap") {
-        addWrapNative(planner, { weth: pool.address, amount: amountIn });
-        if (recipient.toLowerCase() !== p.account.toLowerCase()) {
-          addTransfer(planner, { token: pool.address, to: recipient, amount: amountIn });
-        }
-        return amountIn;
-      }
-      if (recipient.toLowerCase() !== p.account.toLowerCase()) {
-        throw new UnsupportedRouteError(
-          `routingStrategy=${p.strategy} cannot pay native currency to a receiver other than the executing account; use routingStrategy=router`,
-        );
-      }
-      addUnwrapNative(planner, { weth: pool.address, amount: amountIn });
-      return amountIn;
-  }
+  return poolKindOf(hop.edge.pool).addHop(planner, p, hop, amountIn, recipient, options);
 }
 
 /**
@@ -216,7 +93,7 @@ export function planRouteProgram(p: RouteProgramParameters): PlannedProgram {
     leg.hops.forEach((hop, i) => {
       const last = i === leg.hops.length - 1;
       // Paying the receiver from the pool saves a transfer (and a storage slot) per leg.
-      const direct = last && !(inRouter && hop.edge.pool.kind === "wrap");
+      const direct = last && (!inRouter || poolKindOf(hop.edge.pool).paysReceiverUnderRouter);
       if (last && !direct) sweep = true;
       amount = addRouteHop(planner, p, hop, amount, direct ? p.receiver : p.account, {
         outputUnused: inRouter && last && leg.hops.length === 1,

@@ -7,6 +7,7 @@
  * asked for. Results are cached per graph and anchor set, and recomputed after the graph
  * changes (or after `maxStaleChanges` changes).
  */
+import { poolKindOf } from "../../../protocols/registry.js";
 import { type ApproxSpot, approxSpot } from "./approxEdge";
 import type { RoutingGraph } from "./graph";
 import type { Address, Edge } from "./types";
@@ -41,33 +42,9 @@ export type SpotPricesParameters = {
   maxStaleChanges?: number;
 };
 
-const Q192 = 1n << 192n;
-
 /** The exact price of `edge.tokenOut` given the exact price of `edge.tokenIn`. */
 function priceAcross(edge: Edge, price: bigint): bigint {
-  const pool = edge.pool;
-  switch (pool.kind) {
-    case "v2": {
-      const zeroForOne = edge.tokenIn === pool.token0;
-      const reserveIn = zeroForOne ? pool.reserve0 : pool.reserve1;
-      const reserveOut = zeroForOne ? pool.reserve1 : pool.reserve0;
-      return (price * reserveIn) / reserveOut;
-    }
-    case "v3": {
-      // Raw token1 per raw token0 is sqrtPriceX96² / 2^192.
-      const priceX192 = pool.sqrtPriceX96 * pool.sqrtPriceX96;
-      return edge.tokenIn === pool.token0 ? (price * Q192) / priceX192 : (price * priceX192) / Q192;
-    }
-    case "erc4626": {
-      const virtualShares = pool.totalSupply + 10n ** BigInt(pool.decimalsOffset);
-      const virtualAssets = pool.totalAssets + 1n;
-      return edge.action === "deposit"
-        ? (price * virtualAssets) / virtualShares
-        : (price * virtualShares) / virtualAssets;
-    }
-    case "wrap":
-      return price;
-  }
+  return poolKindOf(edge.pool).priceAcross(edge, price);
 }
 
 type HeapItem = { token: Address; width: number };

@@ -1,4 +1,5 @@
-import type { Protocol } from "./types";
+import type { Protocol } from "../types.js";
+import { uniswapV2Pool } from "./pool.js";
 
 const amount = "Amount in wei (decimal string) or an output reference { useOutputOfCallAt: i }";
 
@@ -15,14 +16,7 @@ export const uniswapV2: Protocol = {
   forks: [],
   poolSource: "v2Pair",
   supports: (chain) => chain.uniswapV2 !== undefined,
-  // A pair swaps both ways.
-  edges: (pool) =>
-    pool.kind === "v2"
-      ? [
-          { pool, tokenIn: pool.token0, tokenOut: pool.token1, action: "swap" },
-          { pool, tokenIn: pool.token1, tokenOut: pool.token0, action: "swap" },
-        ]
-      : [],
+  poolKind: uniswapV2Pool,
   methods: [
     {
       method: "swap",

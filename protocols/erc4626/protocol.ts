@@ -1,4 +1,5 @@
-import type { ProjectInfo, Protocol } from "./types";
+import type { ProjectInfo, Protocol } from "../types.js";
+import { erc4626Pool } from "./pool.js";
 
 const amount = "Amount in wei (decimal string) or an output reference { useOutputOfCallAt: i }";
 
@@ -14,14 +15,7 @@ export function erc4626Protocol(slug: string, project: ProjectInfo): Protocol {
     forks: [],
     poolSource: "vault",
     supports: (chain) => chain.vaults.some((v) => v.protocolSlug === slug),
-    // Deposit turns the asset into shares (the vault is the share token); redeem turns back.
-    edges: (pool) =>
-      pool.kind === "erc4626"
-        ? [
-            { pool, tokenIn: pool.asset, tokenOut: pool.address, action: "deposit" },
-            { pool, tokenIn: pool.address, tokenOut: pool.asset, action: "redeem" },
-          ]
-        : [],
+    poolKind: erc4626Pool,
     methods: [
       {
         method: "deposit",

@@ -1,4 +1,5 @@
-import type { Protocol } from "./types";
+import type { Protocol } from "../types.js";
+import { uniswapV3Pool } from "./pool.js";
 
 export const uniswapV3: Protocol = {
   slug: "uniswap-v3",
@@ -13,14 +14,7 @@ export const uniswapV3: Protocol = {
   forks: [],
   poolSource: "v3Pool",
   supports: (chain) => chain.uniswapV3 !== undefined,
-  // A pool swaps both ways.
-  edges: (pool) =>
-    pool.kind === "v3"
-      ? [
-          { pool, tokenIn: pool.token0, tokenOut: pool.token1, action: "swap" },
-          { pool, tokenIn: pool.token1, tokenOut: pool.token0, action: "swap" },
-        ]
-      : [],
+  poolKind: uniswapV3Pool,
   methods: [
     {
       method: "swap",

@@ -1,5 +1,5 @@
-import { NATIVE_TOKEN_ADDRESS } from "./native";
-import type { Protocol } from "./types";
+import type { Protocol } from "../types.js";
+import { wrappedNativePool } from "./pool.js";
 
 const amount = "Amount in wei (decimal string) or an output reference { useOutputOfCallAt: i }";
 
@@ -17,14 +17,7 @@ export const wrappedNative: Protocol = {
   forks: [],
   poolSource: "wrappedNative",
   supports: (chain) => chain.weth !== undefined,
-  // The native currency wraps into WETH and unwraps back, one for one.
-  edges: (pool) =>
-    pool.kind === "wrap"
-      ? [
-          { pool, tokenIn: NATIVE_TOKEN_ADDRESS, tokenOut: pool.address, action: "wrap" },
-          { pool, tokenIn: pool.address, tokenOut: NATIVE_TOKEN_ADDRESS, action: "unwrap" },
-        ]
-      : [],
+  poolKind: wrappedNativePool,
   methods: [
     {
       method: "deposit",
