@@ -26,15 +26,15 @@ const CORE: Record<string, ActionSpec> = {
   balance,
   split,
   minamountout,
-} as never;
+};
 const UNISWAP_V2: Record<string, ActionSpec> = {
   swap: uniswapV2Swap,
   deposit: uniswapV2Deposit,
   redeem: uniswapV2Redeem,
-} as never;
-const UNISWAP_V3: Record<string, ActionSpec> = { swap: uniswapV3Swap } as never;
-const VAULT: Record<string, ActionSpec> = { deposit: vaultDeposit, redeem: vaultRedeem } as never;
-const WRAPPED_NATIVE: Record<string, ActionSpec> = { deposit: wrap, withdraw: unwrap } as never;
+};
+const UNISWAP_V3: Record<string, ActionSpec> = { swap: uniswapV3Swap };
+const VAULT: Record<string, ActionSpec> = { deposit: vaultDeposit, redeem: vaultRedeem };
+const WRAPPED_NATIVE: Record<string, ActionSpec> = { deposit: wrap, withdraw: unwrap };
 
 /** The actions of a protocol, keyed by method. */
 export function protocolActions(protocol: Protocol): Record<string, ActionSpec> {

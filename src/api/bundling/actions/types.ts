@@ -61,17 +61,20 @@ export type CompileContext = {
   routeCache: Map<string, FindRouteResult>;
 };
 
-/** One bundle action of a protocol. */
+/**
+ * One bundle action of a protocol. Its functions are methods so that an action of any argument
+ * schema is an `ActionSpec` (the compiler only ever calls them with what `args` parsed).
+ */
 export type ActionSpec<S extends z.ZodType = z.ZodType> = {
   /** Validates `args` (amount fields accept output references). */
   args: S;
   /** Names of the args holding amounts, and whether an output reference is allowed there. */
   amountFields: readonly string[];
   /** The caller's token and literal amount this action consumes, if any (pulled at the start). */
-  input?: (
+  input?(
     args: z.infer<S>,
     ctx: { graph: RoutingGraph },
-  ) => { token: Address; amount: bigint } | undefined;
+  ): { token: Address; amount: bigint } | undefined;
   /** Adds the steps; returns the outputs later actions may reference (index 0, 1, …). */
-  compile: (ctx: CompileContext, args: z.infer<S>) => OutputValue[];
+  compile(ctx: CompileContext, args: z.infer<S>): OutputValue[];
 };
