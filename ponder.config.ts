@@ -4,6 +4,7 @@ import { UniswapV2FactoryAbi } from "./abis/UniswapV2Factory";
 import { UniswapV2PairAbi } from "./abis/UniswapV2Pair";
 import { UniswapV3FactoryAbi } from "./abis/UniswapV3Factory";
 import { UniswapV3PoolAbi } from "./abis/UniswapV3Pool";
+import { readConfig } from "./config.js";
 import { type ChainSetup, indexedChains } from "./protocols/chains";
 
 const chains = indexedChains();
@@ -17,7 +18,7 @@ if (chains.length === 0) {
  * Vault share prices move without events (yield): from the head at startup on, re-read vault
  * totals this often (blocks). One `eth_call` per refresh for all vaults (src/erc4626.ts).
  */
-const VAULT_REFRESH_BLOCKS = Number(process.env.VAULT_REFRESH_BLOCKS ?? 1);
+const VAULT_REFRESH_BLOCKS = readConfig().vaultRefreshBlocks;
 
 function perChain<T>(select: (chain: ChainSetup) => T | undefined): Record<string, T> {
   const out: Record<string, T> = {};

@@ -3,6 +3,7 @@ import schema from "ponder:schema";
 import { Hono } from "hono";
 import { Redis } from "ioredis";
 import { client, graphql } from "ponder";
+import { config as readSettings } from "../../config.js";
 import packageJson from "../../package.json";
 import { servedChains } from "../../protocols/chains";
 import { rpcClient } from "./chain/clients";
@@ -10,7 +11,6 @@ import { ApiError, databaseUnavailable, errorBody, handleError, handleNotFound }
 import { describeMiddleware, errorResponse } from "./openapi/registry";
 import { openApiRoutes } from "./openapi/routes";
 import { loadKeyRing, requireApiKey } from "./ops/auth";
-import { readOpsConfig } from "./ops/config";
 import type { OpsEnv } from "./ops/context";
 import { requestDeadline } from "./ops/deadline";
 import { createFreshness } from "./ops/freshness";
@@ -30,7 +30,7 @@ import { tokens } from "./v1/tokens";
 import { wallet } from "./v1/wallet";
 
 // ── Configuration (README.md lists every variable) ─────────────────────────────────────────
-const config = readOpsConfig();
+const config = readSettings();
 const keys = loadKeyRing({
   apiKeys: config.apiKeys,
   keysFile: config.apiKeysFile,

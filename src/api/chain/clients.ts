@@ -1,8 +1,6 @@
 import { createPublicClient, http, type PublicClient } from "viem";
+import { config } from "../../../config.js";
 import type { ChainSetup } from "../../../protocols/chains";
-
-/** How long one JSON-RPC call may take before the request is answered with a 503. */
-const RPC_TIMEOUT_MS = Number(process.env.API_RPC_TIMEOUT_MS ?? 3_000);
 
 const clients = new Map<number, PublicClient>();
 
@@ -16,7 +14,8 @@ export function rpcClient(chain: ChainSetup): PublicClient {
     const url = chain.rpc[0];
     if (!url) throw new Error(`chain ${chain.id} has no RPC URL`);
     client = createPublicClient({
-      transport: http(url, { timeout: RPC_TIMEOUT_MS, retryCount: 1 }),
+      // One call may take `API_RPC_TIMEOUT_MS`; past the retry the request is answered with a 503.
+      transport: http(url, { timeout: config().rpcTimeoutMs, retryCount: 1 }),
     }) as PublicClient;
     clients.set(chain.id, client);
   }

@@ -18,18 +18,17 @@
  * never reaches below finality — instead of the whole graph. Entries newer than the last refresh
  * say from which block on rows were written, replacement blocks included.
  */
+
 import { db } from "ponder:api";
 import { token, v2Pair, v3Pool, v3Tick, vault } from "ponder:schema";
 import { and, eq, gt, inArray, sql } from "ponder";
+import { config } from "../../../config.js";
 import { type ChainSetup, servedChains } from "../../../protocols/chains";
 import { recordSnapshotRefresh, setSnapshotBlock } from "../ops/metrics";
 import { RoutingGraph } from "./graph";
 import { prepareRouteSearch } from "./search";
 import { AddressInterner, type V3TickRow, v2PoolOf, v3PoolOf, vaultPoolOf } from "./snapshot-rows";
 import type { Address } from "./types";
-
-/** How often the snapshot reads new rows (ms). */
-const REFRESH_INTERVAL_MS = Number(process.env.SNAPSHOT_REFRESH_MS ?? 200);
 
 /** The tables the snapshot reads, by the name of their undo log, with their key column. */
 const UNDO_LOGS = {
@@ -452,7 +451,7 @@ export function startSnapshotRefresh(): void {
     refreshSnapshots().catch((error: unknown) => {
       console.error("routing snapshot refresh failed", error);
     });
-  }, REFRESH_INTERVAL_MS);
+  }, config().snapshotRefreshMs);
   timer.unref();
 }
 

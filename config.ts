@@ -1,7 +1,14 @@
 import { z } from "zod";
 
-/** The operational settings of the HTTP API, read once from the environment at startup. */
-export type OpsConfig = {
+/**
+ * The service's settings from the environment: one schema for every variable the indexer and
+ * the API read by a fixed name (the per-chain `PONDER_RPC_URL_<id>`, `VAULTS_<id>`,
+ * `START_BLOCK_<id>`, `EXECUTION_<id>` are read by `protocols/chains.ts`). A malformed value
+ * stops the process at startup with a message naming the variable.
+ */
+
+/** The service's settings, read once from the environment at startup. */
+export type Config = {
   /** Comma-separated API keys (`API_KEYS`). */
   apiKeys: string[];
   /** JSON keys file (`API_KEYS_FILE`), see `loadKeyRing`. */
@@ -18,6 +25,12 @@ export type OpsConfig = {
   shutdownTimeoutMs: number;
   /** One JSON access-log line per request. */
   logRequests: boolean;
+  /** How often the in-memory routing snapshot reads the rows updated in the database. */
+  snapshotRefreshMs: number;
+  /** How long one JSON-RPC call of the API may take (it is tried twice). */
+  rpcTimeoutMs: number;
+  /** From the head at startup on, vault totals are re-read this often (blocks). */
+  vaultRefreshBlocks: number;
 };
 
 const count = (name: string) =>
@@ -51,10 +64,19 @@ const envSchema = z.object({
   LOG_REQUESTS: z
     .enum(["true", "false"], { error: "LOG_REQUESTS must be true or false" })
     .optional(),
+  SNAPSHOT_REFRESH_MS: count("SNAPSHOT_REFRESH_MS")
+    .refine((n) => n >= 1, { error: "SNAPSHOT_REFRESH_MS must be at least 1" })
+    .optional(),
+  API_RPC_TIMEOUT_MS: count("API_RPC_TIMEOUT_MS")
+    .refine((n) => n >= 1, { error: "API_RPC_TIMEOUT_MS must be at least 1" })
+    .optional(),
+  VAULT_REFRESH_BLOCKS: count("VAULT_REFRESH_BLOCKS")
+    .refine((n) => n >= 1, { error: "VAULT_REFRESH_BLOCKS must be at least 1" })
+    .optional(),
 });
 
 /** Defaults of every setting, as README.md lists them. */
-export const OPS_DEFAULTS = {
+export const DEFAULTS = {
   rateLimitRps: 10,
   rateLimitBurst: 20,
   redisPrefix: "shortcuts:",
@@ -62,13 +84,16 @@ export const OPS_DEFAULTS = {
   maxLagBlocks: 5,
   chainHeadCacheMs: 500,
   shutdownTimeoutMs: 10_000,
+  snapshotRefreshMs: 200,
+  rpcTimeoutMs: 3_000,
+  vaultRefreshBlocks: 1,
 } as const;
 
 /**
  * Reads the settings from `env` (empty strings count as unset). A malformed value stops the
  * API at startup with a message naming the variable, rather than running misconfigured.
  */
-export function readOpsConfig(env: NodeJS.ProcessEnv = process.env): OpsConfig {
+export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const present = Object.fromEntries(
     Object.keys(envSchema.shape).flatMap((name) => {
       const value = env[name]?.trim();
@@ -88,19 +113,30 @@ export function readOpsConfig(env: NodeJS.ProcessEnv = process.env): OpsConfig {
       .filter((k) => k.length > 0),
     apiKeysFile: e.API_KEYS_FILE,
     rateLimit: {
-      rps: e.RATE_LIMIT_RPS ?? OPS_DEFAULTS.rateLimitRps,
-      burst: e.RATE_LIMIT_BURST ?? OPS_DEFAULTS.rateLimitBurst,
+      rps: e.RATE_LIMIT_RPS ?? DEFAULTS.rateLimitRps,
+      burst: e.RATE_LIMIT_BURST ?? DEFAULTS.rateLimitBurst,
     },
     redis: e.REDIS_URL
       ? {
           url: e.REDIS_URL,
-          prefix: e.REDIS_PREFIX ?? OPS_DEFAULTS.redisPrefix,
-          timeoutMs: e.REDIS_TIMEOUT_MS ?? OPS_DEFAULTS.redisTimeoutMs,
+          prefix: e.REDIS_PREFIX ?? DEFAULTS.redisPrefix,
+          timeoutMs: e.REDIS_TIMEOUT_MS ?? DEFAULTS.redisTimeoutMs,
         }
       : undefined,
-    maxLagBlocks: e.MAX_LAG_BLOCKS ?? OPS_DEFAULTS.maxLagBlocks,
-    chainHeadCacheMs: e.CHAIN_HEAD_CACHE_MS ?? OPS_DEFAULTS.chainHeadCacheMs,
-    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS ?? OPS_DEFAULTS.shutdownTimeoutMs,
+    maxLagBlocks: e.MAX_LAG_BLOCKS ?? DEFAULTS.maxLagBlocks,
+    chainHeadCacheMs: e.CHAIN_HEAD_CACHE_MS ?? DEFAULTS.chainHeadCacheMs,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS ?? DEFAULTS.shutdownTimeoutMs,
     logRequests: e.LOG_REQUESTS !== "false",
+    snapshotRefreshMs: e.SNAPSHOT_REFRESH_MS ?? DEFAULTS.snapshotRefreshMs,
+    rpcTimeoutMs: e.API_RPC_TIMEOUT_MS ?? DEFAULTS.rpcTimeoutMs,
+    vaultRefreshBlocks: e.VAULT_REFRESH_BLOCKS ?? DEFAULTS.vaultRefreshBlocks,
   };
+}
+
+let current: Config | undefined;
+
+/** The process's settings, read from `process.env` on first use. */
+export function config(): Config {
+  current ??= readConfig();
+  return current;
 }

@@ -1,9 +1,9 @@
 import { describe, expect, test } from "vitest";
-import { readOpsConfig } from "../../src/api/ops/config.js";
+import { readConfig } from "../config.js";
 
-describe("ops configuration", () => {
+describe("configuration", () => {
   test("defaults with nothing set (empty strings count as unset)", () => {
-    expect(readOpsConfig({ API_KEYS: "", REDIS_PREFIX: "x:" })).toEqual({
+    expect(readConfig({ API_KEYS: "", REDIS_PREFIX: "x:" })).toEqual({
       apiKeys: [],
       apiKeysFile: undefined,
       rateLimit: { rps: 10, burst: 20 },
@@ -12,12 +12,15 @@ describe("ops configuration", () => {
       chainHeadCacheMs: 500,
       shutdownTimeoutMs: 10_000,
       logRequests: true,
+      snapshotRefreshMs: 200,
+      rpcTimeoutMs: 3_000,
+      vaultRefreshBlocks: 1,
     });
   });
 
   test("every variable", () => {
     expect(
-      readOpsConfig({
+      readConfig({
         API_KEYS: " k1-0123456789abcdef , ,k2-0123456789abcdef",
         API_KEYS_FILE: "/etc/keys.json",
         RATE_LIMIT_RPS: "2.5",
@@ -29,6 +32,9 @@ describe("ops configuration", () => {
         CHAIN_HEAD_CACHE_MS: "0",
         SHUTDOWN_TIMEOUT_MS: "30000",
         LOG_REQUESTS: "false",
+        SNAPSHOT_REFRESH_MS: "50",
+        API_RPC_TIMEOUT_MS: "1500",
+        VAULT_REFRESH_BLOCKS: "10",
       }),
     ).toEqual({
       apiKeys: ["k1-0123456789abcdef", "k2-0123456789abcdef"],
@@ -39,6 +45,9 @@ describe("ops configuration", () => {
       chainHeadCacheMs: 0,
       shutdownTimeoutMs: 30_000,
       logRequests: false,
+      snapshotRefreshMs: 50,
+      rpcTimeoutMs: 1_500,
+      vaultRefreshBlocks: 10,
     });
   });
 
@@ -49,9 +58,12 @@ describe("ops configuration", () => {
       [{ MAX_LAG_BLOCKS: "-1" }, "MAX_LAG_BLOCKS must be a whole number"],
       [{ REDIS_URL: "127.0.0.1:6379" }, "REDIS_URL must start with redis:// or rediss://"],
       [{ LOG_REQUESTS: "yes" }, "LOG_REQUESTS must be true or false"],
+      [{ SNAPSHOT_REFRESH_MS: "0" }, "SNAPSHOT_REFRESH_MS must be at least 1"],
+      [{ API_RPC_TIMEOUT_MS: "3s" }, "API_RPC_TIMEOUT_MS must be a whole number"],
+      [{ VAULT_REFRESH_BLOCKS: "0" }, "VAULT_REFRESH_BLOCKS must be at least 1"],
     ];
     for (const [env, message] of cases) {
-      expect(() => readOpsConfig(env)).toThrow(`Invalid configuration: ${message}.`);
+      expect(() => readConfig(env)).toThrow(`Invalid configuration: ${message}.`);
     }
   });
 });
