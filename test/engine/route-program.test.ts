@@ -1,0 +1,196 @@
+/**
+ * Route programs without a chain, a database or a server: a quoted route in, the program's
+ * calls out, for each routing strategy, each pool kind's steps as `protocols/<slug>/pool.ts`
+ * writes them.
+ */
+import type { Address, Hex } from "viem";
+import { describe, expect, test } from "vitest";
+import { decodeCommandTarget } from "../../src/api/bundling/commandLayout.js";
+import type { PlannedProgram } from "../../src/api/bundling/planner.js";
+import {
+  planRouteProgram,
+  type RouteProgramParameters,
+  UnsupportedRouteError,
+} from "../../src/api/routing/route-program.js";
+import type {
+  Edge,
+  RouteQuote,
+  V2Pool,
+  V3Pool,
+  VaultPool,
+  WrapperPool,
+} from "../../src/api/routing/types.js";
+
+const address = (n: number): Address => `0x${n.toString(16).padStart(40, "0")}`;
+const usdc = address(0x1001);
+const weth = address(0x1002);
+const dai = address(0x1003);
+const native = "0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee";
+const execution = {
+  router: address(0x9001),
+  executor: address(0x9002),
+  delegateExecutor: address(0x9003),
+  walletFactory: address(0x9004),
+  walletImplementation: address(0x9005),
+  minAmountOutCheck: address(0x9006),
+  programValues: address(0x9007),
+};
+const swapRouter = address(0x3001);
+const user = address(0x7777);
+const receiver = address(0x8888);
+
+const pair: V2Pool = {
+  kind: "v2",
+  protocol: "uniswap-v2",
+  address: address(0x2001),
+  token0: usdc,
+  token1: weth,
+  reserve0: 10n ** 12n,
+  reserve1: 10n ** 21n,
+  feePpm: 3000,
+};
+const pool: V3Pool = {
+  kind: "v3",
+  protocol: "uniswap-v3",
+  address: address(0x2002),
+  token0: usdc,
+  token1: dai,
+  feePpm: 500,
+  tickSpacing: 10,
+  sqrtPriceX96: 2n ** 96n,
+  tick: 0,
+  liquidity: 10n ** 18n,
+  ticks: [],
+};
+const vault: VaultPool = {
+  kind: "erc4626",
+  protocol: "savings-vaults",
+  address: address(0x2003),
+  asset: dai,
+  totalAssets: 10n ** 21n,
+  totalSupply: 10n ** 21n,
+  decimalsOffset: 0,
+};
+const wrapper: WrapperPool = { kind: "wrap", protocol: "wrapped-native", address: weth };
+
+const hop = (edge: Edge, amountIn: bigint, amountOut: bigint) => ({ edge, amountIn, amountOut });
+const route = (tokenIn: Address, tokenOut: Address, hops: ReturnType<typeof hop>[]) => {
+  const first = hops[0];
+  const last = hops.at(-1);
+  if (!first || !last) throw new Error("a route has hops");
+  const quote: RouteQuote = {
+    tokenIn,
+    tokenOut,
+    amountIn: first.amountIn,
+    amountOut: last.amountOut,
+    legs: [{ amountIn: first.amountIn, amountOut: last.amountOut, hops }],
+    gasUnits: 0n,
+    gasCostInTokenOut: 0n,
+  };
+  return quote;
+};
+
+/** USDC → WETH on the pair, then WETH → native through the wrapper. */
+const toNative = route(usdc, native, [
+  hop({ pool: pair, tokenIn: usdc, tokenOut: weth, action: "swap" }, 1_000n, 900n),
+  hop({ pool: wrapper, tokenIn: weth, tokenOut: native, action: "unwrap" }, 900n, 900n),
+]);
+/** USDC → DAI on the V3 pool, then DAI into the vault. */
+const toShares = route(usdc, vault.address, [
+  hop({ pool, tokenIn: usdc, tokenOut: dai, action: "swap" }, 5_000n, 4_990n),
+  hop({ pool: vault, tokenIn: dai, tokenOut: vault.address, action: "deposit" }, 4_990n, 4_980n),
+]);
+
+const plan = (quote: RouteQuote, p: Partial<RouteProgramParameters>): PlannedProgram =>
+  planRouteProgram({
+    strategy: "router",
+    execution,
+    swapRouter,
+    account: execution.executor,
+    weth,
+    receiver,
+    quote,
+    ...p,
+  });
+
+/** Each call as [label, function, target]; each command word must name the same target. */
+function callsOf(program: PlannedProgram): [string, string, Address][] {
+  for (const call of program.calls) {
+    const word = program.commands[call.commandIndex] as Hex;
+    expect(decodeCommandTarget(word).target.toLowerCase()).toBe(call.target.toLowerCase());
+  }
+  return program.calls.map((c) => [c.label, c.functionName, c.target]);
+}
+
+describe("route programs", () => {
+  test("router: the executor swaps on the pair, unwraps, and sweeps native currency to the receiver", () => {
+    expect(callsOf(plan(toNative, {}))).toEqual([
+      ["swap on uniswap v2", "uniswapV2Swap", execution.executor],
+      ["unwrap", "withdraw", weth],
+      ["sweep", "sweep", execution.executor],
+    ]);
+  });
+
+  test("delegate: deadline, balance before, the pair paid and swapped, unwrap, minimum checked", () => {
+    const program = plan(toNative, {
+      strategy: "delegate",
+      account: user,
+      receiver: user,
+      bounds: { deadline: 1_000n, slippageBps: 100 },
+      minAmountOut: 891n,
+    });
+    expect(callsOf(program)).toEqual([
+      ["check deadline", "checkDeadline", execution.minAmountOutCheck],
+      ["read balance", "balanceOf", execution.minAmountOutCheck],
+      ["transfer", "transfer", usdc],
+      ["quote uniswap v2", "uniswapV2AmountOut", execution.programValues],
+      ["swap on uniswap v2", "swap", pair.address],
+      ["unwrap", "withdraw", weth],
+      ["check minimum output", "checkMinAmountOut", execution.minAmountOutCheck],
+    ]);
+  });
+
+  test("delegate: a V3 hop goes through SwapRouter with the hop's own minimum and the deadline", () => {
+    const program = plan(toShares, {
+      strategy: "delegate",
+      account: user,
+      receiver,
+      bounds: { deadline: 1_000n, slippageBps: 100 },
+      minAmountOut: 4_930n,
+    });
+    expect(callsOf(program)).toEqual([
+      ["check deadline", "checkDeadline", execution.minAmountOutCheck],
+      ["read balance", "balanceOf", execution.minAmountOutCheck],
+      // SwapRouter pulls the input: approved for the swap, the approval reset after it.
+      ["approve", "approve", usdc],
+      ["swap on uniswap v3 router", "exactInputSingle", swapRouter],
+      ["approve", "approve", usdc],
+      ["approve", "approve", dai],
+      ["deposit", "deposit", vault.address],
+      ["check minimum output", "checkMinAmountOut", execution.minAmountOutCheck],
+    ]);
+    // The SwapRouter call carries the hop's 4,990 less 1% (4,940) and the deadline.
+    const state = program.state.join("");
+    expect(state).toContain(4_940n.toString(16).padStart(64, "0"));
+    expect(state).toContain(1_000n.toString(16).padStart(64, "0"));
+  });
+
+  test("a strategy that cannot execute a hop says why", () => {
+    // Outside the router, unwrapping pays the executing account only.
+    expect(() =>
+      plan(toNative, {
+        strategy: "delegate",
+        account: user,
+        receiver,
+        bounds: { deadline: 1_000n, slippageBps: 100 },
+      }),
+    ).toThrow(
+      new UnsupportedRouteError(
+        "routingStrategy=delegate cannot pay native currency to a receiver other than the executing account; use routingStrategy=router",
+      ),
+    );
+    expect(() =>
+      plan(toShares, { strategy: "corewallet", account: user, swapRouter: undefined }),
+    ).toThrow(new UnsupportedRouteError("no Uniswap V3 SwapRouter is configured on this chain"));
+  });
+});
