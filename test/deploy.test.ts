@@ -17,6 +17,7 @@ import { RouterExecutorAbi } from "../abis/generated/RouterExecutor.js";
 import { ShortcutRouterAbi } from "../abis/generated/ShortcutRouter.js";
 import { EXECUTION_LAYER_CONTRACTS, loadArtifact } from "../contracts/build.js";
 import type { AnvilInstance } from "../devnet/anvil.js";
+import { ExecutionNotDeployedError } from "../engine/errors.js";
 import type { ChainSetup } from "../protocols/chains.js";
 import {
   CANONICAL_UNISWAP_V3_FACTORY,
@@ -32,6 +33,7 @@ import {
   PROXY_DEPLOYMENT_TX,
   PROXY_RUNTIME_CODE,
 } from "../scripts/deploy.js";
+import { engineApiError } from "../src/api/errors.js";
 import { executionContracts } from "../src/api/routing/plan-route.js";
 import { startTestAnvil } from "./harness/anvil.js";
 
@@ -115,9 +117,12 @@ describe("npm run deploy: the execution layer at deterministic addresses", () =>
   });
 
   test("before deployment the API answers 503 for a chain without EXECUTION_1", async () => {
-    await expect(
-      executionContracts(chainWithoutExecution(anvil, CANONICAL_UNISWAP_V3_FACTORY), client),
-    ).rejects.toMatchObject({
+    const error = await executionContracts(
+      chainWithoutExecution(anvil, CANONICAL_UNISWAP_V3_FACTORY),
+      client,
+    ).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ExecutionNotDeployedError);
+    expect(engineApiError(error as ExecutionNotDeployedError)).toMatchObject({
       statusCode: 503,
       message: `The execution contracts are not deployed on chain 1: EXECUTION_1 is not set and the deterministic addresses (router ${predicted.router}) hold no code; routes cannot be executed there.`,
     });

@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { EngineError, type EngineErrorType } from "../../engine/errors";
 
 const REASONS: Record<number, string> = {
   400: "Bad Request",
@@ -50,6 +51,31 @@ export function errorBody(
   };
 }
 
+/**
+ * The status each failure of the core answers with: the one place where core errors meet HTTP.
+ * Keyed by the classes' names, so a new class fails to compile until it is given a status.
+ */
+export const ENGINE_ERROR_STATUS = {
+  InvalidArgumentError: 400,
+  MissingArgumentError: 400,
+  UnknownActionError: 400,
+  UnknownPoolError: 400,
+  UnsupportedOnChainError: 400,
+  UnknownTokenError: 404,
+  NoRouteError: 422,
+  InsufficientLiquidityError: 422,
+  UnsupportedByStrategyError: 422,
+  InputNotSimulatableError: 422,
+  SimulationRevertedError: 422,
+  ChainUnavailableError: 503,
+  ExecutionNotDeployedError: 503,
+} as const satisfies Record<EngineErrorType["name"], ContentfulStatusCode>;
+
+/** A core failure as the client sees it: its status, its message and its details. */
+export function engineApiError(error: EngineError): ApiError {
+  return new ApiError(ENGINE_ERROR_STATUS[error.name], error.message, error.details);
+}
+
 /** Postgres SQLSTATEs of a lost or refused connection: class 08 and the server shutting down. */
 const CONNECTION_SQLSTATE = /^(08...|57P0[123])$/;
 /** Socket errors of a database that is down or restarting. */
@@ -79,9 +105,17 @@ export function databaseUnavailable(error: unknown): ApiError | undefined {
   return undefined;
 }
 
+/** The answer meant for the client that `error` carries (an ApiError or a core failure), if any. */
+export function clientError(error: unknown): ApiError | undefined {
+  if (error instanceof ApiError) return error;
+  if (error instanceof EngineError) return engineApiError(error);
+  return undefined;
+}
+
 /** Hono `onError`: client errors as they are, anything else as an opaque 500 (logged). */
 export function handleError(error: Error, c: Context): Response {
-  if (error instanceof ApiError) return c.json(error.toBody(), error.statusCode);
+  const client = clientError(error);
+  if (client) return c.json(client.toBody(), client.statusCode);
   console.error(error);
   return c.json(errorBody(500, "Internal error; the request was not processed."), 500);
 }

@@ -7,7 +7,7 @@ import { config as readSettings } from "../../config.js";
 import packageJson from "../../package.json";
 import { servedChains } from "../../protocols/chains";
 import { rpcClient } from "./chain/clients";
-import { ApiError, databaseUnavailable, errorBody, handleError, handleNotFound } from "./errors";
+import { clientError, databaseUnavailable, errorBody, handleError, handleNotFound } from "./errors";
 import { describeMiddleware, errorResponse } from "./openapi/registry";
 import { openApiRoutes } from "./openapi/routes";
 import { loadKeyRing, requireApiKey } from "./ops/auth";
@@ -180,9 +180,8 @@ app.route("/v1/wallet", wallet);
 app.all("*", handleNotFound);
 app.notFound(handleNotFound);
 app.onError((error, c) => {
-  if (error instanceof ApiError) return handleError(error, c);
-  const unavailable = databaseUnavailable(error);
-  if (unavailable) return handleError(unavailable, c);
+  const answer = clientError(error) ?? databaseUnavailable(error);
+  if (answer) return handleError(answer, c);
   const requestId = c.get("requestId");
   log("error", "unhandled error", { requestId, ...errorFields(error) });
   return c.json(

@@ -9,10 +9,15 @@
 import type { Address } from "viem";
 import { erc20Abi, getAbiItem } from "viem";
 import type { z } from "zod";
+import {
+  EngineError,
+  InvalidArgumentError,
+  MissingArgumentError,
+  UnknownActionError,
+} from "../../../engine/errors";
 import type { ChainSetup } from "../../../protocols/chains";
 import { isNativeToken } from "../../../protocols/native";
 import { protocols } from "../../../protocols/registry";
-import { ApiError } from "../errors";
 import type { RoutingGraph } from "../routing/graph";
 import type { RouteStep } from "../routing/plan-route";
 import type { ExecutionContracts, RoutingStrategy } from "../routing/route-program";
@@ -112,16 +117,17 @@ function echo(value: unknown): unknown {
 }
 
 /**
- * Compiles `actions`; every client mistake is an ApiError 400 naming `actions[i].args.field`.
+ * Compiles `actions`; every client mistake is an engine error whose `path` names
+ * `actions[i].args.field` and whose `actionIndex` is the action's.
  * @example compileBundle({ actions, strategy: "router", contracts, chain, graph, gasPriceWei, account, receiver, from })
  */
 export function compileBundle(params: CompileBundleParameters): CompiledBundle {
   const { actions } = params;
-  if (actions.length === 0)
-    throw new ApiError(400, "The bundle is empty: send at least one action.");
+  if (actions.length === 0) {
+    throw new InvalidArgumentError("The bundle is empty: send at least one action.");
+  }
   if (actions.length > MAX_BUNDLE_ACTIONS) {
-    throw new ApiError(
-      400,
+    throw new InvalidArgumentError(
       `The bundle has ${actions.length} actions; at most ${MAX_BUNDLE_ACTIONS} are accepted.`,
     );
   }
@@ -178,47 +184,50 @@ function compilePass(
 
   actions.forEach((action, i) => {
     const where = `actions[${i}]`;
+    const at = (field: string) => ({ path: `${where}${field}`, actionIndex: i });
     if (typeof action !== "object" || action === null || Array.isArray(action)) {
-      throw new ApiError(400, `${where}: expected an object { protocol, action, args }.`);
+      throw new InvalidArgumentError("expected an object { protocol, action, args }.", at(""));
     }
-    if (typeof action.protocol !== "string")
-      throw new ApiError(400, `${where}.protocol: expected a protocol slug string.`);
-    if (typeof action.action !== "string")
-      throw new ApiError(400, `${where}.action: expected an action name string.`);
+    if (typeof action.protocol !== "string") {
+      throw new InvalidArgumentError("expected a protocol slug string.", at(".protocol"));
+    }
+    if (typeof action.action !== "string") {
+      throw new InvalidArgumentError("expected an action name string.", at(".action"));
+    }
     const protocol = protocols.find((p) => p.slug === action.protocol);
     if (!protocol) {
-      throw new ApiError(
-        400,
-        `${where}.protocol: unknown protocol "${action.protocol}"; known protocols and actions: ${listing()}.`,
+      throw new UnknownActionError(
+        `unknown protocol "${action.protocol}"; known protocols and actions: ${listing()}.`,
+        { ...at(".protocol"), protocol: action.protocol },
       );
     }
     // Own keys only: names such as `constructor` or `__proto__` are not actions.
     const known = protocolActions(protocol);
     const spec = Object.hasOwn(known, action.action) ? known[action.action] : undefined;
     if (!spec) {
-      throw new ApiError(
-        400,
-        `${where}.action: ${protocol.slug} has no action "${action.action}"; its actions: ${Object.keys(protocolActions(protocol)).join(", ")}.`,
+      throw new UnknownActionError(
+        `${protocol.slug} has no action "${action.action}"; its actions: ${Object.keys(protocolActions(protocol)).join(", ")}.`,
+        { ...at(".action"), protocol: protocol.slug, action: action.action },
       );
     }
     const rawArgs = action.args === undefined ? {} : action.args;
     if (typeof rawArgs !== "object" || rawArgs === null || Array.isArray(rawArgs)) {
-      throw new ApiError(
-        400,
-        `${where}.args: expected an object of named arguments, got ${rawArgs === null ? "null" : Array.isArray(rawArgs) ? "an array" : `a ${typeof rawArgs}`}.`,
+      throw new InvalidArgumentError(
+        `expected an object of named arguments, got ${rawArgs === null ? "null" : Array.isArray(rawArgs) ? "an array" : `a ${typeof rawArgs}`}.`,
+        at(".args"),
       );
     }
     const parsed = spec.args.safeParse(rawArgs);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      const path = zodPath(issue);
+      const location = at(`.args${zodPath(issue)}`);
       const missing = valueAt(action.args, issue?.path ?? []) === undefined;
-      throw new ApiError(
-        400,
-        missing
-          ? `${where}.args${path} is required.`
-          : `${where}.args${path}: ${issue?.message ?? "invalid value"}.`,
-      );
+      throw missing
+        ? new MissingArgumentError({ ...location, cause: parsed.error })
+        : new InvalidArgumentError(`${issue?.message ?? "invalid value"}.`, {
+            ...location,
+            cause: parsed.error,
+          });
     }
     const args = parsed.data as Record<string, unknown>;
     const literal = spec.input?.(args as never, { graph: params.graph });
@@ -226,27 +235,27 @@ function compilePass(
 
     const resolve = (arg: AmountArg, field: string): ResolvedAmount => {
       if (typeof arg === "bigint") return { value: arg, estimate: arg };
-      const path = `${where}.args.${field}`;
+      const location = at(`.args.${field}`);
       if (arg.ref >= i) {
-        throw new ApiError(
-          400,
-          `${path}: useOutputOfCallAt ${arg.ref} does not point to an earlier action (this is action ${i}).`,
+        throw new InvalidArgumentError(
+          `useOutputOfCallAt ${arg.ref} does not point to an earlier action (this is action ${i}).`,
+          location,
         );
       }
       const produced = outputs[arg.ref] ?? [];
       const out = produced[arg.index];
       if (!out) {
-        throw new ApiError(
-          400,
+        throw new InvalidArgumentError(
           produced.length === 0
-            ? `${path}: action ${arg.ref} (${actions[arg.ref]?.protocol} ${actions[arg.ref]?.action}) has no output to use.`
-            : `${path}: action ${arg.ref} has ${produced.length} output${produced.length === 1 ? "" : "s"}; index ${arg.index} does not exist.`,
+            ? `action ${arg.ref} (${actions[arg.ref]?.protocol} ${actions[arg.ref]?.action}) has no output to use.`
+            : `action ${arg.ref} has ${produced.length} output${produced.length === 1 ? "" : "s"}; index ${arg.index} does not exist.`,
+          location,
         );
       }
       if (out.kind !== "amount") {
-        throw new ApiError(
-          400,
-          `${path}: output ${arg.index} of action ${arg.ref} is not an amount.`,
+        throw new InvalidArgumentError(
+          `output ${arg.index} of action ${arg.ref} is not an amount.`,
+          location,
         );
       }
       return { value: out.value, estimate: out.estimate };
@@ -277,19 +286,13 @@ function compilePass(
       lastOutputToken =
         produced.findLast((o) => o.kind === "amount" && o.token)?.token ?? lastOutputToken;
     } catch (error) {
-      if (error instanceof ApiError) {
-        // Action-level messages start with `args.`: prefix the action.
-        throw new ApiError(
-          error.statusCode,
-          error.message.startsWith("actions[")
-            ? error.message
-            : error.message.startsWith("args")
-              ? `${where}.${error.message}`
-              : `${where}: ${error.message}`,
-          error.details,
-        );
+      // An action's own errors are relative to it (`args.amountIn`): place them in the bundle.
+      if (error instanceof EngineError) {
+        throw error.actionIndex === undefined ? error.inAction(i) : error;
       }
-      if (error instanceof PlannerError) throw new ApiError(400, `${where}: ${error.message}.`);
+      if (error instanceof PlannerError) {
+        throw new InvalidArgumentError(`${error.message}.`, { ...at(""), cause: error });
+      }
       throw error;
     }
     bundle.push({
@@ -342,8 +345,11 @@ function compilePass(
   try {
     program = planner.plan();
   } catch (error) {
-    if (error instanceof PlannerError)
-      throw new ApiError(400, `The bundle cannot be compiled: ${error.message}.`);
+    if (error instanceof PlannerError) {
+      throw new InvalidArgumentError(`The bundle cannot be compiled: ${error.message}.`, {
+        cause: error,
+      });
+    }
     throw error;
   }
   return {

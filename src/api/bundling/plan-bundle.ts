@@ -15,6 +15,13 @@ import {
 } from "viem";
 import { MinAmountOutCheckAbi } from "../../../abis/generated/MinAmountOutCheck.js";
 import { RouterExecutorAbi } from "../../../abis/generated/RouterExecutor.js";
+import {
+  ChainUnavailableError,
+  InputNotSimulatableError,
+  InvalidArgumentError,
+  SimulationRevertedError,
+  UnsupportedByStrategyError,
+} from "../../../engine/errors";
 import type { ChainSetup } from "../../../protocols/chains";
 import { isNativeToken, NATIVE_TOKEN_ADDRESS } from "../../../protocols/native";
 import {
@@ -26,7 +33,6 @@ import {
   simulationUnavailable,
 } from "../chain/simulate";
 import { fundingStateDiff, SlotNotFoundError, type TokenSlotFinder } from "../chain/slots";
-import { ApiError } from "../errors";
 import { recordSimulation } from "../ops/metrics";
 import type { RoutingGraph } from "../routing/graph";
 import type { RouteStep } from "../routing/plan-route";
@@ -127,11 +133,13 @@ async function fundOverrides(
         }),
       };
     } catch (error) {
-      if (error instanceof SimulationUnavailableError) throw simulationUnavailable(ctx.chain.id);
+      if (error instanceof SimulationUnavailableError) {
+        throw simulationUnavailable(ctx.chain.id, error);
+      }
       if (error instanceof SlotNotFoundError) {
-        throw new ApiError(
-          422,
+        throw new InputNotSimulatableError(
           `Cannot simulate with ${displayAddress(token)} as an input: its ${error.what} storage could not be located.${error.remedy}`,
+          { token, cause: error },
         );
       }
       throw error;
@@ -176,15 +184,15 @@ function seenInLogs(
  * where (and what its logs reveal), and fixes the default deadline (its block's timestamp + 20
  * minutes); the final program checks those outputs at the simulated amounts less the slippage
  * (the router checks them itself), and the final transaction is simulated as returned.
- * @throws ApiError 400 for malformed actions, 422 when the simulation reverts (naming the action).
+ * @throws InvalidArgumentError (and the compiler's errors) for malformed actions,
+ * SimulationRevertedError naming the action when the simulation reverts, ChainUnavailableError.
  */
 export async function planBundle(ctx: BundleContext, req: BundleRequest): Promise<BundleAnswer> {
   const contracts = await executionContracts(ctx.chain, ctx.client);
   const strategy = req.routingStrategy;
   const from = getAddress(req.fromAddress);
   if (req.spender !== lower(from) && strategy !== "corewallet") {
-    throw new ApiError(
-      400,
+    throw new InvalidArgumentError(
       `Query parameter \`spender\` must equal \`fromAddress\` with routingStrategy=${strategy}.`,
     );
   }
@@ -216,15 +224,13 @@ export async function planBundle(ctx: BundleContext, req: BundleRequest): Promis
   let compiled = compile({ deadline: simulatedDeadline });
   const inputs = [...compiled.inputs.entries()];
   if (strategy !== "delegate" && inputs.length > 1) {
-    throw new ApiError(
-      400,
+    throw new InvalidArgumentError(
       `With routingStrategy=${strategy} a bundle spends one input token from the caller; this one spends ${inputs.map(([t]) => displayAddress(t)).join(" and ")}.`,
     );
   }
   const [input] = inputs;
   if (strategy === "router" && !input) {
-    throw new ApiError(
-      400,
+    throw new InvalidArgumentError(
       "With routingStrategy=router a bundle must spend an input token with a literal amount (the router pulls it first).",
     );
   }
@@ -286,12 +292,16 @@ export async function planBundle(ctx: BundleContext, req: BundleRequest): Promis
       recordSimulation(performance.now() - started, simulation.results[reads.length]?.ok === true);
     } catch (error) {
       if (error instanceof SimulationUnavailableError) {
-        throw simulationUnavailable(ctx.chain.id);
+        throw simulationUnavailable(ctx.chain.id, error);
       }
       throw error;
     }
     const sent = simulation.results[reads.length];
-    if (!sent) throw new ApiError(503, "The chain node returned an incomplete simulation.");
+    if (!sent) {
+      throw new ChainUnavailableError("The chain node returned an incomplete simulation.", {
+        chainId: ctx.chain.id,
+      });
+    }
     if (!sent.ok) {
       const reason = describeRevert({ data: sent.revertData, calls: c.program.calls });
       const stepIndex = reason.step?.index;
@@ -300,14 +310,18 @@ export async function planBundle(ctx: BundleContext, req: BundleRequest): Promis
           ? undefined
           : c.firstCall.reduce((found, first, i) => (first <= stepIndex ? i : found), 0);
       const action = actionIndex === undefined ? undefined : c.bundle[actionIndex];
-      throw new ApiError(
-        422,
+      throw new SimulationRevertedError(
         action
           ? `Action ${actionIndex} (${action.protocol} ${action.action}) failed in simulation: ${reason.message}.`
           : `The bundle's transaction reverted in simulation: ${reason.message}.`,
         {
-          blockNumber: Number(simulation.blockNumber),
-          ...(actionIndex !== undefined ? { actionIndex } : {}),
+          actionIndex,
+          blockNumber: simulation.blockNumber,
+          revertData: sent.revertData,
+          details: {
+            blockNumber: Number(simulation.blockNumber),
+            ...(actionIndex !== undefined ? { actionIndex } : {}),
+          },
         },
       );
     }
@@ -382,8 +396,7 @@ export async function planBundle(ctx: BundleContext, req: BundleRequest): Promis
       ? atReceiver
       : delivered.filter((r) => last && r.account === getAddress(last.to));
   if (strategy === "router" && chosen.length === 0) {
-    throw new ApiError(
-      422,
+    throw new UnsupportedByStrategyError(
       "The bundle delivers nothing the router could check: no token reaches the receiver or a transfer target.",
     );
   }

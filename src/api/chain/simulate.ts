@@ -4,7 +4,7 @@
  * transaction delivered, and the transaction's own `gasUsed`.
  */
 import { type Address, type Hex, numberToHex, type PublicClient } from "viem";
-import { ApiError } from "../errors";
+import { ChainUnavailableError } from "../../../engine/errors";
 
 export type SimulationCall = { from: Address; to: Address; data: Hex; value?: bigint };
 
@@ -56,11 +56,11 @@ export class SimulationUnavailableError extends Error {
   override readonly name = "SimulationUnavailableError";
 }
 
-/** The 503 a request gets when `chainId`'s node cannot simulate it. */
-export function simulationUnavailable(chainId: number): ApiError {
-  return new ApiError(
-    503,
+/** The failure a request meets when `chainId`'s node cannot simulate it (`cause`: why). */
+export function simulationUnavailable(chainId: number, cause?: unknown): ChainUnavailableError {
+  return new ChainUnavailableError(
     `The RPC node of chain ${chainId} did not answer the simulation. Retry shortly.`,
+    { chainId, cause },
   );
 }
 

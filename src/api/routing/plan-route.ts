@@ -2,7 +2,7 @@
  * From a validated route request to the answer: find the best route in the chain's graph, build
  * the transaction of the requested strategy, simulate it against the latest block with the
  * caller given the input (and approval) it may not have yet, and report what the simulation
- * delivered. Errors are `ApiError`s with the status the client should see.
+ * delivered. Failures are the core's typed errors (engine/errors.ts); the API gives them statuses.
  */
 import {
   type Address,
@@ -13,6 +13,17 @@ import {
   type PublicClient,
 } from "viem";
 import { MinAmountOutCheckAbi } from "../../../abis/generated/MinAmountOutCheck.js";
+import {
+  ChainUnavailableError,
+  ExecutionNotDeployedError,
+  InputNotSimulatableError,
+  InsufficientLiquidityError,
+  InvalidArgumentError,
+  NoRouteError,
+  SimulationRevertedError,
+  UnknownTokenError,
+  UnsupportedByStrategyError,
+} from "../../../engine/errors";
 import type { ChainSetup } from "../../../protocols/chains";
 import { EXECUTION_ADDRESS_NAMES } from "../../../protocols/execution-addresses";
 import { isNativeToken, NATIVE_TOKEN_ADDRESS } from "../../../protocols/native";
@@ -41,7 +52,6 @@ import {
   simulationUnavailable,
 } from "../chain/simulate.js";
 import { fundingStateDiff, SlotNotFoundError, type TokenSlotFinder } from "../chain/slots.js";
-import { ApiError } from "../errors";
 import { recordRouteSearch, recordSimulation } from "../ops/metrics";
 import type { RouteRequest } from "../v1/route-query";
 import type { RoutingGraph } from "./graph";
@@ -108,8 +118,11 @@ async function deterministicLayerFound(
   if (deterministicLayerChains.has(chainId)) return true;
   const codes = await Promise.all(
     EXECUTION_ADDRESS_NAMES.map((n) => client.getCode({ address: addresses[n] })),
-  ).catch(() => {
-    throw new ApiError(503, `The RPC node of chain ${chainId} is unreachable; try again shortly.`);
+  ).catch((cause: unknown) => {
+    throw new ChainUnavailableError(
+      `The RPC node of chain ${chainId} is unreachable; try again shortly.`,
+      { chainId, cause },
+    );
   });
   const found = codes.every((code) => code !== undefined && code !== "0x");
   if (found) deterministicLayerChains.add(chainId);
@@ -120,7 +133,8 @@ async function deterministicLayerFound(
  * The chain's execution contracts: those `EXECUTION_<id>` names, or, without it, the
  * deterministic addresses of `npm run deploy` once code is found at every one of them (read
  * from the chain at first use, not at configuration time).
- * @throws ApiError 503 when they are not deployed there, or the node does not answer.
+ * @throws ExecutionNotDeployedError when they are not deployed there; ChainUnavailableError
+ * when the node does not answer.
  */
 export async function executionContracts(
   chain: ChainSetup,
@@ -135,11 +149,11 @@ export async function executionContracts(
   }
   const missing = EXECUTION_ADDRESS_NAMES.filter((n) => chain.execution[n] === undefined);
   if (missing.length > 0) {
-    throw new ApiError(
-      503,
+    throw new ExecutionNotDeployedError(
       deterministic !== undefined
         ? `The execution contracts are not deployed on chain ${chain.id}: EXECUTION_${chain.id} is not set and the deterministic addresses (router ${deterministic.router}) hold no code; routes cannot be executed there.`
         : `The execution contracts are not deployed on chain ${chain.id} (missing: ${missing.join(", ")}); routes cannot be executed there.`,
+      { chainId: chain.id, missing },
     );
   }
   return Object.fromEntries(
@@ -188,11 +202,13 @@ async function inputOverrides(
   try {
     return { [params.token]: { stateDiff: await fundingStateDiff(ctx.slots, ctx.client, params) } };
   } catch (error) {
-    if (error instanceof SimulationUnavailableError) throw simulationUnavailable(ctx.chain.id);
+    if (error instanceof SimulationUnavailableError) {
+      throw simulationUnavailable(ctx.chain.id, error);
+    }
     if (error instanceof SlotNotFoundError) {
-      throw new ApiError(
-        422,
+      throw new InputNotSimulatableError(
         `Cannot simulate with ${error.token} as tokenIn: its ${error.what} storage could not be located for the state override.${error.remedy}`,
+        { token: params.token, cause: error },
       );
     }
     throw error;
@@ -239,7 +255,9 @@ function decodeBalance(data: Hex): bigint {
 
 /**
  * Plans, encodes and simulates a route.
- * @throws ApiError 404 unknown token, 422 no route / cannot fill / simulation reverted, 503 chain down.
+ * @throws UnknownTokenError, InvalidArgumentError, NoRouteError, InsufficientLiquidityError,
+ * UnsupportedByStrategyError, InputNotSimulatableError, SimulationRevertedError,
+ * ChainUnavailableError, ExecutionNotDeployedError.
  */
 export async function planRoute(ctx: PlanRouteContext, req: RouteRequest): Promise<RouteAnswer> {
   const contracts = await executionContracts(ctx.chain, ctx.client);
@@ -252,30 +270,30 @@ export async function planRoute(ctx: PlanRouteContext, req: RouteRequest): Promi
     ["tokenOut", tokenOut],
   ] as const) {
     if (!graphHasToken(ctx.graph, t)) {
-      throw new ApiError(
-        404,
+      throw new UnknownTokenError(
         `Unknown token ${displayAddress(t)} (\`${name}\`): no indexed pool or vault on chain ${ctx.chain.id} holds it.`,
+        { token: t },
       );
     }
   }
   const nativeIn = isNativeToken(tokenIn);
   if (req.spender !== req.fromAddress && strategy !== "corewallet") {
-    throw new ApiError(
-      400,
+    throw new InvalidArgumentError(
       `Query parameter \`spender\` must equal \`fromAddress\` with routingStrategy=${strategy}: the input is spent from the sender's own account.`,
     );
   }
   const fee = req.fee ?? 0;
   if (fee > 0 && nativeIn && strategy !== "router") {
-    throw new ApiError(
-      400,
+    throw new InvalidArgumentError(
       "Query parameter `fee`: a fee on a native-currency input needs routingStrategy=router.",
     );
   }
   const feeAmount = routeFeeAmount(req.amountIn, fee);
   const routedIn = req.amountIn - feeAmount;
   if (routedIn === 0n) {
-    throw new ApiError(400, "Query parameter `amountIn`: nothing is left to route after the fee.");
+    throw new InvalidArgumentError(
+      "Query parameter `amountIn`: nothing is left to route after the fee.",
+    );
   }
 
   // Where the program runs, and who gets the output (toEOA=false: the executing account).
@@ -297,13 +315,13 @@ export async function planRoute(ctx: PlanRouteContext, req: RouteRequest): Promi
   recordRouteSearch(performance.now() - started);
   if (!found.ok) {
     throw found.reason === "no-path"
-      ? new ApiError(
-          422,
+      ? new NoRouteError(
           `No route from ${displayAddress(tokenIn)} to ${displayAddress(tokenOut)} on chain ${ctx.chain.id}.`,
+          { tokenIn, tokenOut },
         )
-      : new ApiError(
-          422,
+      : new InsufficientLiquidityError(
           `The liquidity between ${displayAddress(tokenIn)} and ${displayAddress(tokenOut)} cannot fill an input of ${routedIn} wei; try a smaller amountIn.`,
+          { tokenIn, tokenOut, amountIn: routedIn },
         );
   }
   const quote = found.quote;
@@ -369,7 +387,9 @@ export async function planRoute(ctx: PlanRouteContext, req: RouteRequest): Promi
         }),
       };
     } catch (error) {
-      if (error instanceof UnsupportedRouteError) throw new ApiError(422, `${error.message}.`);
+      if (error instanceof UnsupportedRouteError) {
+        throw new UnsupportedByStrategyError(`${error.message}.`, { cause: error });
+      }
       throw error;
     }
   };
@@ -415,19 +435,27 @@ export async function planRoute(ctx: PlanRouteContext, req: RouteRequest): Promi
     });
   } catch (error) {
     if (error instanceof SimulationUnavailableError) {
-      throw simulationUnavailable(ctx.chain.id);
+      throw simulationUnavailable(ctx.chain.id, error);
     }
     throw error;
   }
   recordSimulation(performance.now() - simStarted, simulation.results[1]?.ok === true);
   const [before, sent, after] = simulation.results;
-  if (!before?.ok || !after?.ok || !sent)
-    throw new ApiError(503, "The chain node returned an incomplete simulation.");
+  if (!before?.ok || !after?.ok || !sent) {
+    throw new ChainUnavailableError("The chain node returned an incomplete simulation.", {
+      chainId: ctx.chain.id,
+    });
+  }
   if (!sent.ok) {
     const reason = describeRevert({ data: sent.revertData, calls });
-    throw new ApiError(422, `The route's transaction reverted in simulation: ${reason.message}.`, {
-      blockNumber: Number(simulation.blockNumber),
-    });
+    throw new SimulationRevertedError(
+      `The route's transaction reverted in simulation: ${reason.message}.`,
+      {
+        blockNumber: simulation.blockNumber,
+        revertData: sent.revertData,
+        details: { blockNumber: Number(simulation.blockNumber) },
+      },
+    );
   }
   const amountOut = decodeBalance(after.returnData) - decodeBalance(before.returnData);
   const minAmountOut = minFor(amountOut);

@@ -13,8 +13,13 @@ import {
 import { z } from "zod";
 import { MinAmountOutCheckAbi } from "../../../../abis/generated/MinAmountOutCheck.js";
 import { ProgramValuesAbi } from "../../../../abis/generated/ProgramValues.js";
+import {
+  InsufficientLiquidityError,
+  InvalidArgumentError,
+  NoRouteError,
+  UnknownTokenError,
+} from "../../../../engine/errors";
 import { isNativeToken } from "../../../../protocols/native";
-import { ApiError } from "../../errors";
 import { graphHasToken, routeSteps } from "../../routing/plan-route";
 import { addRouteHop, minimumOf } from "../../routing/route-program";
 import { findRoute } from "../../routing/search";
@@ -58,37 +63,36 @@ export const route: ActionSpec<typeof routeArgs> = {
   input: (args) => literalInput(args.tokenIn, args.amountIn),
   compile: (ctx, args) => {
     if (args.tokenIn === args.tokenOut) {
-      throw new ApiError(
-        400,
-        "args.tokenOut: the same token as tokenIn; there is nothing to route.",
-      );
+      throw new InvalidArgumentError("the same token as tokenIn; there is nothing to route.", {
+        path: "args.tokenOut",
+      });
     }
     for (const [field, t] of [
       ["tokenIn", args.tokenIn],
       ["tokenOut", args.tokenOut],
     ] as const) {
       if (!graphHasToken(ctx.graph, t)) {
-        throw new ApiError(
-          404,
-          `args.${field}: unknown token ${displayAddress(t)}: no indexed pool or vault holds it.`,
+        throw new UnknownTokenError(
+          `unknown token ${displayAddress(t)}: no indexed pool or vault holds it.`,
+          { path: `args.${field}`, token: t },
         );
       }
     }
     const amount = ctx.amount(args.amountIn, "amountIn");
     if (amount.estimate === undefined) {
-      throw new ApiError(
-        422,
-        "args.amountIn: the referenced output is only known on chain (a call's return value), so no route can be planned for it.",
+      throw new NoRouteError(
+        "the referenced output is only known on chain (a call's return value), so no route can be planned for it.",
+        { path: "args.amountIn", tokenIn: args.tokenIn, tokenOut: args.tokenOut },
       );
     }
     // A literal amount may be split across paths; a referenced one is a single program value.
     const literal = typeof amount.value === "bigint";
     if (amount.estimate === 0n) {
       throw literal
-        ? new ApiError(400, "args.amountIn: expected an amount greater than 0.")
-        : new ApiError(
-            422,
-            "args.amountIn: the referenced output is estimated at 0, so there is nothing to route.",
+        ? new InvalidArgumentError("expected an amount greater than 0.", { path: "args.amountIn" })
+        : new NoRouteError(
+            "the referenced output is estimated at 0, so there is nothing to route.",
+            { path: "args.amountIn", tokenIn: args.tokenIn, tokenOut: args.tokenOut },
           );
     }
     const cacheKey = `${args.tokenIn}:${args.tokenOut}:${amount.estimate}:${literal}`;
@@ -106,13 +110,13 @@ export const route: ActionSpec<typeof routeArgs> = {
     ctx.routeCache.set(cacheKey, found);
     if (!found.ok) {
       throw found.reason === "no-path"
-        ? new ApiError(
-            422,
+        ? new NoRouteError(
             `No route from ${displayAddress(args.tokenIn)} to ${displayAddress(args.tokenOut)}.`,
+            { tokenIn: args.tokenIn, tokenOut: args.tokenOut },
           )
-        : new ApiError(
-            422,
+        : new InsufficientLiquidityError(
             `The liquidity cannot fill ${amount.estimate} wei of ${displayAddress(args.tokenIn)}.`,
+            { tokenIn: args.tokenIn, tokenOut: args.tokenOut, amountIn: amount.estimate },
           );
     }
     const quote = found.quote;
@@ -164,9 +168,9 @@ function parseSignature(abi: string): AbiFunction {
     if (item.type !== "function") throw new Error("not a function");
     return item as AbiFunction;
   } catch {
-    throw new ApiError(
-      400,
-      `args.abi: "${abi}" is not a one-line function signature such as "function deposit(uint256 assets, address receiver) returns (uint256)".`,
+    throw new InvalidArgumentError(
+      `"${abi}" is not a one-line function signature such as "function deposit(uint256 assets, address receiver) returns (uint256)".`,
+      { path: "args.abi" },
     );
   }
 }
@@ -180,19 +184,19 @@ function coerce(ctx: CompileContext, param: AbiParameter, value: unknown, path: 
   const numeric = /^u?int\d*$/.test(param.type);
   if (isReference(value)) {
     if (!numeric) {
-      throw new ApiError(
-        400,
-        `${path}: an output reference can only stand for a uint or int argument, not ${param.type}.`,
+      throw new InvalidArgumentError(
+        `an output reference can only stand for a uint or int argument, not ${param.type}.`,
+        { path },
       );
     }
     const parsed = amountArg.safeParse(value);
-    if (!parsed.success) throw new ApiError(400, `${path}: malformed output reference.`);
+    if (!parsed.success) throw new InvalidArgumentError("malformed output reference.", { path });
     return ctx.amount(parsed.data, path).value;
   }
   const dynamicArray = /^(.*)\[\]$/.exec(param.type);
   if (dynamicArray?.[1] !== undefined) {
     if (!Array.isArray(value))
-      throw new ApiError(400, `${path}: expected an array for ${param.type}.`);
+      throw new InvalidArgumentError(`expected an array for ${param.type}.`, { path });
     const element = { ...param, type: dynamicArray[1] } as AbiParameter;
     const items = value.map((v, i) => coerce(ctx, element, v, `${path}[${i}]`));
     const refs = items.flatMap((v, i) =>
@@ -200,9 +204,9 @@ function coerce(ctx: CompileContext, param: AbiParameter, value: unknown, path: 
     );
     if (refs.length === 0) return items;
     if (dynamicArray[1] !== "uint256") {
-      throw new ApiError(
-        400,
-        `${path}: output references inside arrays are supported in uint256[] arguments.`,
+      throw new InvalidArgumentError(
+        `output references inside arrays are supported in uint256[] arguments.`,
+        { path },
       );
     }
     // The VM passes dynamic values whole: build the array on chain, one reference at a time.
@@ -220,7 +224,9 @@ function coerce(ctx: CompileContext, param: AbiParameter, value: unknown, path: 
   if (numeric) {
     if (typeof value === "string" && /^-?[0-9]+$/.test(value)) return BigInt(value);
     if (typeof value === "number" && Number.isSafeInteger(value)) return BigInt(value);
-    throw new ApiError(400, `${path}: expected an integer (decimal string) for ${param.type}.`);
+    throw new InvalidArgumentError(`expected an integer (decimal string) for ${param.type}.`, {
+      path,
+    });
   }
   if (param.type === "tuple" && Array.isArray(value)) {
     const components = (param as { components: readonly AbiParameter[] }).components;
@@ -237,7 +243,7 @@ function coerce(ctx: CompileContext, param: AbiParameter, value: unknown, path: 
  */
 function checkBytesOrString(type: string, value: unknown, path: string): void {
   if (type === "string") {
-    if (typeof value !== "string") throw new ApiError(400, `${path}: expected a string.`);
+    if (typeof value !== "string") throw new InvalidArgumentError("expected a string.", { path });
     return;
   }
   const sized = /^bytes(\d*)$/.exec(type);
@@ -245,9 +251,9 @@ function checkBytesOrString(type: string, value: unknown, path: string): void {
   const size = sized[1] ? Number(sized[1]) : undefined;
   const hex = typeof value === "string" && /^0x([0-9a-fA-F]{2})*$/.test(value);
   if (!hex || (size !== undefined && (value as string).length !== 2 + 2 * size)) {
-    throw new ApiError(
-      400,
-      `${path}: expected ${size === undefined ? "bytes" : `${size} bytes`} as 0x-prefixed hex for ${type}.`,
+    throw new InvalidArgumentError(
+      `expected ${size === undefined ? "bytes" : `${size} bytes`} as 0x-prefixed hex for ${type}.`,
+      { path },
     );
   }
 }
@@ -263,21 +269,21 @@ export const call: ActionSpec<typeof callArgs> = {
   compile: (ctx, args) => {
     const fn = parseSignature(args.abi);
     if (fn.name !== args.method) {
-      throw new ApiError(
-        400,
-        `args.method: "${args.method}" is not the function in args.abi (which declares ${fn.name}).`,
+      throw new InvalidArgumentError(
+        `"${args.method}" is not the function in args.abi (which declares ${fn.name}).`,
+        { path: "args.method" },
       );
     }
     if (args.args.length !== fn.inputs.length) {
-      throw new ApiError(
-        400,
-        `args.args: ${fn.name} takes ${fn.inputs.length} argument${fn.inputs.length === 1 ? "" : "s"}, ${args.args.length} given.`,
+      throw new InvalidArgumentError(
+        `${fn.name} takes ${fn.inputs.length} argument${fn.inputs.length === 1 ? "" : "s"}, ${args.args.length} given.`,
+        { path: "args.args" },
       );
     }
     const values = fn.inputs.map((param, i) => coerce(ctx, param, args.args[i], `args.args[${i}]`));
     const value = args.value !== undefined ? ctx.amount(args.value, "value").value : undefined;
     if (value !== undefined && fn.stateMutability !== "payable") {
-      throw new ApiError(400, `args.value: ${fn.name} is not payable.`);
+      throw new InvalidArgumentError(`${fn.name} is not payable.`, { path: "args.value" });
     }
     // An ERC20 transfer made through `call` delivers like a `transfer` action (checked there).
     const [to] = values;
@@ -337,9 +343,9 @@ export const transfer: ActionSpec<typeof transferArgs> = {
   input: (args) => literalInput(args.token, args.amount),
   compile: (ctx, args) => {
     if (isNativeToken(args.token)) {
-      throw new ApiError(
-        400,
-        "args.token: native currency cannot be transferred by a program step; set the bundle's receiver instead.",
+      throw new InvalidArgumentError(
+        "native currency cannot be transferred by a program step; set the bundle's receiver instead.",
+        { path: "args.token" },
       );
     }
     const amount = ctx.amount(args.amount, "amount");

@@ -5,8 +5,12 @@
 import { type Address, getAbiItem, maxUint256 } from "viem";
 import { z } from "zod";
 import { UniswapV2Router02Abi } from "../../../../abis/UniswapV2Router02.js";
+import {
+  InvalidArgumentError,
+  UnknownPoolError,
+  UnsupportedOnChainError,
+} from "../../../../engine/errors";
 import { NATIVE_TOKEN_ADDRESS } from "../../../../protocols/native";
-import { ApiError } from "../../errors";
 import { protocolEdges } from "../../routing/graph";
 import { quoteEdge } from "../../routing/quoteEdge";
 import { addRouteHop } from "../../routing/route-program";
@@ -38,18 +42,18 @@ function namedEdge(
 ): Edge {
   const pool = ctx.graph.pool(primaryAddress);
   if (!pool || !kinds.includes(pool.kind)) {
-    throw new ApiError(
-      400,
-      `args.primaryAddress: ${displayAddress(primaryAddress)} is not an indexed ${kinds.join(" or ")} pool on chain ${ctx.chain.id}.`,
+    throw new UnknownPoolError(
+      `${displayAddress(primaryAddress)} is not an indexed ${kinds.join(" or ")} pool on chain ${ctx.chain.id}.`,
+      { path: "args.primaryAddress", pool: primaryAddress },
     );
   }
   const edge = protocolEdges(pool).find(
     (e) => e.tokenIn === tokenIn && e.tokenOut === tokenOut && e.action === action,
   );
   if (!edge) {
-    throw new ApiError(
-      400,
-      `args.tokenIn/tokenOut: ${displayAddress(primaryAddress)} does not ${action} ${displayAddress(tokenIn)} for ${displayAddress(tokenOut)}.`,
+    throw new UnknownPoolError(
+      `${displayAddress(primaryAddress)} does not ${action} ${displayAddress(tokenIn)} for ${displayAddress(tokenOut)}.`,
+      { path: "args.tokenIn/tokenOut", pool: primaryAddress },
     );
   }
   return edge;
@@ -74,7 +78,7 @@ function hopAction(
 ): OutputValue[] {
   const amount = ctx.amount(amountArgValue, "amountIn");
   if (typeof amount.value === "bigint" && amount.value === 0n) {
-    throw new ApiError(400, "args.amountIn: expected an amount greater than 0.");
+    throw new InvalidArgumentError("expected an amount greater than 0.", { path: "args.amountIn" });
   }
   const estimate = amount.estimate === undefined ? undefined : quoteEdge(edge, amount.estimate);
   const value = addRouteHop(
@@ -169,11 +173,13 @@ const wrapArgs = z.object({ primaryAddress: addressArg.optional(), amountIn: amo
 function wethOf(ctx: CompileContext, given: Address | undefined): Address {
   const weth = ctx.chain.weth?.toLowerCase() as Address | undefined;
   if (!weth)
-    throw new ApiError(400, `No wrapped native token is configured on chain ${ctx.chain.id}.`);
+    throw new UnsupportedOnChainError(
+      `No wrapped native token is configured on chain ${ctx.chain.id}.`,
+    );
   if (given && given !== weth) {
-    throw new ApiError(
-      400,
-      `args.primaryAddress: the wrapped native token of chain ${ctx.chain.id} is ${displayAddress(weth)}.`,
+    throw new InvalidArgumentError(
+      `the wrapped native token of chain ${ctx.chain.id} is ${displayAddress(weth)}.`,
+      { path: "args.primaryAddress" },
     );
   }
   return weth;
@@ -222,9 +228,9 @@ const lpDepositArgs = z.object({
 function pairOf(ctx: CompileContext, address: Address) {
   const pool = ctx.graph.pool(address);
   if (pool?.kind !== "v2") {
-    throw new ApiError(
-      400,
-      `args.primaryAddress: ${displayAddress(address)} is not an indexed Uniswap V2 pair on chain ${ctx.chain.id}.`,
+    throw new UnknownPoolError(
+      `${displayAddress(address)} is not an indexed Uniswap V2 pair on chain ${ctx.chain.id}.`,
+      { path: "args.primaryAddress", pool: address },
     );
   }
   return pool;
@@ -233,7 +239,9 @@ function pairOf(ctx: CompileContext, address: Address) {
 function router02(ctx: CompileContext): Address {
   const router = ctx.chain.uniswapV2?.router02;
   if (!router)
-    throw new ApiError(400, `No Uniswap V2 Router02 is configured on chain ${ctx.chain.id}.`);
+    throw new UnsupportedOnChainError(
+      `No Uniswap V2 Router02 is configured on chain ${ctx.chain.id}.`,
+    );
   return router;
 }
 
@@ -269,15 +277,15 @@ export const uniswapV2Deposit: ActionSpec<typeof lpDepositArgs> = {
     const pair = pairOf(ctx, args.primaryAddress);
     const tokens = new Set([pair.token0, pair.token1]);
     if (!args.tokenIn.every((t) => tokens.has(t)) || args.tokenIn[0] === args.tokenIn[1]) {
-      throw new ApiError(
-        400,
-        `args.tokenIn: expected the pair's tokens ${displayAddress(pair.token0)} and ${displayAddress(pair.token1)}.`,
+      throw new InvalidArgumentError(
+        `expected the pair's tokens ${displayAddress(pair.token0)} and ${displayAddress(pair.token1)}.`,
+        { path: "args.tokenIn" },
       );
     }
     if (args.tokenOut && args.tokenOut !== pair.address) {
-      throw new ApiError(
-        400,
-        `args.tokenOut: the LP token of this pair is ${displayAddress(pair.address)}.`,
+      throw new InvalidArgumentError(
+        `the LP token of this pair is ${displayAddress(pair.address)}.`,
+        { path: "args.tokenOut" },
       );
     }
     const router = router02(ctx);
@@ -331,16 +339,16 @@ export const uniswapV2Redeem: ActionSpec<typeof lpRedeemArgs> = {
   compile: (ctx, args) => {
     const pair = pairOf(ctx, args.primaryAddress);
     if (args.tokenIn && args.tokenIn !== pair.address) {
-      throw new ApiError(
-        400,
-        `args.tokenIn: the LP token of this pair is ${displayAddress(pair.address)}.`,
+      throw new InvalidArgumentError(
+        `the LP token of this pair is ${displayAddress(pair.address)}.`,
+        { path: "args.tokenIn" },
       );
     }
     const [a, b] = (args.tokenOut ?? [pair.token0, pair.token1]) as [Address, Address];
     if (new Set([a, b, pair.token0, pair.token1]).size !== 2) {
-      throw new ApiError(
-        400,
-        `args.tokenOut: expected the pair's tokens ${displayAddress(pair.token0)} and ${displayAddress(pair.token1)}.`,
+      throw new InvalidArgumentError(
+        `expected the pair's tokens ${displayAddress(pair.token0)} and ${displayAddress(pair.token1)}.`,
+        { path: "args.tokenOut" },
       );
     }
     const router = router02(ctx);

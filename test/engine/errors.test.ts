@@ -1,0 +1,489 @@
+import { Hono } from "hono";
+import { describe, expect, test } from "vitest";
+import {
+  ChainUnavailableError,
+  EngineError,
+  type EngineErrorType,
+  ExecutionNotDeployedError,
+  InputNotSimulatableError,
+  InsufficientLiquidityError,
+  InvalidArgumentError,
+  MissingArgumentError,
+  NoRouteError,
+  SimulationRevertedError,
+  UnknownActionError,
+  UnknownPoolError,
+  UnknownTokenError,
+  UnsupportedByStrategyError,
+  UnsupportedOnChainError,
+} from "../../engine/errors.js";
+import type { ChainSetup } from "../../protocols/chains.js";
+import { type BundleAction, compileBundle } from "../../src/api/bundling/compile.js";
+import {
+  ApiError,
+  ENGINE_ERROR_STATUS,
+  engineApiError,
+  handleError,
+} from "../../src/api/errors.js";
+import { RoutingGraph } from "../../src/api/routing/graph.js";
+import type { ExecutionContracts } from "../../src/api/routing/route-program.js";
+import { E18, token, v2 } from "../routing/fixtures.js";
+
+/** The status and body the API answers with for `error`, through its error handler. */
+async function answerFor(error: Error): Promise<{ status: number; body: unknown }> {
+  const app = new Hono();
+  app.get("/", () => {
+    throw error;
+  });
+  app.onError(handleError);
+  const res = await app.request("/");
+  return { status: res.status, body: await res.json() };
+}
+
+describe("engine errors", () => {
+  test("the message is the path and the short message; the fields stay apart", () => {
+    const cause = new Error("underlying");
+    const error = new InvalidArgumentError("expected an amount greater than 0.", {
+      path: "args.amountIn",
+      cause,
+    });
+    expect(error).toBeInstanceOf(EngineError);
+    expect(error.name).toBe("InvalidArgumentError");
+    expect(error.shortMessage).toBe("expected an amount greater than 0.");
+    expect(error.path).toBe("args.amountIn");
+    expect(error.actionIndex).toBeUndefined();
+    expect(error.details).toBeUndefined();
+    expect(error.cause).toBe(cause);
+    expect(error.message).toBe("args.amountIn: expected an amount greater than 0.");
+  });
+
+  test("placed in an action, a failure keeps its class, cause and stack and gains the prefix", () => {
+    const cause = new Error("underlying");
+    const inner = new UnknownTokenError("unknown token 0x01: no indexed pool or vault holds it.", {
+      path: "args.tokenIn",
+      token: token(1),
+      cause,
+    });
+    const located = inner.inAction(3);
+    expect(located).toBeInstanceOf(UnknownTokenError);
+    expect(located.path).toBe("actions[3].args.tokenIn");
+    expect(located.actionIndex).toBe(3);
+    expect(located.message).toBe(
+      "actions[3].args.tokenIn: unknown token 0x01: no indexed pool or vault holds it.",
+    );
+    expect(located.shortMessage).toBe(inner.shortMessage);
+    expect(located.cause).toBe(cause);
+    expect(located.token).toBe(token(1));
+    expect(located.stack).toBe(inner.stack);
+    // The original is untouched.
+    expect(inner.path).toBe("args.tokenIn");
+    expect(inner.message).toBe(
+      "args.tokenIn: unknown token 0x01: no indexed pool or vault holds it.",
+    );
+
+    const pathless = new UnsupportedOnChainError(
+      "No Uniswap V2 Router02 is configured on chain 1.",
+    );
+    expect(pathless.inAction(0).message).toBe(
+      "actions[0]: No Uniswap V2 Router02 is configured on chain 1.",
+    );
+    expect(new MissingArgumentError({ path: "args.amountIn" }).inAction(2).message).toBe(
+      "actions[2].args.amountIn is required.",
+    );
+  });
+
+  // One instance of every class, with the status and body the API answers it with.
+  const cases: [EngineErrorType, number, Record<string, unknown>][] = [
+    [
+      new InvalidArgumentError("The bundle is empty: send at least one action."),
+      400,
+      {
+        statusCode: 400,
+        error: "Bad Request",
+        message: "The bundle is empty: send at least one action.",
+      },
+    ],
+    [
+      new MissingArgumentError({ path: "actions[0].args.amountIn", actionIndex: 0 }),
+      400,
+      { statusCode: 400, error: "Bad Request", message: "actions[0].args.amountIn is required." },
+    ],
+    [
+      new UnknownActionError('core has no action "swap"; its actions: route.', {
+        path: "actions[1].action",
+        actionIndex: 1,
+        protocol: "core",
+        action: "swap",
+      }),
+      400,
+      {
+        statusCode: 400,
+        error: "Bad Request",
+        message: 'actions[1].action: core has no action "swap"; its actions: route.',
+      },
+    ],
+    [
+      new UnknownPoolError(
+        "0x00000000000000000000000000000000000000aA is not an indexed v2 pool on chain 1.",
+        {
+          path: "args.primaryAddress",
+          pool: "0x00000000000000000000000000000000000000aa",
+        },
+      ),
+      400,
+      {
+        statusCode: 400,
+        error: "Bad Request",
+        message:
+          "args.primaryAddress: 0x00000000000000000000000000000000000000aA is not an indexed v2 pool on chain 1.",
+      },
+    ],
+    [
+      new UnsupportedOnChainError("No wrapped native token is configured on chain 1."),
+      400,
+      {
+        statusCode: 400,
+        error: "Bad Request",
+        message: "No wrapped native token is configured on chain 1.",
+      },
+    ],
+    [
+      new UnknownTokenError(
+        "Unknown token 0x01 (`tokenIn`): no indexed pool or vault on chain 1 holds it.",
+        { token: token(1) },
+      ),
+      404,
+      {
+        statusCode: 404,
+        error: "Not Found",
+        message: "Unknown token 0x01 (`tokenIn`): no indexed pool or vault on chain 1 holds it.",
+      },
+    ],
+    [
+      new NoRouteError("No route from 0x01 to 0x02 on chain 1.", {
+        tokenIn: token(1),
+        tokenOut: token(2),
+      }),
+      422,
+      {
+        statusCode: 422,
+        error: "Unprocessable Entity",
+        message: "No route from 0x01 to 0x02 on chain 1.",
+      },
+    ],
+    [
+      new InsufficientLiquidityError("The liquidity cannot fill 5 wei of 0x01.", {
+        tokenIn: token(1),
+        tokenOut: token(2),
+        amountIn: 5n,
+      }),
+      422,
+      {
+        statusCode: 422,
+        error: "Unprocessable Entity",
+        message: "The liquidity cannot fill 5 wei of 0x01.",
+      },
+    ],
+    [
+      new UnsupportedByStrategyError(
+        "The bundle delivers nothing the router could check: no token reaches the receiver or a transfer target.",
+      ),
+      422,
+      {
+        statusCode: 422,
+        error: "Unprocessable Entity",
+        message:
+          "The bundle delivers nothing the router could check: no token reaches the receiver or a transfer target.",
+      },
+    ],
+    [
+      new InputNotSimulatableError(
+        "Cannot simulate with 0x01 as an input: its balance storage could not be located.",
+        { token: token(1) },
+      ),
+      422,
+      {
+        statusCode: 422,
+        error: "Unprocessable Entity",
+        message: "Cannot simulate with 0x01 as an input: its balance storage could not be located.",
+      },
+    ],
+    [
+      new SimulationRevertedError("Action 1 (core call) failed in simulation: reverted.", {
+        actionIndex: 1,
+        blockNumber: 12n,
+        revertData: "0x",
+        details: { blockNumber: 12, actionIndex: 1 },
+      }),
+      422,
+      {
+        statusCode: 422,
+        error: "Unprocessable Entity",
+        message: "Action 1 (core call) failed in simulation: reverted.",
+        details: { blockNumber: 12, actionIndex: 1 },
+      },
+    ],
+    [
+      new ChainUnavailableError(
+        "The RPC node of chain 1 did not answer the simulation. Retry shortly.",
+        { chainId: 1 },
+      ),
+      503,
+      {
+        statusCode: 503,
+        error: "Service Unavailable",
+        message: "The RPC node of chain 1 did not answer the simulation. Retry shortly.",
+      },
+    ],
+    [
+      new ExecutionNotDeployedError(
+        "The execution contracts are not deployed on chain 1 (missing: router); routes cannot be executed there.",
+        { chainId: 1, missing: ["router"] },
+      ),
+      503,
+      {
+        statusCode: 503,
+        error: "Service Unavailable",
+        message:
+          "The execution contracts are not deployed on chain 1 (missing: router); routes cannot be executed there.",
+      },
+    ],
+  ];
+
+  test("every class has a case here", () => {
+    expect(cases.map(([e]) => e.name).sort()).toEqual(Object.keys(ENGINE_ERROR_STATUS).sort());
+  });
+
+  test.each(cases.map((c) => [c[0].name, ...c] as const))(
+    "%s answers %i with its exact body",
+    async (_name, error, status, body) => {
+      const api = engineApiError(error);
+      expect(api).toBeInstanceOf(ApiError);
+      expect(api.statusCode).toBe(status);
+      // Serialized as sent: keys and their order included.
+      expect(JSON.stringify(api.toBody())).toBe(JSON.stringify(body));
+      const answer = await answerFor(error);
+      expect(answer.status).toBe(status);
+      expect(JSON.stringify(answer.body)).toBe(JSON.stringify(body));
+    },
+  );
+});
+
+const REASON: Record<number, string> = {
+  400: "Bad Request",
+  404: "Not Found",
+  422: "Unprocessable Entity",
+};
+
+describe("bundle compilation failures, without chain or server", () => {
+  const tokenA = token(1);
+  const tokenB = token(2);
+  const tokenC = token(3);
+  const tokenD = token(4);
+  const graph = new RoutingGraph();
+  const pair = v2(tokenA, tokenB, 1000n * E18, 1000n * E18);
+  graph.upsertPool(pair);
+  // C and D share a pair but are not connected to A and B.
+  graph.upsertPool(v2(tokenC, tokenD, 1000n * E18, 1000n * E18));
+
+  const contracts: ExecutionContracts = {
+    router: token(0x100),
+    executor: token(0x101),
+    delegateExecutor: token(0x102),
+    walletFactory: token(0x103),
+    walletImplementation: token(0x104),
+    minAmountOutCheck: token(0x105),
+    programValues: token(0x106),
+  };
+  // A chain without a wrapped native token or Uniswap V2 router configured.
+  const chain: ChainSetup = {
+    id: 1,
+    name: "mainnet",
+    title: "Ethereum",
+    rpc: [],
+    startBlock: 0,
+    vaults: [],
+    stablecoins: [],
+    execution: {},
+    devnet: false,
+  };
+  const caller = token(0xca11);
+
+  function failure(actions: unknown[]): EngineError {
+    try {
+      compileBundle({
+        actions: actions as BundleAction[],
+        strategy: "delegate",
+        contracts,
+        chain,
+        graph,
+        gasPriceWei: 1n,
+        account: caller,
+        receiver: caller,
+        from: caller,
+        deadline: 2n ** 40n,
+        slippageBps: 300,
+      });
+    } catch (error) {
+      if (error instanceof EngineError) return error;
+      throw error;
+    }
+    throw new Error("expected the bundle to fail");
+  }
+
+  const route = (args: Record<string, unknown>) => ({ protocol: "core", action: "route", args });
+  const v2Action = (action: string, args: Record<string, unknown>) => ({
+    protocol: "uniswap-v2",
+    action,
+    args,
+  });
+  const unknown = token(9);
+  const first = route({ tokenIn: tokenA, tokenOut: tokenB, amountIn: "1000" });
+
+  type FailureCase = {
+    what: string;
+    actions: unknown[];
+    kind: new (...args: never[]) => EngineError;
+    path: string | undefined;
+    actionIndex: number | undefined;
+    /** The class's own structured fields. */
+    fields?: Record<string, unknown>;
+    status: number;
+    message: string;
+  };
+  const failures: FailureCase[] = [
+    {
+      what: "an empty bundle",
+      actions: [],
+      kind: InvalidArgumentError,
+      path: undefined,
+      actionIndex: undefined,
+      status: 400,
+      message: "The bundle is empty: send at least one action.",
+    },
+    {
+      what: "an action the protocol does not have",
+      actions: [{ protocol: "core", action: "swap", args: {} }],
+      kind: UnknownActionError,
+      path: "actions[0].action",
+      actionIndex: 0,
+      fields: { protocol: "core", action: "swap" },
+      status: 400,
+      message:
+        'actions[0].action: core has no action "swap"; its actions: route, call, transfer, approve, balance, split, minamountout.',
+    },
+    {
+      what: "a missing argument",
+      actions: [route({ tokenIn: tokenA, tokenOut: tokenB })],
+      kind: MissingArgumentError,
+      path: "actions[0].args.amountIn",
+      actionIndex: 0,
+      status: 400,
+      message: "actions[0].args.amountIn is required.",
+    },
+    {
+      what: "an argument the schema refuses",
+      actions: [route({ tokenIn: "0x12", tokenOut: tokenB, amountIn: "1" })],
+      kind: InvalidArgumentError,
+      path: "actions[0].args.tokenIn",
+      actionIndex: 0,
+      status: 400,
+      message: "actions[0].args.tokenIn: expected an address (0x followed by 40 hex digits).",
+    },
+    {
+      what: "an action's own argument check, placed in its action",
+      actions: [first, route({ tokenIn: tokenB, tokenOut: tokenB, amountIn: "1000" })],
+      kind: InvalidArgumentError,
+      path: "actions[1].args.tokenOut",
+      actionIndex: 1,
+      fields: { shortMessage: "the same token as tokenIn; there is nothing to route." },
+      status: 400,
+      message: "actions[1].args.tokenOut: the same token as tokenIn; there is nothing to route.",
+    },
+    {
+      what: "an unknown token",
+      actions: [route({ tokenIn: tokenA, tokenOut: unknown, amountIn: "1000" })],
+      kind: UnknownTokenError,
+      path: "actions[0].args.tokenOut",
+      actionIndex: 0,
+      fields: { token: unknown },
+      status: 404,
+      message:
+        "actions[0].args.tokenOut: unknown token 0x0000000000000000000000000000000000000009: no indexed pool or vault holds it.",
+    },
+    {
+      what: "tokens no path joins",
+      actions: [route({ tokenIn: tokenA, tokenOut: tokenC, amountIn: "1000" })],
+      kind: NoRouteError,
+      path: "actions[0]",
+      actionIndex: 0,
+      fields: { tokenIn: tokenA, tokenOut: tokenC },
+      status: 422,
+      message:
+        "actions[0]: No route from 0x0000000000000000000000000000000000000001 to 0x0000000000000000000000000000000000000003.",
+    },
+    {
+      what: "a reference to a later action",
+      actions: [
+        first,
+        {
+          protocol: "core",
+          action: "transfer",
+          args: { token: tokenB, receiver: caller, amount: { useOutputOfCallAt: 5 } },
+        },
+      ],
+      kind: InvalidArgumentError,
+      path: "actions[1].args.amount",
+      actionIndex: 1,
+      status: 400,
+      message:
+        "actions[1].args.amount: useOutputOfCallAt 5 does not point to an earlier action (this is action 1).",
+    },
+    {
+      what: "a pool that is not indexed",
+      actions: [
+        v2Action("swap", {
+          primaryAddress: tokenC,
+          tokenIn: tokenA,
+          tokenOut: tokenB,
+          amountIn: "1",
+        }),
+      ],
+      kind: UnknownPoolError,
+      path: "actions[0].args.primaryAddress",
+      actionIndex: 0,
+      fields: { pool: tokenC },
+      status: 400,
+      message:
+        "actions[0].args.primaryAddress: 0x0000000000000000000000000000000000000003 is not an indexed v2 pool on chain 1.",
+    },
+    {
+      what: "what the chain lacks",
+      actions: [
+        v2Action("deposit", {
+          primaryAddress: pair.address,
+          tokenIn: [tokenA, tokenB],
+          amountIn: ["1", "1"],
+        }),
+      ],
+      kind: UnsupportedOnChainError,
+      path: "actions[0]",
+      actionIndex: 0,
+      status: 400,
+      message: "actions[0]: No Uniswap V2 Router02 is configured on chain 1.",
+    },
+  ];
+
+  test.each(failures.map((f) => [f.what, f] as const))("%s", (_what, f) => {
+    const error = failure(f.actions);
+    expect(error).toBeInstanceOf(f.kind);
+    expect({ path: error.path, actionIndex: error.actionIndex }).toEqual({
+      path: f.path,
+      actionIndex: f.actionIndex,
+    });
+    if (f.fields) expect(error).toMatchObject(f.fields);
+    expect(JSON.stringify(engineApiError(error).toBody())).toBe(
+      JSON.stringify({ statusCode: f.status, error: REASON[f.status], message: f.message }),
+    );
+  });
+});
