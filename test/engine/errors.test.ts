@@ -285,6 +285,24 @@ describe("bundle compilation failures, without chain or server", () => {
   graph.upsertPool(pair);
   // C and D share a pair but are not connected to A and B.
   graph.upsertPool(v2(tokenC, tokenD, 1000n * E18, 1000n * E18));
+  // E is reached from A through a Uniswap V3 pool only (and the chain has no SwapRouter).
+  const tokenE = token(5);
+  graph.upsertPool({
+    kind: "v3",
+    protocol: "uniswap-v3",
+    address: token(0x205),
+    token0: tokenA,
+    token1: tokenE,
+    feePpm: 3000,
+    tickSpacing: 60,
+    sqrtPriceX96: 2n ** 96n,
+    tick: 0,
+    liquidity: 1000n * E18,
+    ticks: [
+      { tick: -887220, liquidityNet: 1000n * E18 },
+      { tick: 887220, liquidityNet: -1000n * E18 },
+    ],
+  });
 
   const contracts: ExecutionContracts = {
     router: token(0x100),
@@ -438,6 +456,37 @@ describe("bundle compilation failures, without chain or server", () => {
       status: 400,
       message:
         "actions[1].args.amount: useOutputOfCallAt 5 does not point to an earlier action (this is action 1).",
+    },
+    {
+      what: "a reference inside a call's arguments, named by its place among them",
+      actions: [
+        first,
+        {
+          protocol: "core",
+          action: "call",
+          args: {
+            address: tokenB,
+            method: "transfer",
+            abi: "function transfer(address to, uint256 amount) returns (bool)",
+            args: [caller, { useOutputOfCallAt: 5 }],
+          },
+        },
+      ],
+      kind: InvalidArgumentError,
+      path: "actions[1].args.args[1]",
+      actionIndex: 1,
+      status: 400,
+      message:
+        "actions[1].args.args[1]: useOutputOfCallAt 5 does not point to an earlier action (this is action 1).",
+    },
+    {
+      what: "a route through a pool the strategy cannot reach on this chain",
+      actions: [route({ tokenIn: tokenA, tokenOut: tokenE, amountIn: "1000000" })],
+      kind: UnsupportedByStrategyError,
+      path: "actions[0]",
+      actionIndex: 0,
+      status: 422,
+      message: "actions[0]: no Uniswap V3 SwapRouter is configured on this chain.",
     },
     {
       what: "a pool that is not indexed",

@@ -14,13 +14,18 @@ import {
   InvalidArgumentError,
   MissingArgumentError,
   UnknownActionError,
+  UnsupportedByStrategyError,
 } from "../../../engine/errors";
 import type { ChainSetup } from "../../../protocols/chains";
 import { isNativeToken } from "../../../protocols/native";
 import { protocols } from "../../../protocols/registry";
 import type { RoutingGraph } from "../routing/graph";
 import type { RouteStep } from "../routing/plan-route";
-import type { ExecutionContracts, RoutingStrategy } from "../routing/route-program";
+import {
+  type ExecutionContracts,
+  type RoutingStrategy,
+  UnsupportedRouteError,
+} from "../routing/route-program";
 import type { FindRouteResult } from "../routing/search";
 import { protocolActions } from "./actions/registry";
 import type { AmountArg, CompileContext, OutputValue, ResolvedAmount } from "./actions/types";
@@ -292,6 +297,9 @@ function compilePass(
       }
       if (error instanceof PlannerError) {
         throw new InvalidArgumentError(`${error.message}.`, { ...at(""), cause: error });
+      }
+      if (error instanceof UnsupportedRouteError) {
+        throw new UnsupportedByStrategyError(`${error.message}.`, { ...at(""), cause: error });
       }
       throw error;
     }

@@ -191,7 +191,8 @@ function coerce(ctx: CompileContext, param: AbiParameter, value: unknown, path: 
     }
     const parsed = amountArg.safeParse(value);
     if (!parsed.success) throw new InvalidArgumentError("malformed output reference.", { path });
-    return ctx.amount(parsed.data, path).value;
+    // `path` starts at the action (`args.args[0]`); amounts are named within its args.
+    return ctx.amount(parsed.data, path.replace(/^args\./, "")).value;
   }
   const dynamicArray = /^(.*)\[\]$/.exec(param.type);
   if (dynamicArray?.[1] !== undefined) {
