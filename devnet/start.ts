@@ -14,6 +14,7 @@ import { parseArgs } from "node:util";
 import { createPublicClient, http } from "viem";
 import { type AnvilInstance, startAnvil } from "./anvil.js";
 import { type Deployment, deploymentPath, readDeployment, writeDeployment } from "./deployment.js";
+import { devnetIndex } from "./devnet-index.js";
 import { purgeSyncCache } from "./sync-cache.js";
 import { deployWorld } from "./world.js";
 
@@ -79,16 +80,18 @@ async function main(): Promise<void> {
     PONDER_TELEMETRY_DISABLED: "true",
   };
   const args = ["start", "--port", process.env.PORT ?? "42069"];
-  if (process.env.DATABASE_URL) {
-    // One schema per devnet chain, so that an old index never meets a new chain.
-    args.push(
-      "--schema",
-      process.env.DATABASE_SCHEMA ?? `devnet_${deployment.genesisHash.slice(2, 12)}`,
-    );
-    if (freshWorld) await purgeSyncCache(process.env.DATABASE_URL, deployment.chainId);
-  } else {
-    args.push("--schema", process.env.DATABASE_SCHEMA ?? "public");
-    if (freshWorld) rmSync(pgliteDir, { recursive: true, force: true });
+  const index = devnetIndex({
+    genesisHash: deployment.genesisHash,
+    freshWorld,
+    databaseUrl: process.env.DATABASE_URL,
+    databaseSchema: process.env.DATABASE_SCHEMA,
+    pgliteDir,
+  });
+  args.push("--schema", index.schema);
+  if (index.database === "postgres") {
+    if (index.purgeSyncCache) await purgeSyncCache(index.databaseUrl, deployment.chainId);
+  } else if (index.wipe) {
+    rmSync(index.directory, { recursive: true, force: true });
   }
   const ponder = spawn(resolve(root, "node_modules/.bin/ponder"), args, {
     cwd: root,

@@ -10,8 +10,8 @@ import { type ServiceInstance, startService, waitForIndexedBlock } from "./harne
 
 let service: ServiceInstance;
 let gate: RpcGate;
-/** While set, the indexer's block requests are answered this late (ms). */
-let blockDelayMs = 0;
+/** While set, the head the indexer is shown trails the chain's by this many blocks. */
+let latestLagBlocks = 0;
 
 beforeAll(async () => {
   service = await startService({
@@ -21,7 +21,7 @@ beforeAll(async () => {
       gate = await startRpcGate({
         target: anvilUrl,
         hold: (method) => method === "eth_getLogs",
-        delayMs: (method) => (method === "eth_getBlockByNumber" ? blockDelayMs : 0),
+        latestLagBlocks: () => latestLagBlocks,
       });
       return gate.url;
     },
@@ -114,19 +114,22 @@ describe("while the indexer backfills", () => {
   });
 
   test("a chain that moves faster than the indexer follows: caught up once past the head seen when the backfill ended", async () => {
-    // Blocks every 100 ms, and the indexer learns of each new block 400 ms late: from the
-    // end of the backfill on, it always trails the head by a few blocks, yet it is live.
-    blockDelayMs = 400;
+    // A block every 500 ms, and the indexer is shown the chain's head 2 blocks late: from the
+    // end of the backfill on it trails the head at every moment, by block count rather than by
+    // timing, yet it is live. A readiness that waited for the indexer to reach the head of the
+    // moment would never answer here. (The pace only has to leave the indexer time to follow.)
+    latestLagBlocks = 2;
     let mining = true;
     const miner = (async () => {
       while (mining) {
         await rpc(service.anvil.url, "anvil_mine", ["0x1"]);
-        await new Promise((r) => setTimeout(r, 100));
+        await new Promise((r) => setTimeout(r, 500));
       }
     })();
     try {
       gate.open();
-      const deadline = Date.now() + 60_000;
+      // A wait, not a claim: room for the indexer on a loaded 2-core machine.
+      const deadline = Date.now() + 150_000;
       let tokens = await answer(await fetch(`${service.url}/v1/tokens`));
       while (tokens.status !== 200) {
         if (Date.now() > deadline)
@@ -134,16 +137,17 @@ describe("while the indexer backfills", () => {
         await new Promise((r) => setTimeout(r, 100));
         tokens = await answer(await fetch(`${service.url}/v1/tokens`));
       }
-      // Answered while the index trails the chain.
+      // Answered while the index trails the chain: the indexer has not been shown the last two
+      // blocks (the head only grows, so reading it after the index's block cannot narrow that).
       const indexed = await indexedBlock();
       const head = BigInt((await rpc(service.anvil.url, "eth_blockNumber", [])) as string);
-      expect(indexed).toBeLessThan(head);
+      expect(indexed).toBeLessThanOrEqual(head - 2n);
     } finally {
       mining = false;
       await miner;
-      blockDelayMs = 0;
+      latestLagBlocks = 0;
     }
-  });
+  }, 180_000);
 
   test("once the backfill completes, the same requests succeed", async () => {
     const deadline = Date.now() + 60_000;
@@ -152,7 +156,8 @@ describe("while the indexer backfills", () => {
       await new Promise((r) => setTimeout(r, 100));
     }
     const head = BigInt((await rpc(service.anvil.url, "eth_blockNumber", [])) as string);
-    await waitForIndexedBlock(service, head);
+    // The blocks mined above, indexed at the indexer's pace on a loaded machine.
+    await waitForIndexedBlock(service, head, 120_000);
 
     const tokens = await answer(await fetch(`${service.url}/v1/tokens`));
     expect(tokens.status).toBe(200);
@@ -160,8 +165,9 @@ describe("while the indexer backfills", () => {
     const listed = new Set(
       (tokens.body as { data: { address: string }[] }).data.map((t) => t.address.toLowerCase()),
     );
-    for (const t of service.deployment.tokens)
-      expect(listed.has(t.address.toLowerCase())).toBe(true);
+    expect(
+      service.deployment.tokens.map((t) => t.address).filter((a) => !listed.has(a.toLowerCase())),
+    ).toEqual([]);
 
     // The routing snapshot follows the index within its refresh interval; after the burst of
     // blocks above, it may still be a few blocks behind (the freshness guard's 503) for a moment.
@@ -186,5 +192,5 @@ describe("while the indexer backfills", () => {
     expect((bundle.body as { amountsOut: Record<string, string> }).amountsOut).toEqual({
       [token("WETH")]: "1000000000000000000",
     });
-  });
+  }, 180_000);
 });

@@ -9,14 +9,19 @@
  */
 import {
   type Address,
+  type BaseError,
+  decodeErrorResult,
+  encodeFunctionData,
   erc20Abi,
   getAddress,
   type Hex,
+  isHex,
   parseEther,
   type TransactionReceipt,
   type WalletClient,
 } from "viem";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { ShortcutRouterAbi } from "../abis/generated/ShortcutRouter.js";
 import { UniswapV2PairAbi } from "../abis/UniswapV2Pair.js";
 import { UniswapV3PoolAbi } from "../abis/UniswapV3Pool.js";
 import { loadArtifact } from "../contracts/build.js";
@@ -625,5 +630,129 @@ describe("safe to sign: the three strategies on the devnet", () => {
       expect({ strategy, status: receipt.status }).toEqual({ strategy, status: "reverted" });
       await settle();
     }
+  });
+  test("router: a bundle's output is checked on chain at the default 300 bps below the simulated amount, to the wei", async () => {
+    // A named V2 swap carries no minimum of its own: what guards it is the router's check of
+    // the receiver's growth. The pair's input reserve is raised (tokens minted to it, then
+    // `sync`) by the largest amount that still lets the swap pay 97% of the simulated amount,
+    // or by one wei more; the pair's own formula gives the swap's output either way.
+    const usdc = getAddress(a.token("USDC"));
+    const weth = getAddress(a.token("WETH"));
+    const pairs = await Promise.all(
+      service.deployment.uniswapV2.pairs.map(async (pair) => ({
+        pair,
+        token0: getAddress(
+          await a.client.readContract({
+            address: pair,
+            abi: UniswapV2PairAbi,
+            functionName: "token0",
+          }),
+        ),
+        token1: getAddress(
+          await a.client.readContract({
+            address: pair,
+            abi: UniswapV2PairAbi,
+            functionName: "token1",
+          }),
+        ),
+      })),
+    );
+    const found = pairs.find(
+      (p) => new Set([p.token0, p.token1]).has(usdc) && new Set([p.token0, p.token1]).has(weth),
+    );
+    if (!found) throw new Error("no USDC/WETH V2 pair");
+    const { pair } = found;
+    const u = a.user(8);
+    const from = getAddress(u.account.address);
+    const amountIn = a.usd("USDC", 1_000);
+    const swap = [
+      {
+        protocol: "uniswap-v2",
+        action: "swap",
+        args: {
+          primaryAddress: pair,
+          tokenIn: usdc,
+          tokenOut: weth,
+          amountIn: amountIn.toString(),
+        },
+      },
+    ];
+    /** UniswapV2Library.getAmountOut with the input reserve raised by `extra`. */
+    const outAfter = async (extra: bigint) => {
+      const [r0, r1] = await a.client.readContract({
+        address: pair,
+        abi: UniswapV2PairAbi,
+        functionName: "getReserves",
+      });
+      const [reserveIn, reserveOut] = found.token0 === usdc ? [r0, r1] : [r1, r0];
+      const inWithFee = amountIn * 997n;
+      return (inWithFee * reserveOut) / ((reserveIn + extra) * 1000n + inWithFee);
+    };
+    /** The bundle's answer, and the input-reserve raise that sits at its minimum. */
+    const atTheBound = async () => {
+      const answer = await bundle({ fromAddress: from }, swap);
+      const simulated = BigInt(answer.amountsOut?.[weth] ?? 0);
+      expect(simulated).toBe(await outAfter(0n));
+      const min = (simulated * 9_700n) / 10_000n;
+      // The largest raise with outAfter(raise) >= min (outAfter only falls as the raise grows).
+      let [lo, hi] = [0n, 10n ** 30n];
+      while (hi - lo > 1n) {
+        const mid = (lo + hi) / 2n;
+        if ((await outAfter(mid)) >= min) lo = mid;
+        else hi = mid;
+      }
+      return { answer, min, raise: lo };
+    };
+    const raiseInputReserve = async (amount: bigint) => {
+      await a.fund(pair, usdc, amount);
+      await a.send(a.deployer, {
+        to: pair,
+        data: encodeFunctionData({ abi: UniswapV2PairAbi, functionName: "sync" }),
+      });
+    };
+    await a.fund(from, usdc, 2n * amountIn);
+
+    // At the bound: the swap pays at least the minimum, and the transaction goes through.
+    const ok = await atTheBound();
+    await raiseInputReserve(ok.raise);
+    const paying = await outAfter(0n);
+    expect(paying).toBeGreaterThanOrEqual(ok.min);
+    const wethBefore = await a.balanceOf(weth, from);
+    expect((await follow(u, ok.answer)).status).toBe("success");
+    expect((await a.balanceOf(weth, from)) - wethBefore).toBe(paying);
+    await settle();
+
+    // One wei past it: the router refuses, naming the token, the receiver, what arrived and
+    // the minimum, which is the simulated amount less 300 bps.
+    const short = await atTheBound();
+    await raiseInputReserve(short.raise + 1n);
+    const arriving = await outAfter(0n);
+    expect(arriving).toBeLessThan(short.min);
+    for (const step of short.answer.beforeSending) {
+      if (step.type === "approve")
+        await a.approve(u, step.token, step.spender, BigInt(step.amount));
+    }
+    // The revert data of the node's error, wherever viem's error chain carries it.
+    const reverted = await a.client
+      .call({ account: from, to: short.answer.tx.to, data: short.answer.tx.data })
+      .then(
+        () => "the transaction did not revert",
+        (error: BaseError) => {
+          const withData = error.walk(
+            (e) => typeof (e as { data?: unknown }).data === "string",
+          ) as { data: Hex } | null;
+          return withData?.data ?? `no revert data in ${error.message}`;
+        },
+      );
+    if (!isHex(reverted)) throw new Error(reverted);
+    const decoded = decodeErrorResult({ abi: ShortcutRouterAbi, data: reverted });
+    expect({ errorName: decoded.errorName, args: decoded.args }).toEqual({
+      errorName: "InsufficientOutput",
+      args: [weth, from, arriving, short.min],
+    });
+    const usdcBefore = await a.balanceOf(usdc, from);
+    expect((await follow(u, short.answer)).status).toBe("reverted");
+    expect(await a.balanceOf(usdc, from)).toBe(usdcBefore);
+    await settle();
   });
 });

@@ -73,7 +73,7 @@ describe("decodeTokenMetadata: what the deployless reader answers", () => {
   it("asks the reader with its creation code and the token as the constructor argument", () => {
     const token = "0xdAC17F958D2ee523a2206206994597C13D831ec7";
     const data = tokenMetadataCall(token);
-    expect(data.endsWith(token.slice(2).toLowerCase())).toBe(true);
+    expect(data.slice(-40)).toBe(token.slice(2).toLowerCase());
     expect(data.length).toBe(indexerInitCode.TokenMetadataReader.length + 64);
   });
 });

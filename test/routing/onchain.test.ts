@@ -348,7 +348,7 @@ describe("routing engine against the devnet contracts", () => {
 
   it("V3 quotes equal QuoterV2 for large swaps across dozens of initialized ticks", async () => {
     const pools = await Promise.all(net.manyTickPools.map((p) => readV3Pool(net.client, p)));
-    expect(pools.every((p) => p.ticks.length > 40)).toBe(true);
+    expect(Math.min(...pools.map((p) => p.ticks.length))).toBeGreaterThan(40);
     const mostTicks = await checkV3(pools, 40, 13, deepIntoTheTicks);
     expect(mostTicks).toBeGreaterThanOrEqual(20);
   });
