@@ -1,4 +1,4 @@
-import type { ProjectInfo, Protocol } from "./types";
+import type { ProjectInfo, Protocol } from "./types.js";
 
 const amount = "Amount in wei (decimal string) or an output reference { useOutputOfCallAt: i }";
 

@@ -1,10 +1,10 @@
-import { core } from "./core";
-import { savingsVaults } from "./savings-vaults";
-import type { Protocol } from "./types";
-import { uniswapV2 } from "./uniswap-v2";
-import { uniswapV3 } from "./uniswap-v3";
-import { wrappedNative } from "./wrapped-native";
-import { yieldVaults } from "./yield-vaults";
+import { core } from "./core.js";
+import { savingsVaults } from "./savings-vaults.js";
+import type { Protocol } from "./types.js";
+import { uniswapV2 } from "./uniswap-v2.js";
+import { uniswapV3 } from "./uniswap-v3.js";
+import { wrappedNative } from "./wrapped-native.js";
+import { yieldVaults } from "./yield-vaults.js";
 
 /** Every protocol the service knows. Adding a protocol is adding its file and a line here. */
 export const protocols: readonly Protocol[] = [

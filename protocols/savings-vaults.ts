@@ -1,4 +1,4 @@
-import { erc4626Protocol } from "./erc4626";
+import { erc4626Protocol } from "./erc4626.js";
 
 /** Stablecoin savings vaults (plain ERC4626) of the devnet world. */
 export const savingsVaults = erc4626Protocol("savings-vaults", {

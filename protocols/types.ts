@@ -1,5 +1,5 @@
-import type { Edge, Pool } from "../src/api/routing/types";
-import type { ChainSetup } from "./chains";
+import type { Edge, Pool } from "../src/api/routing/types.js";
+import type { ChainSetup } from "./chains.js";
 
 /** A bundle method of a protocol, as `/v1/standards` lists it (SPEC 2.3). */
 export type ProtocolMethod = {

@@ -1,4 +1,4 @@
-import type { Protocol } from "./types";
+import type { Protocol } from "./types.js";
 
 const amount = "Amount in wei (decimal string) or an output reference { useOutputOfCallAt: i }";
 

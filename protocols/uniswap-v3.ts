@@ -1,4 +1,4 @@
-import type { Protocol } from "./types";
+import type { Protocol } from "./types.js";
 
 export const uniswapV3: Protocol = {
   slug: "uniswap-v3",

@@ -1,5 +1,5 @@
-import { NATIVE_TOKEN_ADDRESS } from "./native";
-import type { Protocol } from "./types";
+import { NATIVE_TOKEN_ADDRESS } from "./native.js";
+import type { Protocol } from "./types.js";
 
 const amount = "Amount in wei (decimal string) or an output reference { useOutputOfCallAt: i }";
 

@@ -1,4 +1,4 @@
-import { erc4626Protocol } from "./erc4626";
+import { erc4626Protocol } from "./erc4626.js";
 
 /** Yield-bearing ERC4626 vaults of the devnet world; their share price grows with yield. */
 export const yieldVaults = erc4626Protocol("yield-vaults", {

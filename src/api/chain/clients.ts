@@ -1,5 +1,5 @@
 import { createPublicClient, http, type PublicClient } from "viem";
-import type { ChainSetup } from "../../../protocols/chains";
+import type { ChainSetup } from "../../../protocols/chains.js";
 
 /** How long one JSON-RPC call may take before the request is answered with a 503. */
 const RPC_TIMEOUT_MS = Number(process.env.API_RPC_TIMEOUT_MS ?? 3_000);

@@ -4,8 +4,8 @@
  * rounding, so the ranking they give is the exact one but for near-ties; every amount the
  * engine returns is re-quoted exactly in `bigint`. These numbers are never amounts.
  */
-import { uniswapV3SwapAllowed } from "./math/uniswapV3";
-import type { Edge, Pool, V2Pool, V3Pool, VaultPool } from "./types";
+import { uniswapV3SwapAllowed } from "./math/uniswapV3.js";
+import type { Edge, Pool, V2Pool, V3Pool, VaultPool } from "./types.js";
 
 /** What an approximate quote yields: `out` is NaN when the pool cannot fill the input. */
 export type ApproxQuote = { out: number; ticksCrossed: number };

@@ -19,11 +19,11 @@
  * the limited search finds no path at all, an unlimited one runs, so that "no path" and
  * "cannot fill" are never artefacts of pruning.
  */
-import { type ApproxQuote, approxEdge } from "./approxEdge";
-import { deepestEdgesFrom, deepestEdgesInto } from "./edgeRanking";
-import { edgeGas } from "./gas";
-import type { RoutingGraph } from "./graph";
-import type { Address, Edge } from "./types";
+import { type ApproxQuote, approxEdge } from "./approxEdge.js";
+import { deepestEdgesFrom, deepestEdgesInto } from "./edgeRanking.js";
+import { edgeGas } from "./gas.js";
+import type { RoutingGraph } from "./graph.js";
+import type { Address, Edge } from "./types.js";
 
 /** A path and what the float model says it yields for the whole amount. */
 export type CandidatePath = {

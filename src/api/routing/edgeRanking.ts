@@ -3,9 +3,9 @@
  * can follow a hub token's deepest pools instead of all its thousands. Depth is in the token's
  * own raw units (no price needed: every edge leaving a token is measured in that token).
  */
-import type { RoutingGraph } from "./graph";
-import { uniswapV3SwapAllowed } from "./math/uniswapV3";
-import type { Address, Edge } from "./types";
+import type { RoutingGraph } from "./graph.js";
+import { uniswapV3SwapAllowed } from "./math/uniswapV3.js";
+import type { Address, Edge } from "./types.js";
 
 const Q96 = 2 ** 96;
 

@@ -5,7 +5,7 @@
  * (traded in an earlier block, crossed ticks crossed before), each constant the difference of
  * two routes that differ by one step.
  */
-import type { Edge } from "./types";
+import type { Edge } from "./types.js";
 
 /**
  * A route's fixed part: 21,000 intrinsic gas, the router's pull of an ERC20 input, its fee

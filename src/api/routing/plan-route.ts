@@ -13,9 +13,9 @@ import {
   type PublicClient,
 } from "viem";
 import { MinAmountOutCheckAbi } from "../../../abis/generated/MinAmountOutCheck.js";
-import type { ChainSetup } from "../../../protocols/chains";
-import { EXECUTION_ADDRESS_NAMES } from "../../../protocols/execution-addresses";
-import { isNativeToken, NATIVE_TOKEN_ADDRESS } from "../../../protocols/native";
+import type { ChainSetup } from "../../../protocols/chains.js";
+import { EXECUTION_ADDRESS_NAMES } from "../../../protocols/execution-addresses.js";
+import { isNativeToken, NATIVE_TOKEN_ADDRESS } from "../../../protocols/native.js";
 import {
   type EncodedTx,
   encodeCoreWalletTx,
@@ -23,7 +23,7 @@ import {
   encodeRouterSwapTx,
   routeFeeAmount,
 } from "../bundling/encode.js";
-import { executingAccount } from "../bundling/executingAccount";
+import { executingAccount } from "../bundling/executingAccount.js";
 import { describeRevert } from "../bundling/revert.js";
 import {
   type BeforeSending,
@@ -41,19 +41,19 @@ import {
   simulationUnavailable,
 } from "../chain/simulate.js";
 import { fundingStateDiff, SlotNotFoundError, type TokenSlotFinder } from "../chain/slots.js";
-import { ApiError } from "../errors";
-import { recordRouteSearch, recordSimulation } from "../ops/metrics";
-import type { RouteRequest } from "../v1/route-query";
-import type { RoutingGraph } from "./graph";
-import { priceImpactBps, usdPrices } from "./prices";
+import { ApiError } from "../errors.js";
+import { recordRouteSearch, recordSimulation } from "../ops/metrics.js";
+import type { RouteRequest } from "../v1/route-query.js";
+import type { RoutingGraph } from "./graph.js";
+import { priceImpactBps, usdPrices } from "./prices.js";
 import {
   type ExecutionContracts,
   minimumOf,
   planRouteProgram,
   UnsupportedRouteError,
 } from "./route-program.js";
-import { findRoute } from "./search";
-import type { RouteQuote } from "./types";
+import { findRoute } from "./search.js";
+import type { RouteQuote } from "./types.js";
 
 export type PlanRouteContext = {
   chain: ChainSetup;

@@ -1,10 +1,10 @@
 /**
  * Exact quotes of one edge: the pool math of each pool kind, equal to the chain to the wei.
  */
-import { previewDeposit, previewRedeem } from "./math/erc4626";
-import { uniswapV2AmountOut } from "./math/uniswapV2";
-import { uniswapV3ExactIn } from "./math/uniswapV3";
-import type { Edge } from "./types";
+import { previewDeposit, previewRedeem } from "./math/erc4626.js";
+import { uniswapV2AmountOut } from "./math/uniswapV2.js";
+import { uniswapV3ExactIn } from "./math/uniswapV3.js";
+import type { Edge } from "./types.js";
 
 /**
  * Why an edge cannot take an input: more than the pool can fill, a V3 pool whose price sits at

@@ -1,7 +1,7 @@
 /** Exact quotes of a whole path, hop by hop. */
-import { edgeGas } from "./gas";
-import { type EdgeQuoteFailure, simulateEdge } from "./quoteEdge";
-import type { Edge, QuotedLeg } from "./types";
+import { edgeGas } from "./gas.js";
+import { type EdgeQuoteFailure, simulateEdge } from "./quoteEdge.js";
+import type { Edge, QuotedLeg } from "./types.js";
 
 export type PathQuote =
   | {

@@ -21,12 +21,18 @@
 import { db } from "ponder:api";
 import { token, v2Pair, v3Pool, v3Tick, vault } from "ponder:schema";
 import { and, eq, gt, inArray, sql } from "ponder";
-import { type ChainSetup, servedChains } from "../../../protocols/chains";
-import { recordSnapshotRefresh, setSnapshotBlock } from "../ops/metrics";
-import { RoutingGraph } from "./graph";
-import { prepareRouteSearch } from "./search";
-import { AddressInterner, type V3TickRow, v2PoolOf, v3PoolOf, vaultPoolOf } from "./snapshot-rows";
-import type { Address } from "./types";
+import { type ChainSetup, servedChains } from "../../../protocols/chains.js";
+import { recordSnapshotRefresh, setSnapshotBlock } from "../ops/metrics.js";
+import { RoutingGraph } from "./graph.js";
+import { prepareRouteSearch } from "./search.js";
+import {
+  AddressInterner,
+  type V3TickRow,
+  v2PoolOf,
+  v3PoolOf,
+  vaultPoolOf,
+} from "./snapshot-rows.js";
+import type { Address } from "./types.js";
 
 /** How often the snapshot reads new rows (ms). */
 const REFRESH_INTERVAL_MS = Number(process.env.SNAPSHOT_REFRESH_MS ?? 200);

@@ -13,21 +13,21 @@ import {
 import { z } from "zod";
 import { MinAmountOutCheckAbi } from "../../../../abis/generated/MinAmountOutCheck.js";
 import { ProgramValuesAbi } from "../../../../abis/generated/ProgramValues.js";
-import { isNativeToken } from "../../../../protocols/native";
-import { ApiError } from "../../errors";
-import { graphHasToken, routeSteps } from "../../routing/plan-route";
-import { addRouteHop, minimumOf } from "../../routing/route-program";
-import { findRoute } from "../../routing/search";
+import { isNativeToken } from "../../../../protocols/native.js";
+import { ApiError } from "../../errors.js";
+import { graphHasToken, routeSteps } from "../../routing/plan-route.js";
+import { addRouteHop, minimumOf } from "../../routing/route-program.js";
+import { findRoute } from "../../routing/search.js";
 import {
   addArrayElement,
   addBalanceSnapshot,
   addMinAmountOutCheck,
   addTupleWord,
-} from "../executionSteps";
-import type { ProgramValue } from "../planner";
-import { addApprove, addTransfer } from "../protocolSteps";
-import { addressArg, amountArg, displayAddress, slippageArg } from "./args";
-import type { ActionSpec, AmountArg, CompileContext, OutputValue } from "./types";
+} from "../executionSteps.js";
+import type { ProgramValue } from "../planner.js";
+import { addApprove, addTransfer } from "../protocolSteps.js";
+import { addressArg, amountArg, displayAddress, slippageArg } from "./args.js";
+import type { ActionSpec, AmountArg, CompileContext, OutputValue } from "./types.js";
 
 const DEFAULT_SLIPPAGE_BPS = 300;
 const balanceOfFn = getAbiItem({ abi: erc20Abi, name: "balanceOf" });

@@ -5,16 +5,16 @@
 import { type Address, getAbiItem, maxUint256 } from "viem";
 import { z } from "zod";
 import { UniswapV2Router02Abi } from "../../../../abis/UniswapV2Router02.js";
-import { NATIVE_TOKEN_ADDRESS } from "../../../../protocols/native";
-import { ApiError } from "../../errors";
-import { protocolEdges } from "../../routing/graph";
-import { quoteEdge } from "../../routing/quoteEdge";
-import { addRouteHop } from "../../routing/route-program";
-import type { Edge, EdgeAction } from "../../routing/types";
-import { addTupleWord } from "../executionSteps";
-import { addApprove } from "../protocolSteps";
-import { addressArg, amountArg, displayAddress } from "./args";
-import type { ActionSpec, AmountArg, CompileContext, OutputValue } from "./types";
+import { NATIVE_TOKEN_ADDRESS } from "../../../../protocols/native.js";
+import { ApiError } from "../../errors.js";
+import { protocolEdges } from "../../routing/graph.js";
+import { quoteEdge } from "../../routing/quoteEdge.js";
+import { addRouteHop } from "../../routing/route-program.js";
+import type { Edge, EdgeAction } from "../../routing/types.js";
+import { addTupleWord } from "../executionSteps.js";
+import { addApprove } from "../protocolSteps.js";
+import { addressArg, amountArg, displayAddress } from "./args.js";
+import type { ActionSpec, AmountArg, CompileContext, OutputValue } from "./types.js";
 
 const addLiquidityFn = getAbiItem({ abi: UniswapV2Router02Abi, name: "addLiquidity" });
 const removeLiquidityFn = getAbiItem({ abi: UniswapV2Router02Abi, name: "removeLiquidity" });
