@@ -1,11 +1,11 @@
 import { createConfig, factory } from "ponder";
 import { erc4626Abi, getAbiItem } from "viem";
-import { UniswapV2FactoryAbi } from "./abis/UniswapV2Factory";
-import { UniswapV2PairAbi } from "./abis/UniswapV2Pair";
-import { UniswapV3FactoryAbi } from "./abis/UniswapV3Factory";
-import { UniswapV3PoolAbi } from "./abis/UniswapV3Pool";
+import { UniswapV2FactoryAbi } from "./abis/UniswapV2Factory.js";
+import { UniswapV2PairAbi } from "./abis/UniswapV2Pair.js";
+import { UniswapV3FactoryAbi } from "./abis/UniswapV3Factory.js";
+import { UniswapV3PoolAbi } from "./abis/UniswapV3Pool.js";
 import { readConfig } from "./config.js";
-import { type ChainSetup, indexedChains } from "./protocols/chains";
+import { type ChainSetup, indexedChains } from "./protocols/chains.js";
 
 const chains = indexedChains();
 if (chains.length === 0) {

@@ -10,7 +10,7 @@ import {
   size,
   slice,
 } from "viem";
-import { indexerInitCode } from "../abis/generated/IndexerInitCode";
+import { indexerInitCode } from "../abis/generated/IndexerInitCode.js";
 
 /**
  * A token's name or symbol as stored: without NUL characters, which Postgres `text` refuses

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { EngineError, type EngineErrorType } from "../../engine/errors";
+import { EngineError, type EngineErrorType } from "../../engine/errors.js";
 
 const REASONS: Record<number, string> = {
   400: "Bad Request",

@@ -5,29 +5,35 @@ import { Redis } from "ioredis";
 import { client, graphql } from "ponder";
 import { config as readSettings } from "../../config.js";
 import packageJson from "../../package.json";
-import { servedChains } from "../../protocols/chains";
-import { rpcClient } from "./chain/clients";
-import { clientError, databaseUnavailable, errorBody, handleError, handleNotFound } from "./errors";
-import { describeMiddleware, errorResponse } from "./openapi/registry";
-import { openApiRoutes } from "./openapi/routes";
-import { loadKeyRing, requireApiKey } from "./ops/auth";
-import type { OpsEnv } from "./ops/context";
-import { requestDeadline } from "./ops/deadline";
-import { createFreshness } from "./ops/freshness";
-import { errorFields, log } from "./ops/log";
-import { snapshotBlockOf, watchChainLag } from "./ops/metrics";
-import { createMemoryRateLimiter, createRedisRateLimiter, rateLimit } from "./ops/rateLimit";
-import { requestContext } from "./ops/requestContext";
-import { opsRoutes } from "./ops/routes";
-import { installGracefulShutdown } from "./ops/shutdown";
-import { indexedBlocks, requireIndexReady } from "./readiness";
-import { buildSnapshots } from "./routing/snapshot";
-import { bundle } from "./v1/bundle";
-import { projects } from "./v1/projects";
-import { shortcuts } from "./v1/route";
-import { standards } from "./v1/standards";
-import { tokens } from "./v1/tokens";
-import { wallet } from "./v1/wallet";
+import { servedChains } from "../../protocols/chains.js";
+import { rpcClient } from "./chain/clients.js";
+import {
+  clientError,
+  databaseUnavailable,
+  errorBody,
+  handleError,
+  handleNotFound,
+} from "./errors.js";
+import { describeMiddleware, errorResponse } from "./openapi/registry.js";
+import { openApiRoutes } from "./openapi/routes.js";
+import { loadKeyRing, requireApiKey } from "./ops/auth.js";
+import type { OpsEnv } from "./ops/context.js";
+import { requestDeadline } from "./ops/deadline.js";
+import { createFreshness } from "./ops/freshness.js";
+import { errorFields, log } from "./ops/log.js";
+import { snapshotBlockOf, watchChainLag } from "./ops/metrics.js";
+import { createMemoryRateLimiter, createRedisRateLimiter, rateLimit } from "./ops/rateLimit.js";
+import { requestContext } from "./ops/requestContext.js";
+import { opsRoutes } from "./ops/routes.js";
+import { installGracefulShutdown } from "./ops/shutdown.js";
+import { indexedBlocks, requireIndexReady } from "./readiness.js";
+import { buildSnapshots } from "./routing/snapshot.js";
+import { bundle } from "./v1/bundle.js";
+import { projects } from "./v1/projects.js";
+import { shortcuts } from "./v1/route.js";
+import { standards } from "./v1/standards.js";
+import { tokens } from "./v1/tokens.js";
+import { wallet } from "./v1/wallet.js";
 
 // ── Configuration (README.md lists every variable) ─────────────────────────────────────────
 const config = readSettings();

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { ApiError } from "./errors";
+import { ApiError } from "./errors.js";
 
 /**
  * Collects query parameters, folding the bracket form (`name[]=a&name[]=b`, also sent

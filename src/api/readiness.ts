@@ -2,7 +2,7 @@ import { db, publicClients } from "ponder:api";
 import { createMiddleware } from "hono/factory";
 import { sql } from "ponder";
 import type { PublicClient } from "viem";
-import { ApiError } from "./errors";
+import { ApiError } from "./errors.js";
 
 /** Ponder's checkpoint: timestamp (10 digits), chain id (16), block number (16), … */
 const BLOCK_NUMBER_OFFSET = 10 + 16;

@@ -15,32 +15,32 @@ import {
   MissingArgumentError,
   UnknownActionError,
   UnsupportedByStrategyError,
-} from "../../../engine/errors";
-import type { ChainSetup } from "../../../protocols/chains";
-import { isNativeToken } from "../../../protocols/native";
-import { protocols } from "../../../protocols/registry";
-import type { RoutingGraph } from "../routing/graph";
-import type { RouteStep } from "../routing/plan-route";
+} from "../../../engine/errors.js";
+import type { ChainSetup } from "../../../protocols/chains.js";
+import { isNativeToken } from "../../../protocols/native.js";
+import { protocols } from "../../../protocols/registry.js";
+import type { RoutingGraph } from "../routing/graph.js";
+import type { RouteStep } from "../routing/plan-route.js";
 import {
   type ExecutionContracts,
   type RoutingStrategy,
   UnsupportedRouteError,
-} from "../routing/route-program";
-import type { FindRouteResult } from "../routing/search";
-import { protocolActions } from "./actions/registry";
-import type { AmountArg, CompileContext, OutputValue, ResolvedAmount } from "./actions/types";
+} from "../routing/route-program.js";
+import type { FindRouteResult } from "../routing/search.js";
+import { protocolActions } from "./actions/registry.js";
+import type { AmountArg, CompileContext, OutputValue, ResolvedAmount } from "./actions/types.js";
 import {
   addBalanceGrowth,
   addBalanceSnapshot,
   addDeadlineCheck,
   addMinAmountOutCheck,
   addSweep,
-} from "./executionSteps";
-import { addApprove, addTransfer } from "./protocolSteps";
+} from "./executionSteps.js";
+import { addApprove, addTransfer } from "./protocolSteps.js";
 
 const balanceOfFn = getAbiItem({ abi: erc20Abi, name: "balanceOf" });
 
-import { type PlannedProgram, PlannerError, ProgramPlanner, type ProgramValue } from "./planner";
+import { type PlannedProgram, PlannerError, ProgramPlanner, type ProgramValue } from "./planner.js";
 
 /** Most actions one bundle may hold. */
 export const MAX_BUNDLE_ACTIONS = 32;

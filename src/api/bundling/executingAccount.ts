@@ -1,6 +1,6 @@
 import type { Address } from "viem";
-import type { ExecutionContracts, RoutingStrategy } from "../routing/route-program";
-import { predictCoreWalletAddress } from "./coreWalletAddress";
+import type { ExecutionContracts, RoutingStrategy } from "../routing/route-program.js";
+import { predictCoreWalletAddress } from "./coreWalletAddress.js";
 
 /**
  * The account a program runs as under `strategy`: the router's executor, the caller's own

@@ -21,9 +21,9 @@ import {
   InvalidArgumentError,
   SimulationRevertedError,
   UnsupportedByStrategyError,
-} from "../../../engine/errors";
-import type { ChainSetup } from "../../../protocols/chains";
-import { isNativeToken, NATIVE_TOKEN_ADDRESS } from "../../../protocols/native";
+} from "../../../engine/errors.js";
+import type { ChainSetup } from "../../../protocols/chains.js";
+import { isNativeToken, NATIVE_TOKEN_ADDRESS } from "../../../protocols/native.js";
 import {
   type AccountOverride,
   type SimulationCall,
@@ -31,30 +31,34 @@ import {
   SimulationUnavailableError,
   simulateCalls,
   simulationUnavailable,
-} from "../chain/simulate";
-import { fundingStateDiff, SlotNotFoundError, type TokenSlotFinder } from "../chain/slots";
-import { recordSimulation } from "../ops/metrics";
-import type { RoutingGraph } from "../routing/graph";
-import type { RouteStep } from "../routing/plan-route";
-import { executionContracts } from "../routing/plan-route";
-import { type ExecutionContracts, minimumOf, type RoutingStrategy } from "../routing/route-program";
-import { displayAddress } from "./actions/args";
-import { type BundleAction, type CompiledBundle, compileBundle } from "./compile";
+} from "../chain/simulate.js";
+import { fundingStateDiff, SlotNotFoundError, type TokenSlotFinder } from "../chain/slots.js";
+import { recordSimulation } from "../ops/metrics.js";
+import type { RoutingGraph } from "../routing/graph.js";
+import type { RouteStep } from "../routing/plan-route.js";
+import { executionContracts } from "../routing/plan-route.js";
+import {
+  type ExecutionContracts,
+  minimumOf,
+  type RoutingStrategy,
+} from "../routing/route-program.js";
+import { displayAddress } from "./actions/args.js";
+import { type BundleAction, type CompiledBundle, compileBundle } from "./compile.js";
 import {
   type EncodedTx,
   encodeCoreWalletTx,
   encodeDelegateTx,
   encodeRouterBundleTx,
-} from "./encode";
-import { executingAccount } from "./executingAccount";
-import { describeRevert } from "./revert";
+} from "./encode.js";
+import { executingAccount } from "./executingAccount.js";
+import { describeRevert } from "./revert.js";
 import {
   type BeforeSending,
   beforeSending,
   DEFAULT_DEADLINE_SECONDS,
   gasLimit,
   PROVISIONAL_DEADLINE,
-} from "./sending";
+} from "./sending.js";
 
 /** Default slippage of a bundle's output checks, relative to the simulated amounts (bps). */
 export const BUNDLE_SLIPPAGE_BPS = 300;

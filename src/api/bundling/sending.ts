@@ -4,9 +4,9 @@
  * enforces, and a gas limit it succeeds with.
  */
 import { type Address, getAddress } from "viem";
-import { isNativeToken } from "../../../protocols/native";
-import type { ExecutionContracts, RoutingStrategy } from "../routing/route-program";
-import { executingAccount } from "./executingAccount";
+import { isNativeToken } from "../../../protocols/native.js";
+import type { ExecutionContracts, RoutingStrategy } from "../routing/route-program.js";
+import { executingAccount } from "./executingAccount.js";
 
 /** How long after the simulated block a transaction stays valid unless `deadline` is given. */
 export const DEFAULT_DEADLINE_SECONDS = 1_200n;

@@ -4,7 +4,7 @@
  * transaction delivered, and the transaction's own `gasUsed`.
  */
 import { type Address, type Hex, numberToHex, type PublicClient } from "viem";
-import { ChainUnavailableError } from "../../../engine/errors";
+import { ChainUnavailableError } from "../../../engine/errors.js";
 
 export type SimulationCall = { from: Address; to: Address; data: Hex; value?: bigint };
 

@@ -21,7 +21,7 @@ import {
   pad,
   TimeoutError,
 } from "viem";
-import { SimulationUnavailableError } from "./simulate";
+import { SimulationUnavailableError } from "./simulate.js";
 
 type MappingLayout = { slot: bigint; order: "key-first" | "slot-first" };
 type SlotRule =

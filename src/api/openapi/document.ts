@@ -15,7 +15,7 @@ import {
   pathMatches,
   type ResponseDescription,
   schemaHint,
-} from "./registry";
+} from "./registry.js";
 
 export type OpenApiInfo = { title: string; version: string; description: string };
 

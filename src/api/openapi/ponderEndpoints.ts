@@ -3,7 +3,7 @@
  * the document covers everything a client or an operator can call.
  */
 import { z } from "zod";
-import { describeEndpoint } from "./registry";
+import { describeEndpoint } from "./registry.js";
 
 describeEndpoint({
   method: "get",

@@ -8,11 +8,11 @@ import { dirname, join } from "node:path";
 import { Hono } from "hono";
 import { compress } from "hono/compress";
 import { z } from "zod";
-import { handleNotFound } from "../errors";
-import { generateOpenApiDocument, type OpenApiDocument, type OpenApiInfo } from "./document";
-import { describeEndpoint } from "./registry";
-import "./ponderEndpoints";
-import "./sharedSchemas";
+import { handleNotFound } from "../errors.js";
+import { generateOpenApiDocument, type OpenApiDocument, type OpenApiInfo } from "./document.js";
+import { describeEndpoint } from "./registry.js";
+import "./ponderEndpoints.js";
+import "./sharedSchemas.js";
 
 const DOCS_PAGE = `<!doctype html>
 <html lang="en">

@@ -3,9 +3,9 @@ import { readFileSync } from "node:fs";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { z } from "zod";
-import { errorBody } from "../errors";
-import type { OpsEnv } from "./context";
-import { metrics } from "./metrics";
+import { errorBody } from "../errors.js";
+import type { OpsEnv } from "./context.js";
+import { metrics } from "./metrics.js";
 
 /** A configured API key, as the rest of the API sees it: never the key itself. */
 export type ApiKey = {

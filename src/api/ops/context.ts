@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { ApiKey } from "./auth";
+import type { ApiKey } from "./auth.js";
 
 /**
  * What the ops middleware keeps on a request's Hono context. Under Ponder the bindings are

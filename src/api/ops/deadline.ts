@@ -1,5 +1,5 @@
 import { createMiddleware } from "hono/factory";
-import { ApiError } from "../errors";
+import { ApiError } from "../errors.js";
 
 /**
  * Answers 503 when a request has not completed within `timeoutMs`. A request waits on the

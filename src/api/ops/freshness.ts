@@ -5,10 +5,10 @@
  * burst of requests costs one `eth_blockNumber`.
  */
 import { createMiddleware } from "hono/factory";
-import { errorBody } from "../errors";
-import type { ChainProgress } from "../readiness";
-import type { OpsEnv } from "./context";
-import type { ChainLag } from "./metrics";
+import { errorBody } from "../errors.js";
+import type { ChainProgress } from "../readiness.js";
+import type { OpsEnv } from "./context.js";
+import type { ChainLag } from "./metrics.js";
 
 export type FreshnessParameters = {
   /** Largest accepted lag; more answers 503. */

@@ -5,7 +5,7 @@
  * them and never API keys.
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
-import { errorFields, log } from "./log";
+import { errorFields, log } from "./log.js";
 
 /** How far one chain's routing data is behind the chain's head. */
 export type ChainLag = {

@@ -6,10 +6,10 @@
  */
 import { createMiddleware } from "hono/factory";
 import type { Redis } from "ioredis";
-import { errorBody } from "../errors";
-import type { OpsEnv } from "./context";
-import { errorFields, log } from "./log";
-import { metrics } from "./metrics";
+import { errorBody } from "../errors.js";
+import type { OpsEnv } from "./context.js";
+import { errorFields, log } from "./log.js";
+import { metrics } from "./metrics.js";
 
 export type RateLimit = { rps: number; burst: number };
 

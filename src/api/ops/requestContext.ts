@@ -2,11 +2,11 @@ import { randomUUID } from "node:crypto";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { matchedRoutes } from "hono/route";
-import { errorBody } from "../errors";
-import type { OpsEnv } from "./context";
-import { log } from "./log";
-import { metrics } from "./metrics";
-import { enterRequest, isDraining } from "./shutdown";
+import { errorBody } from "../errors.js";
+import type { OpsEnv } from "./context.js";
+import { log } from "./log.js";
+import { metrics } from "./metrics.js";
+import { enterRequest, isDraining } from "./shutdown.js";
 
 /** A caller's (or load balancer's) request id is kept when it is a plain token. */
 const INCOMING_ID = /^[A-Za-z0-9._:-]{1,128}$/;

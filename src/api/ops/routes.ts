@@ -1,6 +1,6 @@
 import { Hono } from "hono";
-import { describeEndpoint } from "../openapi/registry";
-import { renderMetrics } from "./metrics";
+import { describeEndpoint } from "../openapi/registry.js";
+import { renderMetrics } from "./metrics.js";
 
 describeEndpoint({
   method: "get",

@@ -8,7 +8,7 @@
  */
 import type { Server } from "node:http";
 import type { Socket } from "node:net";
-import { log } from "./log";
+import { log } from "./log.js";
 
 type DrainState = {
   inFlight: number;

@@ -20,11 +20,11 @@
  * "cannot fill" are never artefacts of pruning.
  */
 import { poolKindOf } from "../../../protocols/registry.js";
-import { type ApproxQuote, approxEdge } from "./approxEdge";
-import { deepestEdgesFrom, deepestEdgesInto } from "./edgeRanking";
-import type { RoutingGraph } from "./graph";
-import { edgeGas } from "./quoteEdge";
-import type { Address, Edge } from "./types";
+import { type ApproxQuote, approxEdge } from "./approxEdge.js";
+import { deepestEdgesFrom, deepestEdgesInto } from "./edgeRanking.js";
+import type { RoutingGraph } from "./graph.js";
+import { edgeGas } from "./quoteEdge.js";
+import type { Address, Edge } from "./types.js";
 
 /** A path and what the float model says it yields for the whole amount. */
 export type CandidatePath = {

@@ -5,8 +5,8 @@
  */
 
 import { poolKindOf } from "../../../protocols/registry.js";
-import type { RoutingGraph } from "./graph";
-import type { Address, Edge } from "./types";
+import type { RoutingGraph } from "./graph.js";
+import type { Address, Edge } from "./types.js";
 
 /**
  * How much of `side` the edge's pool holds (virtual in-range reserves for V3), as a float; 0

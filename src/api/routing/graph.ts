@@ -3,8 +3,8 @@
  * protocol folders in `protocols/`) indexed by the token they leave and the token they reach.
  * Upserting or removing a pool touches only that pool's tokens; nothing is rebuilt wholesale.
  */
-import { poolKindOf, protocols } from "../../../protocols/registry";
-import type { Address, Edge, Pool } from "./types";
+import { poolKindOf, protocols } from "../../../protocols/registry.js";
+import type { Address, Edge, Pool } from "./types.js";
 
 /** How a pool's edges are derived. */
 export type EdgesOf = (pool: Pool) => Edge[];

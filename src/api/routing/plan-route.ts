@@ -23,10 +23,10 @@ import {
   SimulationRevertedError,
   UnknownTokenError,
   UnsupportedByStrategyError,
-} from "../../../engine/errors";
-import type { ChainSetup } from "../../../protocols/chains";
-import { EXECUTION_ADDRESS_NAMES } from "../../../protocols/execution-addresses";
-import { isNativeToken, NATIVE_TOKEN_ADDRESS } from "../../../protocols/native";
+} from "../../../engine/errors.js";
+import type { ChainSetup } from "../../../protocols/chains.js";
+import { EXECUTION_ADDRESS_NAMES } from "../../../protocols/execution-addresses.js";
+import { isNativeToken, NATIVE_TOKEN_ADDRESS } from "../../../protocols/native.js";
 import {
   type EncodedTx,
   encodeCoreWalletTx,
@@ -34,7 +34,7 @@ import {
   encodeRouterSwapTx,
   routeFeeAmount,
 } from "../bundling/encode.js";
-import { executingAccount } from "../bundling/executingAccount";
+import { executingAccount } from "../bundling/executingAccount.js";
 import { describeRevert } from "../bundling/revert.js";
 import {
   type BeforeSending,
@@ -52,18 +52,18 @@ import {
   simulationUnavailable,
 } from "../chain/simulate.js";
 import { fundingStateDiff, SlotNotFoundError, type TokenSlotFinder } from "../chain/slots.js";
-import { recordRouteSearch, recordSimulation } from "../ops/metrics";
-import type { RouteRequest } from "../v1/route-query";
-import type { RoutingGraph } from "./graph";
-import { priceImpactBps, usdPrices } from "./prices";
+import { recordRouteSearch, recordSimulation } from "../ops/metrics.js";
+import type { RouteRequest } from "../v1/route-query.js";
+import type { RoutingGraph } from "./graph.js";
+import { priceImpactBps, usdPrices } from "./prices.js";
 import {
   type ExecutionContracts,
   minimumOf,
   planRouteProgram,
   UnsupportedRouteError,
 } from "./route-program.js";
-import { findRoute } from "./search";
-import type { RouteQuote } from "./types";
+import { findRoute } from "./search.js";
+import type { RouteQuote } from "./types.js";
 
 export type PlanRouteContext = {
   chain: ChainSetup;

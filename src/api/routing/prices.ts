@@ -3,9 +3,9 @@
  * price through the deepest connection to one of the configured USD stablecoins, each taken
  * at exactly one dollar (spotPrices.ts).
  */
-import type { RoutingGraph } from "./graph";
-import { PRICE_SCALE, spotPrices, type TokenPrices } from "./spotPrices";
-import type { Address } from "./types";
+import type { RoutingGraph } from "./graph.js";
+import { PRICE_SCALE, spotPrices, type TokenPrices } from "./spotPrices.js";
+import type { Address } from "./types.js";
 
 /** A stablecoin taken to be worth one dollar. */
 export type UsdStablecoin = { address: Address; decimals: number };

@@ -1,6 +1,6 @@
 /** Exact quotes of a whole path, hop by hop. */
-import { type EdgeQuoteFailure, edgeGas, simulateEdge } from "./quoteEdge";
-import type { Edge, QuotedLeg } from "./types";
+import { type EdgeQuoteFailure, edgeGas, simulateEdge } from "./quoteEdge.js";
+import type { Edge, QuotedLeg } from "./types.js";
 
 export type PathQuote =
   | {

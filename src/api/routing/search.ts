@@ -20,14 +20,14 @@
  * Gas is valued in tokenOut through spot prices from the graph (WETH per tokenOut), with the
  * per-step constants of gas.ts. Every amount in the result is an exact quote.
  */
-import { type ApproxQuote, approxEdgeQuoter } from "./approxEdge";
-import { type CandidatePath, findCandidatePaths } from "./candidatePaths";
-import { routeGas } from "./gas";
-import type { RoutingGraph } from "./graph";
-import { quotePath, quotePathOut } from "./quotePath";
-import { splitApprox, splitExact } from "./splitAmounts";
-import { PRICE_SCALE, spotPrices } from "./spotPrices";
-import type { Address, Edge, QuotedLeg, RouteQuote } from "./types";
+import { type ApproxQuote, approxEdgeQuoter } from "./approxEdge.js";
+import { type CandidatePath, findCandidatePaths } from "./candidatePaths.js";
+import { routeGas } from "./gas.js";
+import type { RoutingGraph } from "./graph.js";
+import { quotePath, quotePathOut } from "./quotePath.js";
+import { splitApprox, splitExact } from "./splitAmounts.js";
+import { PRICE_SCALE, spotPrices } from "./spotPrices.js";
+import type { Address, Edge, QuotedLeg, RouteQuote } from "./types.js";
 
 export type FindRouteParameters = {
   graph: RoutingGraph;

@@ -6,7 +6,7 @@
  * tokens: `AddressInterner` makes every pool share one string per address instead of holding
  * the copy each row arrived with. (Pool addresses are unique to their pool and are not interned.)
  */
-import type { Address, V2Pool, V3Pool, V3Tick, VaultPool } from "./types";
+import type { Address, V2Pool, V3Pool, V3Tick, VaultPool } from "./types.js";
 
 /** One string per distinct address (lowercased), shared by every pool that names it. */
 export class AddressInterner {

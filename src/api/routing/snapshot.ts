@@ -23,12 +23,18 @@ import { db } from "ponder:api";
 import { token, v2Pair, v3Pool, v3Tick, vault } from "ponder:schema";
 import { and, eq, gt, inArray, sql } from "ponder";
 import { config } from "../../../config.js";
-import { type ChainSetup, servedChains } from "../../../protocols/chains";
-import { recordSnapshotRefresh, setSnapshotBlock } from "../ops/metrics";
-import { RoutingGraph } from "./graph";
-import { prepareRouteSearch } from "./search";
-import { AddressInterner, type V3TickRow, v2PoolOf, v3PoolOf, vaultPoolOf } from "./snapshot-rows";
-import type { Address } from "./types";
+import { type ChainSetup, servedChains } from "../../../protocols/chains.js";
+import { recordSnapshotRefresh, setSnapshotBlock } from "../ops/metrics.js";
+import { RoutingGraph } from "./graph.js";
+import { prepareRouteSearch } from "./search.js";
+import {
+  AddressInterner,
+  type V3TickRow,
+  v2PoolOf,
+  v3PoolOf,
+  vaultPoolOf,
+} from "./snapshot-rows.js";
+import type { Address } from "./types.js";
 
 /** The tables the snapshot reads, by the name of their undo log, with their key column. */
 const UNDO_LOGS = {

@@ -8,9 +8,9 @@
  * changes (or after `maxStaleChanges` changes).
  */
 import { poolKindOf } from "../../../protocols/registry.js";
-import { type ApproxSpot, approxSpot } from "./approxEdge";
-import type { RoutingGraph } from "./graph";
-import type { Address, Edge } from "./types";
+import { type ApproxSpot, approxSpot } from "./approxEdge.js";
+import type { RoutingGraph } from "./graph.js";
+import type { Address, Edge } from "./types.js";
 
 /** Prices are fixed-point: the value of one raw unit (wei) of a token × 10^36. */
 export const PRICE_SCALE = 10n ** 36n;

@@ -1,15 +1,15 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { z } from "zod";
-import { type BundleAction, MAX_BUNDLE_ACTIONS } from "../bundling/compile";
-import { planBundle } from "../bundling/plan-bundle";
-import { ApiError } from "../errors";
-import { describeEndpoint, errorResponse } from "../openapi/registry";
-import { parseQuery } from "../query";
-import { routingGraph } from "../routing/snapshot";
-import { addressParam, deadlineParam, positiveIntParam } from "../schemas";
-import { chainClient, gasPrice, resolveChain, slotFinder } from "./route";
-import { bundleAnswerSchema, bundleBodySchema } from "./shortcuts-schemas";
+import { type BundleAction, MAX_BUNDLE_ACTIONS } from "../bundling/compile.js";
+import { planBundle } from "../bundling/plan-bundle.js";
+import { ApiError } from "../errors.js";
+import { describeEndpoint, errorResponse } from "../openapi/registry.js";
+import { parseQuery } from "../query.js";
+import { routingGraph } from "../routing/snapshot.js";
+import { addressParam, deadlineParam, positiveIntParam } from "../schemas.js";
+import { chainClient, gasPrice, resolveChain, slotFinder } from "./route.js";
+import { bundleAnswerSchema, bundleBodySchema } from "./shortcuts-schemas.js";
 
 /** Largest bundle body accepted, in bytes. */
 export const MAX_BUNDLE_BODY_BYTES = 256 * 1024;

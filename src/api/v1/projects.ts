@@ -3,12 +3,12 @@ import { token, v2Pair, v3Pool, vault } from "ponder:schema";
 import { Hono } from "hono";
 import { count, eq, inArray } from "ponder";
 import { z } from "zod";
-import { servedChains } from "../../../protocols/chains";
-import { findProtocol, protocols } from "../../../protocols/registry";
-import type { Protocol } from "../../../protocols/types";
-import { ApiError } from "../errors";
-import { describeEndpoint, errorResponse } from "../openapi/registry";
-import { parseQuery } from "../query";
+import { servedChains } from "../../../protocols/chains.js";
+import { findProtocol, protocols } from "../../../protocols/registry.js";
+import type { Protocol } from "../../../protocols/types.js";
+import { ApiError } from "../errors.js";
+import { describeEndpoint, errorResponse } from "../openapi/registry.js";
+import { parseQuery } from "../query.js";
 
 async function poolCount(protocol: Protocol): Promise<number> {
   switch (protocol.poolSource) {

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { ApiError } from "../errors";
-import { parseQuery } from "../query";
-import { addressParam, deadlineParam, positiveIntParam } from "../schemas";
+import { ApiError } from "../errors.js";
+import { parseQuery } from "../query.js";
+import { addressParam, deadlineParam, positiveIntParam } from "../schemas.js";
 
 const MAX_UINT256 = 2n ** 256n - 1n;
 

@@ -1,14 +1,14 @@
 import { Hono } from "hono";
 import type { PublicClient } from "viem";
-import { type ChainSetup, servedChains } from "../../../protocols/chains";
-import { rpcClient } from "../chain/clients";
-import { TokenSlotFinder } from "../chain/slots";
-import { ApiError } from "../errors";
-import { describeEndpoint, errorResponse } from "../openapi/registry";
-import { planRoute } from "../routing/plan-route";
-import { routingGraph } from "../routing/snapshot";
-import { parseRouteQuery, routeQuerySchema } from "./route-query";
-import { routeAnswerSchema } from "./shortcuts-schemas";
+import { type ChainSetup, servedChains } from "../../../protocols/chains.js";
+import { rpcClient } from "../chain/clients.js";
+import { TokenSlotFinder } from "../chain/slots.js";
+import { ApiError } from "../errors.js";
+import { describeEndpoint, errorResponse } from "../openapi/registry.js";
+import { planRoute } from "../routing/plan-route.js";
+import { routingGraph } from "../routing/snapshot.js";
+import { parseRouteQuery, routeQuerySchema } from "./route-query.js";
+import { routeAnswerSchema } from "./shortcuts-schemas.js";
 
 const slotFinders = new Map<number, TokenSlotFinder>();
 const gasPrices = new Map<number, { value: bigint; at: number }>();

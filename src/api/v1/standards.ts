@@ -1,11 +1,11 @@
 import { Hono } from "hono";
 import { z } from "zod";
-import { servedChains } from "../../../protocols/chains";
-import { findProtocol, protocols } from "../../../protocols/registry";
-import type { Protocol } from "../../../protocols/types";
-import { ApiError } from "../errors";
-import { describeEndpoint, errorResponse } from "../openapi/registry";
-import { parseQuery } from "../query";
+import { servedChains } from "../../../protocols/chains.js";
+import { findProtocol, protocols } from "../../../protocols/registry.js";
+import type { Protocol } from "../../../protocols/types.js";
+import { ApiError } from "../errors.js";
+import { describeEndpoint, errorResponse } from "../openapi/registry.js";
+import { parseQuery } from "../query.js";
 
 /** A protocol standard entry (SPEC 2.3) as served. */
 export const standardEntrySchema = z.object({

@@ -4,12 +4,12 @@ import { arrayContains, type SQL, sql } from "drizzle-orm";
 import { Hono } from "hono";
 import { and, asc, eq } from "ponder";
 import { z } from "zod";
-import { ApiError } from "../errors";
-import { describeEndpoint, errorResponse } from "../openapi/registry";
-import { pageMeta } from "../pagination";
-import { parseQuery } from "../query";
-import { snapshotVersion, startSnapshotRefresh } from "../routing/snapshot";
-import { addressParam, formatAddress, positiveIntParam } from "../schemas";
+import { ApiError } from "../errors.js";
+import { describeEndpoint, errorResponse } from "../openapi/registry.js";
+import { pageMeta } from "../pagination.js";
+import { parseQuery } from "../query.js";
+import { snapshotVersion, startSnapshotRefresh } from "../routing/snapshot.js";
+import { addressParam, formatAddress, positiveIntParam } from "../schemas.js";
 
 /** SPEC 2.2: the token list is served in pages of 1000. */
 export const TOKENS_PER_PAGE = 1000;

@@ -15,17 +15,17 @@ import {
   RpcRequestError,
 } from "viem";
 import { z } from "zod";
-import { isNativeToken, NATIVE_TOKEN_ADDRESS } from "../../../protocols/native";
-import { describeRevert } from "../bundling/revert";
-import { inputSpender } from "../bundling/sending";
-import { ApiError } from "../errors";
-import { describeEndpoint, errorResponse } from "../openapi/registry";
-import { parseQuery } from "../query";
-import { executionContracts } from "../routing/plan-route";
-import { addressParam, positiveIntParam } from "../schemas";
-import { chainClient, resolveChain } from "./route";
-import { amountOrZeroParam } from "./route-query";
-import { txSchema } from "./shortcuts-schemas";
+import { isNativeToken, NATIVE_TOKEN_ADDRESS } from "../../../protocols/native.js";
+import { describeRevert } from "../bundling/revert.js";
+import { inputSpender } from "../bundling/sending.js";
+import { ApiError } from "../errors.js";
+import { describeEndpoint, errorResponse } from "../openapi/registry.js";
+import { parseQuery } from "../query.js";
+import { executionContracts } from "../routing/plan-route.js";
+import { addressParam, positiveIntParam } from "../schemas.js";
+import { chainClient, resolveChain } from "./route.js";
+import { amountOrZeroParam } from "./route-query.js";
+import { txSchema } from "./shortcuts-schemas.js";
 
 /** The query of `GET /v1/wallet/approve` (the client SDK's `getApprovalData` sends it). */
 export const approveQuerySchema = z.object({

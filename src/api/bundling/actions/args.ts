@@ -1,8 +1,8 @@
 /** zod pieces shared by the bundle actions' argument schemas. */
 import { getAddress } from "viem";
 import { z } from "zod";
-import { NATIVE_TOKEN_ADDRESS } from "../../../../protocols/native";
-import type { AmountArg } from "./types";
+import { NATIVE_TOKEN_ADDRESS } from "../../../../protocols/native.js";
+import type { AmountArg } from "./types.js";
 
 const MAX_UINT256 = 2n ** 256n - 1n;
 

@@ -18,21 +18,21 @@ import {
   InvalidArgumentError,
   NoRouteError,
   UnknownTokenError,
-} from "../../../../engine/errors";
-import { isNativeToken } from "../../../../protocols/native";
-import { graphHasToken, routeSteps } from "../../routing/plan-route";
-import { addRouteHop, minimumOf } from "../../routing/route-program";
-import { findRoute } from "../../routing/search";
+} from "../../../../engine/errors.js";
+import { isNativeToken } from "../../../../protocols/native.js";
+import { graphHasToken, routeSteps } from "../../routing/plan-route.js";
+import { addRouteHop, minimumOf } from "../../routing/route-program.js";
+import { findRoute } from "../../routing/search.js";
 import {
   addArrayElement,
   addBalanceSnapshot,
   addMinAmountOutCheck,
   addTupleWord,
-} from "../executionSteps";
-import type { ProgramValue } from "../planner";
-import { addApprove, addTransfer } from "../protocolSteps";
-import { addressArg, amountArg, displayAddress, slippageArg } from "./args";
-import type { ActionSpec, AmountArg, CompileContext, OutputValue } from "./types";
+} from "../executionSteps.js";
+import type { ProgramValue } from "../planner.js";
+import { addApprove, addTransfer } from "../protocolSteps.js";
+import { addressArg, amountArg, displayAddress, slippageArg } from "./args.js";
+import type { ActionSpec, AmountArg, CompileContext, OutputValue } from "./types.js";
 
 const DEFAULT_SLIPPAGE_BPS = 300;
 const balanceOfFn = getAbiItem({ abi: erc20Abi, name: "balanceOf" });

@@ -9,16 +9,16 @@ import {
   InvalidArgumentError,
   UnknownPoolError,
   UnsupportedOnChainError,
-} from "../../../../engine/errors";
-import { NATIVE_TOKEN_ADDRESS } from "../../../../protocols/native";
-import { protocolEdges } from "../../routing/graph";
-import { quoteEdge } from "../../routing/quoteEdge";
-import { addRouteHop } from "../../routing/route-program";
-import type { Edge, EdgeAction } from "../../routing/types";
-import { addTupleWord } from "../executionSteps";
-import { addApprove } from "../protocolSteps";
-import { addressArg, amountArg, displayAddress } from "./args";
-import type { ActionSpec, AmountArg, CompileContext, OutputValue } from "./types";
+} from "../../../../engine/errors.js";
+import { NATIVE_TOKEN_ADDRESS } from "../../../../protocols/native.js";
+import { protocolEdges } from "../../routing/graph.js";
+import { quoteEdge } from "../../routing/quoteEdge.js";
+import { addRouteHop } from "../../routing/route-program.js";
+import type { Edge, EdgeAction } from "../../routing/types.js";
+import { addTupleWord } from "../executionSteps.js";
+import { addApprove } from "../protocolSteps.js";
+import { addressArg, amountArg, displayAddress } from "./args.js";
+import type { ActionSpec, AmountArg, CompileContext, OutputValue } from "./types.js";
 
 const addLiquidityFn = getAbiItem({ abi: UniswapV2Router02Abi, name: "addLiquidity" });
 const removeLiquidityFn = getAbiItem({ abi: UniswapV2Router02Abi, name: "removeLiquidity" });

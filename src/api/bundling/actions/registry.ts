@@ -3,9 +3,9 @@
  * protocol lists in `/v1/standards` and the actions here are the same set (a test holds them to
  * it): an action that is listed works, and one that works is listed.
  */
-import { findProtocol } from "../../../../protocols/registry";
-import type { Protocol } from "../../../../protocols/types";
-import { approve, balance, call, minamountout, route, split, transfer } from "./core";
+import { findProtocol } from "../../../../protocols/registry.js";
+import type { Protocol } from "../../../../protocols/types.js";
+import { approve, balance, call, minamountout, route, split, transfer } from "./core.js";
 import {
   uniswapV2Deposit,
   uniswapV2Redeem,
@@ -15,8 +15,8 @@ import {
   vaultDeposit,
   vaultRedeem,
   wrap,
-} from "./pools";
-import type { ActionSpec } from "./types";
+} from "./pools.js";
+import type { ActionSpec } from "./types.js";
 
 const CORE: Record<string, ActionSpec> = {
   route,

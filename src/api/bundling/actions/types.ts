@@ -4,12 +4,12 @@
  */
 import type { Address } from "viem";
 import type { z } from "zod";
-import type { ChainSetup } from "../../../../protocols/chains";
-import type { RoutingGraph } from "../../routing/graph";
-import type { RouteStep } from "../../routing/plan-route";
-import type { ExecutionContracts, RoutingStrategy } from "../../routing/route-program";
-import type { FindRouteResult } from "../../routing/search";
-import type { ProgramPlanner, ProgramValue } from "../planner";
+import type { ChainSetup } from "../../../../protocols/chains.js";
+import type { RoutingGraph } from "../../routing/graph.js";
+import type { RouteStep } from "../../routing/plan-route.js";
+import type { ExecutionContracts, RoutingStrategy } from "../../routing/route-program.js";
+import type { FindRouteResult } from "../../routing/search.js";
+import type { ProgramPlanner, ProgramValue } from "../planner.js";
 
 /** An amount argument after validation: a literal or a reference to an earlier output. */
 export type AmountArg = bigint | { ref: number; index: number };

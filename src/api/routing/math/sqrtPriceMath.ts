@@ -2,7 +2,14 @@
  * Uniswap V3's SqrtPriceMath: token amounts between two sqrt prices and the next sqrt price
  * after an input, with the library's rounding and its uint256 overflow branches.
  */
-import { divRoundingUp, MAX_UINT160, MAX_UINT256, mulDiv, mulDivRoundingUp, Q96 } from "./fullMath";
+import {
+  divRoundingUp,
+  MAX_UINT160,
+  MAX_UINT256,
+  mulDiv,
+  mulDivRoundingUp,
+  Q96,
+} from "./fullMath.js";
 
 /** A swap the pool contract would revert (a price leaving uint160, a liquidity of zero). */
 export class SwapRevertError extends Error {

@@ -1,6 +1,6 @@
 /** Uniswap V3's `SwapMath.computeSwapStep` for exact-input swaps. */
-import { mulDiv, mulDivRoundingUp } from "./fullMath";
-import { getAmount0Delta, getAmount1Delta, getNextSqrtPriceFromInput } from "./sqrtPriceMath";
+import { mulDiv, mulDivRoundingUp } from "./fullMath.js";
+import { getAmount0Delta, getAmount1Delta, getNextSqrtPriceFromInput } from "./sqrtPriceMath.js";
 
 export type SwapStep = {
   sqrtRatioNextX96: bigint;

@@ -2,7 +2,7 @@
  * Uniswap V3's TickMath: the sqrt price at a tick and the tick at a sqrt price, bit for bit as
  * the pool computes them (the same magic constants and the same rounding).
  */
-import { MAX_UINT256 } from "./fullMath";
+import { MAX_UINT256 } from "./fullMath.js";
 
 export const MIN_TICK = -887272;
 export const MAX_TICK = 887272;

@@ -4,10 +4,16 @@
  * (where the pool also stops a step, which matters for rounding), crossing initialized ticks
  * and applying their liquidity net. The tick table stands in for the bitmap.
  */
-import type { V3Pool, V3Tick } from "../types";
-import { SwapRevertError } from "./sqrtPriceMath";
-import { computeSwapStep } from "./swapMath";
-import { getSqrtRatioAtTick, MAX_SQRT_RATIO, MAX_TICK, MIN_SQRT_RATIO, MIN_TICK } from "./tickMath";
+import type { V3Pool, V3Tick } from "../types.js";
+import { SwapRevertError } from "./sqrtPriceMath.js";
+import { computeSwapStep } from "./swapMath.js";
+import {
+  getSqrtRatioAtTick,
+  MAX_SQRT_RATIO,
+  MAX_TICK,
+  MIN_SQRT_RATIO,
+  MIN_TICK,
+} from "./tickMath.js";
 
 /** The pool state an exact-input swap reads. */
 export type V3SwapState = Pick<

@@ -1,0 +1,129 @@
+/**
+ * The import boundaries of `.dependency-cruiser.cjs` bite: the repository's own rule set,
+ * cruised over a small tree written under the OS temp dir, reports each planted violation by
+ * the rule it breaks, and nothing for the imports the rules allow.
+ */
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { cruise, type ICruiseResult } from "dependency-cruiser";
+import extractDepcruiseOptions from "dependency-cruiser/config-utl/extract-depcruise-options";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+
+/** Each file of the tree, with what it imports; `// ok` and `// bad` say what the rules allow. */
+const TREE: Record<string, string> = {
+  "engine/amounts.ts": "export const WAD = 10n ** 18n;\n",
+  "engine/quote.ts": [
+    'import { Hono } from "hono"; // bad: a framework in the core',
+    'import { parseUnits } from "viem"; // ok',
+    'import { WAD } from "./amounts.js"; // ok: inside engine/',
+    "export const quote = () => [Hono, parseUnits, WAD];",
+  ].join("\n"),
+  "engine/store.ts": [
+    'import { readFileSync } from "node:fs"; // bad: a builtin (reported as "fs")',
+    'import schema from "ponder:schema"; // bad: Ponder, even as a virtual module',
+    'import { alpha } from "../protocols/alpha.js"; // bad: outside engine/',
+    "export const store = [readFileSync, schema, alpha];",
+  ].join("\n"),
+  "protocols/types.ts": "export type Protocol = { slug: string };\n",
+  "protocols/native.ts": 'export const NATIVE = "0xeeee";\n',
+  "protocols/erc4626.ts": [
+    'import type { Protocol } from "./types.js";',
+    "export const vaults = (slug: string): Protocol => ({ slug });",
+  ].join("\n"),
+  "protocols/alpha.ts": [
+    'import { beta } from "./beta/index.js"; // bad: another protocol',
+    'import { NATIVE } from "./native.js"; // ok: shared',
+    'import type { Protocol } from "./types.js"; // ok: shared',
+    'export const alpha: Protocol = { slug: "alpha" };',
+    "export const both = [beta, NATIVE];",
+  ].join("\n"),
+  "protocols/beta/index.ts": [
+    'import { betaPools } from "./pools.js"; // ok: its own folder',
+    'import { vaults } from "../erc4626.js"; // ok: the shared ERC4626 family',
+    'export const beta = vaults("beta");',
+    "export const pools = betaPools;",
+  ].join("\n"),
+  "protocols/beta/pools.ts": [
+    'import { alpha } from "../alpha.js"; // bad: another protocol',
+    "export const betaPools = [alpha];",
+  ].join("\n"),
+  "protocols/registry.ts": [
+    'import { alpha } from "./alpha.js"; // ok: the registry lists every protocol',
+    'import { beta } from "./beta/index.js";',
+    "export const protocols = [alpha, beta];",
+  ].join("\n"),
+  "src/api/routing/types.ts": [
+    'import type { Context } from "hono"; // bad: even a type-only import',
+    "export type Pool = { reserve: bigint; context?: Context };",
+  ].join("\n"),
+  "src/api/routing/search.ts": [
+    'import { STEP } from "../bundling/steps.js"; // warn: closes a routing <-> bundling folder cycle',
+    "export const search = STEP;",
+  ].join("\n"),
+  "src/api/bundling/steps.ts": "export const STEP = 1;\n",
+  "src/api/bundling/plan.ts": [
+    'import { search } from "../routing/search.js";',
+    "export const plan = search;",
+  ].join("\n"),
+  "src/api/routing/math/swap.ts": [
+    'import { maxUint256 } from "viem"; // ok',
+    'import type { Pool } from "../types.js"; // ok: the pool shapes',
+    'import { search } from "../search.js"; // bad: outside the math',
+    "export const swap = (p: Pool) => [p, maxUint256, search];",
+  ].join("\n"),
+};
+
+let dir: string;
+let result: ICruiseResult;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "boundaries-"));
+  for (const [file, text] of Object.entries(TREE)) {
+    mkdirSync(dirname(join(dir, file)), { recursive: true });
+    writeFileSync(join(dir, file), text);
+  }
+  // npm imports resolve as in the repository (hono to its real files, not "unresolvable").
+  symlinkSync(join(repo, "node_modules"), join(dir, "node_modules"));
+  const options = await extractDepcruiseOptions(join(repo, ".dependency-cruiser.cjs"));
+  const output = await cruise(["engine", "protocols", "src"], { ...options, baseDir: dir });
+  result = output.output as ICruiseResult;
+});
+
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe("import boundaries", () => {
+  it("reports exactly the planted violations, each by the rule it breaks", () => {
+    const found = result.summary.violations
+      .map((v) => `${v.rule.severity} ${v.rule.name}: ${v.from} -> ${tidy(v.to)}`)
+      .sort();
+    expect(found).toEqual([
+      "error engine-imports-only-engine-and-viem: engine/quote.ts -> hono",
+      "error engine-imports-only-engine-and-viem: engine/store.ts -> fs",
+      "error engine-imports-only-engine-and-viem: engine/store.ts -> ponder:schema",
+      "error engine-imports-only-engine-and-viem: engine/store.ts -> protocols/alpha.ts",
+      "error protocol-not-to-other-protocol: protocols/alpha.ts -> protocols/beta/index.ts",
+      "error protocol-not-to-other-protocol: protocols/beta/pools.ts -> protocols/alpha.ts",
+      "error routing-math-self-contained: src/api/routing/math/swap.ts -> src/api/routing/search.ts",
+      "error routing-types-import-free: src/api/routing/types.ts -> hono",
+      "warn no-cycle-routing-bundling: src/api/routing -> src/api/bundling",
+    ]);
+    expect(result.summary.error).toBe(8);
+  });
+
+  it("takes Ponder's virtual modules as built in, not as unresolvable imports", () => {
+    const store = result.modules.find((m) => m.source === "engine/store.ts");
+    const ponder = store?.dependencies.find((d) => d.module === "ponder:schema");
+    expect(ponder).toMatchObject({ coreModule: true, couldNotResolve: false });
+  });
+});
+
+/** An npm package by its name, wherever the (possibly symlinked) node_modules lies. */
+function tidy(to: string): string {
+  return to.match(/(?:^|\/)node_modules\/([^/]+)\//)?.[1] ?? to;
+}
