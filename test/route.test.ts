@@ -568,7 +568,8 @@ describe("GET /v1/shortcuts/route on the devnet", () => {
     const res = await get(query);
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(res.status).toBe(503);
-    // Whichever notices first: the freshness check (head block) or the simulation.
+    // Whichever notices first: the freshness check (head block), the gas price (once its
+    // cached value has expired) or the simulation.
     const unavailable = (message: string, details?: Record<string, unknown>) => ({
       statusCode: 503,
       error: "Service Unavailable",
@@ -580,6 +581,7 @@ describe("GET /v1/shortcuts/route on the devnet", () => {
         "The RPC of chain 31337 did not answer, so the freshness of routing data cannot be checked. Retry shortly.",
         { chainId: 31337 },
       ),
+      unavailable("The RPC node of chain 31337 is unreachable; try again shortly."),
       unavailable("The RPC node of chain 31337 did not answer the simulation. Retry shortly."),
     ]).toContainEqual(res.body);
   });
