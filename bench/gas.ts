@@ -36,9 +36,9 @@ import { RoutingGraph } from "../src/api/routing/graph.js";
 import {
   type ExecutionContracts,
   minimumOf,
-  planRouteProgram,
   type RoutingStrategy,
-} from "../src/api/routing/route-program.js";
+} from "../src/api/routing/hop-context.js";
+import { planRouteProgram } from "../src/api/routing/route-program.js";
 import { findRoute } from "../src/api/routing/search.js";
 import type { Pool } from "../src/api/routing/types.js";
 import { quoteV2, quoteV3 } from "../test/execution/quotes.js";

@@ -157,6 +157,7 @@ async function main(plan: LoadPlan): Promise<LoadReport> {
   // the connection, and that pairing slips by one for the rest of the run after the service
   // closes a connection (`Connection: close` on a POST refused before its body was read).
   const requestIdOf = (i: number) => `load-${i}`;
+  const indexOfId = new Map(plan.requests.map((_, i) => [requestIdOf(i), i]));
   const options: autocannon.Options = {
     url: plan.url,
     connections: plan.connections,
@@ -173,7 +174,7 @@ async function main(plan: LoadPlan): Promise<LoadReport> {
       onResponse: (status: number, body: string, _context: unknown, headers?: unknown) => {
         statuses[status] = (statuses[status] ?? 0) + 1;
         const echoed = (headers as Record<string, unknown> | undefined)?.["x-request-id"];
-        const answered = plan.requests.findIndex((_, j) => requestIdOf(j) === echoed);
+        const answered = typeof echoed === "string" ? (indexOfId.get(echoed) ?? -1) : -1;
         const request = plan.requests[answered];
         const counted = perRequest[answered];
         if (!request || !counted) {

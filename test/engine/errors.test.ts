@@ -26,7 +26,7 @@ import {
   handleError,
 } from "../../src/api/errors.js";
 import { RoutingGraph } from "../../src/api/routing/graph.js";
-import type { ExecutionContracts } from "../../src/api/routing/route-program.js";
+import type { ExecutionContracts } from "../../src/api/routing/hop-context.js";
 import { E18, token, v2 } from "../routing/fixtures.js";
 
 /** The status and body the API answers with for `error`, through its error handler. */

@@ -7,10 +7,10 @@ import type { Address, Hex } from "viem";
 import { describe, expect, test } from "vitest";
 import { decodeCommandTarget } from "../../src/api/bundling/commandLayout.js";
 import type { PlannedProgram } from "../../src/api/bundling/planner.js";
+import { UnsupportedRouteError } from "../../src/api/routing/hop-context.js";
 import {
   planRouteProgram,
   type RouteProgramParameters,
-  UnsupportedRouteError,
 } from "../../src/api/routing/route-program.js";
 import type {
   Edge,

@@ -20,12 +20,12 @@ import type { ChainSetup } from "../../../protocols/chains.js";
 import { isNativeToken } from "../../../protocols/native.js";
 import { protocols } from "../../../protocols/registry.js";
 import type { RoutingGraph } from "../routing/graph.js";
-import type { RouteStep } from "../routing/plan-route.js";
 import {
   type ExecutionContracts,
   type RoutingStrategy,
   UnsupportedRouteError,
-} from "../routing/route-program.js";
+} from "../routing/hop-context.js";
+import type { RouteStep } from "../routing/plan-route.js";
 import type { FindRouteResult } from "../routing/search.js";
 import { protocolActions } from "./actions/registry.js";
 import type { AmountArg, CompileContext, OutputValue, ResolvedAmount } from "./actions/types.js";

@@ -1,5 +1,5 @@
 import type { Address } from "viem";
-import type { ExecutionContracts, RoutingStrategy } from "../routing/route-program.js";
+import type { ExecutionContracts, RoutingStrategy } from "../routing/hop-context.js";
 import { predictCoreWalletAddress } from "./coreWalletAddress.js";
 
 /**

@@ -35,13 +35,13 @@ import {
 import { fundingStateDiff, SlotNotFoundError, type TokenSlotFinder } from "../chain/slots.js";
 import { recordSimulation } from "../ops/metrics.js";
 import type { RoutingGraph } from "../routing/graph.js";
-import type { RouteStep } from "../routing/plan-route.js";
-import { executionContracts } from "../routing/plan-route.js";
 import {
   type ExecutionContracts,
   minimumOf,
   type RoutingStrategy,
-} from "../routing/route-program.js";
+} from "../routing/hop-context.js";
+import type { RouteStep } from "../routing/plan-route.js";
+import { executionContracts } from "../routing/plan-route.js";
 import { displayAddress } from "./actions/args.js";
 import { type BundleAction, type CompiledBundle, compileBundle } from "./compile.js";
 import {

@@ -5,7 +5,7 @@
  */
 import { type Address, getAddress } from "viem";
 import { isNativeToken } from "../../../protocols/native.js";
-import type { ExecutionContracts, RoutingStrategy } from "../routing/route-program.js";
+import type { ExecutionContracts, RoutingStrategy } from "../routing/hop-context.js";
 import { executingAccount } from "./executingAccount.js";
 
 /** How long after the simulated block a transaction stays valid unless `deadline` is given. */

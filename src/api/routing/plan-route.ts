@@ -55,13 +55,9 @@ import { fundingStateDiff, SlotNotFoundError, type TokenSlotFinder } from "../ch
 import { recordRouteSearch, recordSimulation } from "../ops/metrics.js";
 import type { RouteRequest } from "../v1/route-query.js";
 import type { RoutingGraph } from "./graph.js";
+import { type ExecutionContracts, minimumOf, UnsupportedRouteError } from "./hop-context.js";
 import { priceImpactBps, usdPrices } from "./prices.js";
-import {
-  type ExecutionContracts,
-  minimumOf,
-  planRouteProgram,
-  UnsupportedRouteError,
-} from "./route-program.js";
+import { planRouteProgram } from "./route-program.js";
 import { findRoute } from "./search.js";
 import type { RouteQuote } from "./types.js";
 

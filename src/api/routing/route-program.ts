@@ -22,14 +22,6 @@ import { addTransfer } from "../bundling/protocolSteps.js";
 import type { HopContext, HopOptions } from "./hop-context.js";
 import type { QuotedHop, RouteQuote } from "./types.js";
 
-export {
-  type ExecutionContracts,
-  type HopContext,
-  minimumOf,
-  type RoutingStrategy,
-  UnsupportedRouteError,
-} from "./hop-context.js";
-
 export type RouteProgramParameters = HopContext & {
   weth: Address | undefined;
   receiver: Address;

@@ -20,8 +20,9 @@ import {
   UnknownTokenError,
 } from "../../../../engine/errors.js";
 import { isNativeToken } from "../../../../protocols/native.js";
+import { minimumOf } from "../../routing/hop-context.js";
 import { graphHasToken, routeSteps } from "../../routing/plan-route.js";
-import { addRouteHop, minimumOf } from "../../routing/route-program.js";
+import { addRouteHop } from "../../routing/route-program.js";
 import { findRoute } from "../../routing/search.js";
 import {
   addArrayElement,

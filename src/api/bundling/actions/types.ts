@@ -6,8 +6,8 @@ import type { Address } from "viem";
 import type { z } from "zod";
 import type { ChainSetup } from "../../../../protocols/chains.js";
 import type { RoutingGraph } from "../../routing/graph.js";
+import type { ExecutionContracts, RoutingStrategy } from "../../routing/hop-context.js";
 import type { RouteStep } from "../../routing/plan-route.js";
-import type { ExecutionContracts, RoutingStrategy } from "../../routing/route-program.js";
 import type { FindRouteResult } from "../../routing/search.js";
 import type { ProgramPlanner, ProgramValue } from "../planner.js";
 
