@@ -6,31 +6,36 @@
  * `(^|/)node_modules/viem/` pattern.
  */
 
-/** The only npm package the pure core may use (with its subpaths, e.g. `viem/utils`). */
-const VIEM = "(^|/)node_modules/viem/";
+/**
+ * The npm packages the pure core may use (with their subpaths, e.g. `viem/utils`): viem for
+ * ABI encoding and addresses, zod for the bundle actions' argument schemas.
+ */
+const ENGINE_PACKAGES = ["(^|/)node_modules/viem/", "(^|/)node_modules/zod/"];
+
+/** The contracts' ABIs and bytecode: generated data, importable from anywhere. */
+const ABIS = "^abis/";
 
 /** The pool shapes (types only) that the pool math takes as arguments. */
-const ROUTING_TYPES = "^src/api/routing/types\\.ts$";
+const ROUTING_TYPES = "^engine/routing/types\\.ts$";
 
 /**
- * Files in protocols/ that are not a protocol: the registry, the shared types, the chain list,
- * the addresses and helpers every protocol may read, the pool-kind interface, and the ERC4626 family that several
- * vault protocols are made from (it registers no protocol itself). Every other file
- * `protocols/<slug>.ts` and every folder `protocols/<slug>/` is a protocol module.
+ * Files in engine/protocols/ that are not a protocol: the registry, the shared types, the
+ * addresses and helpers every protocol may read, the pool-kind interface, and the ERC4626 family
+ * that several vault protocols are made from (it registers no protocol itself). Every other file
+ * `engine/protocols/<slug>.ts` and every folder `engine/protocols/<slug>/` is a protocol module.
  */
 const PROTOCOLS_SHARED = [
-  "^protocols/registry\\.ts$",
-  "^protocols/types\\.ts$",
-  "^protocols/chains\\.ts$",
-  "^protocols/native\\.ts$",
-  "^protocols/execution-addresses\\.ts$",
-  "^protocols/token-metadata\\.ts$",
-  "^protocols/pool-kind\\.ts$",
-  "^protocols/erc4626(\\.ts$|/)",
+  "^engine/protocols/registry\\.ts$",
+  "^engine/protocols/types\\.ts$",
+  "^engine/protocols/native\\.ts$",
+  "^engine/protocols/execution-addresses\\.ts$",
+  "^engine/protocols/token-metadata\\.ts$",
+  "^engine/protocols/pool-kind\\.ts$",
+  "^engine/protocols/erc4626(\\.ts$|/)",
 ];
 
 /** A protocol module; group 1 is its slug, so `$1` names the importer's own protocol. */
-const PROTOCOL_MODULE = "^protocols/([^/.]+)(\\.ts$|/)";
+const PROTOCOL_MODULE = "^engine/protocols/([^/.]+)(\\.ts$|/)";
 
 /** Ponder's virtual modules: provided by Ponder's bundler at run time, not files on disk. */
 const PONDER_VIRTUAL_MODULES = ["ponder:api", "ponder:schema", "ponder:registry"];
@@ -39,57 +44,61 @@ const PONDER_VIRTUAL_MODULES = ["ponder:api", "ponder:schema", "ponder:registry"
 module.exports = {
   forbidden: [
     {
-      name: "engine-imports-only-engine-and-viem",
+      name: "engine-is-pure",
       severity: "error",
       comment:
-        "engine/ is the framework-free core: it may import files inside engine/ and viem, " +
-        "nothing else (no ponder, ponder:* virtual modules, hono, node:* builtins, src/, protocols/).",
+        "engine/ is the framework-free core: it may import files inside engine/, the generated " +
+        "ABIs, viem and zod, nothing else (no ponder, ponder:* virtual modules, hono, node:* " +
+        "builtins, src/, config.ts, chains.ts).",
       from: { path: "^engine/" },
-      to: { pathNot: ["^engine/", VIEM] },
+      to: { pathNot: ["^engine/", ABIS, ...ENGINE_PACKAGES] },
     },
     {
       name: "protocol-not-to-other-protocol",
       severity: "error",
       comment:
-        "A protocol is one self-contained module (protocols/<slug>.ts or protocols/<slug>/): it " +
-        "may import the shared files of protocols/ but not another protocol.",
+        "A protocol is one self-contained module (engine/protocols/<slug>.ts or <slug>/): it may " +
+        "import the shared files of engine/protocols/ but not another protocol.",
       from: { path: PROTOCOL_MODULE, pathNot: PROTOCOLS_SHARED },
-      to: { path: PROTOCOL_MODULE, pathNot: ["^protocols/$1(\\.ts$|/)", ...PROTOCOLS_SHARED] },
+      to: {
+        path: PROTOCOL_MODULE,
+        pathNot: ["^engine/protocols/$1(\\.ts$|/)", ...PROTOCOLS_SHARED],
+      },
+    },
+    {
+      name: "routing-below-programs",
+      severity: "error",
+      comment:
+        "The route search (engine/routing/) knows pools and quotes, not programs: it imports " +
+        "neither the program planner (engine/program/) nor the bundle compiler (engine/bundle/).",
+      from: { path: "^engine/routing/" },
+      to: { path: "^engine/(program|bundle)/" },
+    },
+    {
+      name: "programs-below-bundles",
+      severity: "error",
+      comment:
+        "The program planner (engine/program/) serves both builders and imports no bundle code.",
+      from: { path: "^engine/program/" },
+      to: { path: "^engine/bundle/" },
     },
     {
       name: "routing-math-self-contained",
       severity: "error",
       comment:
         "The pool math imports nothing but itself, viem and the pool types of " +
-        "src/api/routing/types.ts (type-only declarations, no imports of their own).",
-      from: { path: "^src/api/routing/math/" },
-      to: { pathNot: ["^src/api/routing/math/", ROUTING_TYPES, VIEM] },
+        "engine/routing/types.ts (type-only declarations, no imports of their own).",
+      from: { path: "^engine/routing/math/" },
+      to: { pathNot: ["^engine/routing/math/", ROUTING_TYPES, ENGINE_PACKAGES[0]] },
     },
     {
       name: "routing-types-import-free",
       severity: "error",
       comment:
-        "src/api/routing/types.ts is the pure vocabulary the pool math reads: it imports nothing " +
+        "engine/routing/types.ts is the pure vocabulary the pool math reads: it imports nothing " +
         "but viem, so the math's one way out of its folder stays pure.",
       from: { path: ROUTING_TYPES },
-      to: { pathNot: VIEM },
-    },
-    {
-      // The goal is no cycle between src/api/routing/ and src/api/bundling/, but it does not
-      // hold today: routing uses the bundling planner, executing account and revert decoding
-      // (route-program.ts, plan-route.ts) while bundling's actions find and quote routes.
-      // No single module is in a cycle; the two folders are. A warning keeps the cycle visible
-      // until one side is split; make it an error once `npm run lint:deps` reports none.
-      name: "no-cycle-routing-bundling",
-      severity: "warn",
-      comment: "src/api/routing/ and src/api/bundling/ should not depend on each other in a cycle.",
-      scope: "folder",
-      from: { path: "^src/api/routing(/|$)" },
-      to: {
-        path: "^src/api/bundling(/|$)",
-        circular: true,
-        viaOnly: { path: "^src/api/(routing|bundling)(/|$)" },
-      },
+      to: { pathNot: ENGINE_PACKAGES[0] },
     },
     {
       name: "not-to-unresolvable",

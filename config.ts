@@ -3,7 +3,7 @@ import { z } from "zod";
 /**
  * The service's settings from the environment: one schema for every variable the indexer and
  * the API read by a fixed name (the per-chain `PONDER_RPC_URL_<id>`, `VAULTS_<id>`,
- * `START_BLOCK_<id>`, `EXECUTION_<id>` are read by `protocols/chains.ts`). A malformed value
+ * `START_BLOCK_<id>`, `EXECUTION_<id>` are read by `chains.ts`). A malformed value
  * stops the process at startup with a message naming the variable.
  */
 

@@ -4,8 +4,9 @@ import { UniswapV2FactoryAbi } from "./abis/UniswapV2Factory.js";
 import { UniswapV2PairAbi } from "./abis/UniswapV2Pair.js";
 import { UniswapV3FactoryAbi } from "./abis/UniswapV3Factory.js";
 import { UniswapV3PoolAbi } from "./abis/UniswapV3Pool.js";
+import { indexedChains } from "./chains.js";
 import { readConfig } from "./config.js";
-import { type ChainSetup, indexedChains } from "./protocols/chains.js";
+import type { ChainSetup } from "./engine/chain-setup.js";
 
 const chains = indexedChains();
 if (chains.length === 0) {

@@ -24,27 +24,27 @@ import { DevVaultAbi } from "../abis/generated/DevVault.js";
 import { SwapRouterAbi } from "../abis/SwapRouter.js";
 import { UniswapV2Router02Abi } from "../abis/UniswapV2Router02.js";
 import { buildContracts } from "../contracts/build.js";
-import { predictCoreWalletAddress } from "../src/api/bundling/coreWalletAddress.js";
+import { predictCoreWalletAddress } from "../engine/program/core-wallet-address.js";
 import {
   encodeCoreWalletTx,
   encodeDelegateTx,
   encodeRouterSwapTx,
-} from "../src/api/bundling/encode.js";
-import { executingAccount } from "../src/api/bundling/executingAccount.js";
-import { DEFAULT_DEADLINE_SECONDS } from "../src/api/bundling/sending.js";
-import { RoutingGraph } from "../src/api/routing/graph.js";
+} from "../engine/program/encode.js";
+import { executingAccount } from "../engine/program/executing-account.js";
 import {
   type ExecutionContracts,
   minimumOf,
   type RoutingStrategy,
-} from "../src/api/routing/hop-context.js";
-import { planRouteProgram } from "../src/api/routing/route-program.js";
-import { findRoute } from "../src/api/routing/search.js";
-import type { Pool } from "../src/api/routing/types.js";
+} from "../engine/program/hop-context.js";
+import { planRouteProgram } from "../engine/program/route-program.js";
+import { DEFAULT_DEADLINE_SECONDS } from "../engine/program/sending.js";
+import { RoutingGraph } from "../engine/routing/graph.js";
+import { findRoute } from "../engine/routing/search.js";
+import type { Pool } from "../engine/routing/types.js";
 import { quoteV2, quoteV3 } from "../test/execution/quotes.js";
 import { deployExecutionWorld, type ExecutionWorld, type Wallet } from "../test/execution/world.js";
 import { startTestAnvil } from "../test/harness/anvil.js";
-import { readV2Pool, readV3Pool, readVault } from "../test/routing/chainGraph.js";
+import { readV2Pool, readV3Pool, readVault } from "../test/routing/chain-graph.js";
 
 /** The overhead the router path may add to the direct path. */
 const OVERHEAD_BAR = 35_000n;
@@ -417,7 +417,7 @@ async function main(): Promise<void> {
       "- Ours: the transaction the API's route planner returns. `findRoute` over a `RoutingGraph`",
       "  holding only the row's pools, read from the chain just before the measurement (the V2",
       "  pair; the V3 pool; the V2 pair and the vault), then `planRouteProgram` and the strategy's",
-      "  encoder (`src/api/bundling/encode.ts`) with the parameters `planRoute` passes: receiver",
+      "  encoder (`engine/program/encode.ts`) with the parameters `planRoute` passes: receiver",
       "  the sender, no fee, deadline the latest block's time + 1,200 s, slippage 300 bps,",
       "  minimum the quote less 3%.",
       "- Router rows: `ShortcutRouter.swap` checks the deadline, reads the receiver's balance of",

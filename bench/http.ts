@@ -10,7 +10,7 @@
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import { parseEther } from "viem";
-import { NATIVE_TOKEN_ADDRESS } from "../protocols/native.js";
+import { NATIVE_TOKEN_ADDRESS } from "../engine/protocols/native.js";
 import { startService } from "../test/harness/service.js";
 
 const { values } = parseArgs({

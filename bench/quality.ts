@@ -19,16 +19,16 @@ import { fileURLToPath } from "node:url";
 import { buildContracts } from "../contracts/build.js";
 import { mulberry32 } from "../devnet/random.js";
 import { amountForUsd } from "../devnet/world.js";
-import { routeGas } from "../src/api/routing/gas.js";
-import type { RoutingGraph } from "../src/api/routing/graph.js";
-import { quotePath, quotePathOut } from "../src/api/routing/quotePath.js";
-import { findRoute } from "../src/api/routing/search.js";
-import { PRICE_SCALE, spotPrices } from "../src/api/routing/spotPrices.js";
-import type { Address, Edge, RouteQuote } from "../src/api/routing/types.js";
-import { readDevnetGraph } from "../test/routing/chainGraph.js";
+import { routeGas } from "../engine/routing/gas.js";
+import type { RoutingGraph } from "../engine/routing/graph.js";
+import { quotePath, quotePathOut } from "../engine/routing/quote-path.js";
+import { findRoute } from "../engine/routing/search.js";
+import { PRICE_SCALE, spotPrices } from "../engine/routing/spot-prices.js";
+import type { Address, Edge, RouteQuote } from "../engine/routing/types.js";
+import { readDevnetGraph } from "../test/routing/chain-graph.js";
 import { startRoutingDevnet } from "../test/routing/devnet.js";
 import { chainHopOut, quoterV2Path, router02AmountOut } from "../test/routing/onchain.js";
-import { rawAmount, syntheticGraph } from "./syntheticGraph.js";
+import { rawAmount, syntheticGraph } from "./synthetic-graph.js";
 
 const PAIRS: [string, string][] = [
   ["USDC", "WETH"],
@@ -379,7 +379,7 @@ async function main(): Promise<void> {
       "|---|---:|---:|---:|---:|---:|",
       ...rowsB,
       "",
-      `Synthetic graphs (bench/syntheticGraph.ts, ${SYNTHETIC_POOLS} pools; pairs with 2–${SYNTHETIC_MAX_PATHS} paths of ≤ 3 hops, drawn at random):`,
+      `Synthetic graphs (bench/synthetic-graph.ts, ${SYNTHETIC_POOLS} pools; pairs with 2–${SYNTHETIC_MAX_PATHS} paths of ≤ 3 hops, drawn at random):`,
       "",
       "| seed | pair | paths | size | engine amountOut | exhaustive optimum | Δ | engine legs |",
       "|---:|---|---:|---:|---:|---:|---:|---:|",

@@ -1,5 +1,5 @@
 /**
- * Gas per route step, for the route search's gas model (src/api/routing/gas.ts): router
+ * Gas per route step, for the route search's gas model (engine/routing/gas.ts): router
  * transactions on the devnet world running the programs the route planner builds (executor V2
  * swaps, V3 pool swaps paid from the callback with the output read back, ERC4626 approve +
  * deposit and redeem, WETH wrap and unwrap, a final sweep to the receiver), one to three hops,
@@ -16,9 +16,9 @@ import { type Address, createTestClient, http, maxUint256 } from "viem";
 import { DevTokenAbi } from "../abis/generated/DevToken.js";
 import { buildContracts } from "../contracts/build.js";
 import { amountForUsd } from "../devnet/world.js";
-import { encodeRouterSwapTx } from "../src/api/bundling/encode.js";
-import { addSweep } from "../src/api/bundling/executionSteps.js";
-import { ProgramPlanner, type ProgramValue } from "../src/api/bundling/planner.js";
+import { encodeRouterSwapTx } from "../engine/program/encode.js";
+import { addSweep } from "../engine/program/execution-steps.js";
+import { ProgramPlanner, type ProgramValue } from "../engine/program/planner.js";
 import {
   addErc4626Deposit,
   addErc4626Redeem,
@@ -26,13 +26,13 @@ import {
   addUniswapV3PoolSwap,
   addUnwrapNative,
   addWrapNative,
-} from "../src/api/bundling/protocolSteps.js";
-import * as gas from "../src/api/routing/gas.js";
-import type { RoutingGraph } from "../src/api/routing/graph.js";
-import { uniswapV3ExactIn } from "../src/api/routing/math/uniswapV3.js";
-import { quotePath } from "../src/api/routing/quotePath.js";
-import type { Edge, Address as EngineAddress, QuotedLeg } from "../src/api/routing/types.js";
-import { readDevnetGraph } from "../test/routing/chainGraph.js";
+} from "../engine/program/protocol-steps.js";
+import * as gas from "../engine/routing/gas.js";
+import type { RoutingGraph } from "../engine/routing/graph.js";
+import { uniswapV3ExactIn } from "../engine/routing/math/uniswap-v3.js";
+import { quotePath } from "../engine/routing/quote-path.js";
+import type { Edge, Address as EngineAddress, QuotedLeg } from "../engine/routing/types.js";
+import { readDevnetGraph } from "../test/routing/chain-graph.js";
 import { type RoutingDevnet, startRoutingDevnet } from "../test/routing/devnet.js";
 
 const NATIVE = "0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee" as const;

@@ -1,6 +1,6 @@
 /**
  * Route search latency, in process, on a synthetic graph of 10,000 pools shaped like a real
- * chain (bench/syntheticGraph.ts: hubs with thousands of pools, a long tail, V3 ranges, vaults,
+ * chain (bench/synthetic-graph.ts: hubs with thousands of pools, a long tail, V3 ranges, vaults,
  * the native wrapper): random pairs (hub and tail tokens alike), amounts log-uniform from $10
  * to $5M, up to 3 hops and 4 splits, gas at 20 gwei. Also the cost of keeping the graph
  * current: upserting pools and the first search after the graph is repriced.
@@ -13,10 +13,10 @@ import { cpus, loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { mulberry32 } from "../devnet/random.js";
-import { findRoute } from "../src/api/routing/search.js";
-import { PRICE_SCALE, spotPrices } from "../src/api/routing/spotPrices.js";
-import type { Pool } from "../src/api/routing/types.js";
-import { rawAmount, type SyntheticToken, syntheticGraph } from "./syntheticGraph.js";
+import { findRoute } from "../engine/routing/search.js";
+import { PRICE_SCALE, spotPrices } from "../engine/routing/spot-prices.js";
+import type { Pool } from "../engine/routing/types.js";
+import { rawAmount, type SyntheticToken, syntheticGraph } from "./synthetic-graph.js";
 
 const P50_BAR_MS = 2;
 const PASSES = 3;
@@ -160,7 +160,7 @@ function main(): void {
       .join(" / ")} when this run ended — the machine is shared,`,
     "so CPU time per search is given next to wall time).",
     "",
-    `Graph: ${graph.size.toLocaleString("en-US")} pools (seeded, bench/syntheticGraph.ts), ${tokens.length.toLocaleString("en-US")} tokens; hub degrees ${hubs.map((h) => `${h.symbol} ${degree(h)}`).join(", ")}; built in ${buildMs.toFixed(0)} ms, priced (widest-path spot prices of every token) in ${pricingMs.toFixed(1)} ms.`,
+    `Graph: ${graph.size.toLocaleString("en-US")} pools (seeded, bench/synthetic-graph.ts), ${tokens.length.toLocaleString("en-US")} tokens; hub degrees ${hubs.map((h) => `${h.symbol} ${degree(h)}`).join(", ")}; built in ${buildMs.toFixed(0)} ms, priced (widest-path spot prices of every token) in ${pricingMs.toFixed(1)} ms.`,
     `Searches: ${queryCount.toLocaleString("en-US")} distinct searches, run ${PASSES} times (after 300 unmeasured warm-up searches); tokenIn a hub 30% of the time, tokenOut 50%, otherwise any token; amountIn worth $10–$5M log-uniform; maxHops 3, maxSplits 4, gas price 20 gwei.`,
     "",
     `Bar: p50 ≤ ${P50_BAR_MS} ms, p99 ≤ ${P99_BAR_MS} ms (wall) — **${ok ? "met" : "not met"}**.`,

@@ -19,18 +19,18 @@ import pg from "pg";
 import { startAnvil } from "../devnet/anvil.js";
 import { mulberry32 } from "../devnet/random.js";
 import { purgeSyncCache } from "../devnet/sync-cache.js";
+import { EXECUTION_ADDRESS_NAMES } from "../engine/protocols/execution-addresses.js";
+import { RoutingGraph } from "../engine/routing/graph.js";
+import { findRoute, prepareRouteSearch } from "../engine/routing/search.js";
+import type { Address } from "../engine/routing/types.js";
 import packageJson from "../package.json" with { type: "json" };
-import { EXECUTION_ADDRESS_NAMES } from "../protocols/execution-addresses.js";
-import { RoutingGraph } from "../src/api/routing/graph.js";
-import { findRoute, prepareRouteSearch } from "../src/api/routing/search.js";
 import {
   AddressInterner,
   type V3TickRow,
   v2PoolOf,
   v3PoolOf,
   vaultPoolOf,
-} from "../src/api/routing/snapshot-rows.js";
-import type { Address } from "../src/api/routing/types.js";
+} from "../src/api/snapshot/snapshot-rows.js";
 import {
   blockEndCheckpoint,
   createPonderSchema,

@@ -17,7 +17,7 @@ export type DeployedToken = {
 
 export type DeployedVault = {
   address: Address;
-  /** Protocol slug from `protocols/` this vault belongs to. */
+  /** Protocol slug from `engine/protocols/` this vault belongs to. */
   protocolSlug: string;
   asset: Address;
   name: string;

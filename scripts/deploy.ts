@@ -2,7 +2,7 @@
  * `npm run deploy -- --rpc-url URL [--private-key 0x… | --unlocked 0x…] [--v3-factory 0x…]`
  *
  * Deploys the execution layer to any chain at deterministic addresses
- * (`protocols/execution-addresses.ts`): each top-level contract through the
+ * (`engine/protocols/execution-addresses.ts`): each top-level contract through the
  * deterministic-deployment proxy (CREATE2, one fixed salt), the proxy itself first from its
  * public pre-signed transaction where the chain lacks it. Idempotent: a contract already at its
  * address is skipped. Prints the `EXECUTION_<chainId>=…` line naming the addresses.
@@ -50,7 +50,7 @@ import {
   type ExecutionCreationCode,
   executionInitCodes,
   executionVariable,
-} from "../protocols/execution-addresses.js";
+} from "../engine/protocols/execution-addresses.js";
 
 /**
  * The proxy's deployment: a pre-EIP-155 transaction with a made-up signature (r = s = 0x22…),

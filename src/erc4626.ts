@@ -13,7 +13,7 @@
 import { type Context, ponder } from "ponder:registry";
 import { vault } from "ponder:schema";
 import { type Address, erc4626Abi } from "viem";
-import { indexedChains } from "../protocols/chains.js";
+import { indexedChains } from "../chains.js";
 import { ensureTokens } from "./tokens.js";
 
 /** Vault address (lowercase) → protocol slug, per chain id, from the configured vault lists. */

@@ -5,7 +5,7 @@
  * node, so the backfill cannot finish while the suite asks.
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type RpcGate, startRpcGate } from "./harness/rpcGate.js";
+import { type RpcGate, startRpcGate } from "./harness/rpc-gate.js";
 import { type ServiceInstance, startService, waitForIndexedBlock } from "./harness/service.js";
 
 let service: ServiceInstance;

@@ -15,61 +15,73 @@ const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
 /** Each file of the tree, with what it imports; `// ok` and `// bad` say what the rules allow. */
 const TREE: Record<string, string> = {
+  "abis/Pool.ts": "export const PoolAbi = [] as const;\n",
+  "chains.ts": "export const chains = [];\n",
+  "src/api/metrics.ts": "export const metrics = 1;\n",
   "engine/amounts.ts": "export const WAD = 10n ** 18n;\n",
   "engine/quote.ts": [
     'import { Hono } from "hono"; // bad: a framework in the core',
     'import { parseUnits } from "viem"; // ok',
+    'import { z } from "zod"; // ok',
+    'import { PoolAbi } from "../abis/Pool.js"; // ok: generated ABIs are data',
     'import { WAD } from "./amounts.js"; // ok: inside engine/',
-    "export const quote = () => [Hono, parseUnits, WAD];",
+    "export const quote = () => [Hono, parseUnits, z, PoolAbi, WAD];",
   ].join("\n"),
   "engine/store.ts": [
     'import { readFileSync } from "node:fs"; // bad: a builtin (reported as "fs")',
     'import schema from "ponder:schema"; // bad: Ponder, even as a virtual module',
-    'import { alpha } from "../protocols/alpha.js"; // bad: outside engine/',
-    "export const store = [readFileSync, schema, alpha];",
+    'import { chains } from "../chains.js"; // bad: the environment\'s chain list',
+    'import { metrics } from "../src/api/metrics.js"; // bad: the service',
+    "export const store = [readFileSync, schema, chains, metrics];",
   ].join("\n"),
-  "protocols/types.ts": "export type Protocol = { slug: string };\n",
-  "protocols/native.ts": 'export const NATIVE = "0xeeee";\n',
-  "protocols/erc4626.ts": [
+  "engine/protocols/types.ts": "export type Protocol = { slug: string };\n",
+  "engine/protocols/native.ts": 'export const NATIVE = "0xeeee";\n',
+  "engine/protocols/erc4626.ts": [
     'import type { Protocol } from "./types.js";',
     "export const vaults = (slug: string): Protocol => ({ slug });",
   ].join("\n"),
-  "protocols/alpha.ts": [
+  "engine/protocols/alpha.ts": [
     'import { beta } from "./beta/index.js"; // bad: another protocol',
     'import { NATIVE } from "./native.js"; // ok: shared',
     'import type { Protocol } from "./types.js"; // ok: shared',
     'export const alpha: Protocol = { slug: "alpha" };',
     "export const both = [beta, NATIVE];",
   ].join("\n"),
-  "protocols/beta/index.ts": [
+  "engine/protocols/beta/index.ts": [
     'import { betaPools } from "./pools.js"; // ok: its own folder',
     'import { vaults } from "../erc4626.js"; // ok: the shared ERC4626 family',
     'export const beta = vaults("beta");',
     "export const pools = betaPools;",
   ].join("\n"),
-  "protocols/beta/pools.ts": [
+  "engine/protocols/beta/pools.ts": [
     'import { alpha } from "../alpha.js"; // bad: another protocol',
-    "export const betaPools = [alpha];",
+    'import { search } from "../../routing/search.js"; // ok: the engine',
+    "export const betaPools = [alpha, search];",
   ].join("\n"),
-  "protocols/registry.ts": [
+  "engine/protocols/registry.ts": [
     'import { alpha } from "./alpha.js"; // ok: the registry lists every protocol',
     'import { beta } from "./beta/index.js";',
     "export const protocols = [alpha, beta];",
   ].join("\n"),
-  "src/api/routing/types.ts": [
+  "engine/routing/types.ts": [
     'import type { Context } from "hono"; // bad: even a type-only import',
     "export type Pool = { reserve: bigint; context?: Context };",
   ].join("\n"),
-  "src/api/routing/search.ts": [
-    'import { STEP } from "../bundling/steps.js"; // warn: closes a routing <-> bundling folder cycle',
+  "engine/routing/search.ts": [
+    'import { STEP } from "../program/steps.js"; // bad: the search below the programs',
     "export const search = STEP;",
   ].join("\n"),
-  "src/api/bundling/steps.ts": "export const STEP = 1;\n",
-  "src/api/bundling/plan.ts": [
-    'import { search } from "../routing/search.js";',
-    "export const plan = search;",
+  "engine/program/steps.ts": [
+    'import { plan } from "../bundle/plan.js"; // bad: the programs below the bundles',
+    "export const STEP = 1;",
+    "export const planned = () => plan;",
   ].join("\n"),
-  "src/api/routing/math/swap.ts": [
+  "engine/bundle/plan.ts": [
+    'import { search } from "../routing/search.js"; // ok: bundles route',
+    'import { STEP } from "../program/steps.js"; // ok: bundles are programs',
+    "export const plan = [search, STEP];",
+  ].join("\n"),
+  "engine/routing/math/swap.ts": [
     'import { maxUint256 } from "viem"; // ok',
     'import type { Pool } from "../types.js"; // ok: the pool shapes',
     'import { search } from "../search.js"; // bad: outside the math',
@@ -89,7 +101,7 @@ beforeAll(async () => {
   // npm imports resolve as in the repository (hono to its real files, not "unresolvable").
   symlinkSync(join(repo, "node_modules"), join(dir, "node_modules"));
   const options = await extractDepcruiseOptions(join(repo, ".dependency-cruiser.cjs"));
-  const output = await cruise(["engine", "protocols", "src"], { ...options, baseDir: dir });
+  const output = await cruise(["engine", "src", "chains.ts", "abis"], { ...options, baseDir: dir });
   result = output.output as ICruiseResult;
 });
 
@@ -103,17 +115,20 @@ describe("import boundaries", () => {
       .map((v) => `${v.rule.severity} ${v.rule.name}: ${v.from} -> ${tidy(v.to)}`)
       .sort();
     expect(found).toEqual([
-      "error engine-imports-only-engine-and-viem: engine/quote.ts -> hono",
-      "error engine-imports-only-engine-and-viem: engine/store.ts -> fs",
-      "error engine-imports-only-engine-and-viem: engine/store.ts -> ponder:schema",
-      "error engine-imports-only-engine-and-viem: engine/store.ts -> protocols/alpha.ts",
-      "error protocol-not-to-other-protocol: protocols/alpha.ts -> protocols/beta/index.ts",
-      "error protocol-not-to-other-protocol: protocols/beta/pools.ts -> protocols/alpha.ts",
-      "error routing-math-self-contained: src/api/routing/math/swap.ts -> src/api/routing/search.ts",
-      "error routing-types-import-free: src/api/routing/types.ts -> hono",
-      "warn no-cycle-routing-bundling: src/api/routing -> src/api/bundling",
+      "error engine-is-pure: engine/quote.ts -> hono",
+      "error engine-is-pure: engine/routing/types.ts -> hono",
+      "error engine-is-pure: engine/store.ts -> chains.ts",
+      "error engine-is-pure: engine/store.ts -> fs",
+      "error engine-is-pure: engine/store.ts -> ponder:schema",
+      "error engine-is-pure: engine/store.ts -> src/api/metrics.ts",
+      "error programs-below-bundles: engine/program/steps.ts -> engine/bundle/plan.ts",
+      "error protocol-not-to-other-protocol: engine/protocols/alpha.ts -> engine/protocols/beta/index.ts",
+      "error protocol-not-to-other-protocol: engine/protocols/beta/pools.ts -> engine/protocols/alpha.ts",
+      "error routing-below-programs: engine/routing/search.ts -> engine/program/steps.ts",
+      "error routing-math-self-contained: engine/routing/math/swap.ts -> engine/routing/search.ts",
+      "error routing-types-import-free: engine/routing/types.ts -> hono",
     ]);
-    expect(result.summary.error).toBe(8);
+    expect(result.summary.error).toBe(12);
   });
 
   it("takes Ponder's virtual modules as built in, not as unresolvable imports", () => {

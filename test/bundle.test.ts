@@ -1,7 +1,7 @@
 import { type Address, getAddress, type Hex, maxUint256, parseEther } from "viem";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { UniswapV2PairAbi } from "../abis/UniswapV2Pair.js";
-import { NATIVE_TOKEN_ADDRESS } from "../protocols/native.js";
+import { NATIVE_TOKEN_ADDRESS } from "../engine/protocols/native.js";
 import { devnetActors } from "./harness/actors.js";
 import { type ServiceInstance, startService, waitForIndexedBlock } from "./harness/service.js";
 

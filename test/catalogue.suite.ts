@@ -20,7 +20,7 @@ import { UniswapV3PoolAbi } from "../abis/UniswapV3Pool.js";
 import { runActivity } from "../devnet/activity.js";
 import { DEVNET_DEPLOYER_KEY } from "../devnet/anvil.js";
 import { amountForUsd, chainOf, YIELD_VAULT_SYMBOL } from "../devnet/world.js";
-import { NATIVE_TOKEN_ADDRESS } from "../protocols/native.js";
+import { NATIVE_TOKEN_ADDRESS } from "../engine/protocols/native.js";
 import { expectIndexMatchesChain } from "./harness/indexed-state.js";
 import {
   graphqlQuery,

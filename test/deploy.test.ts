@@ -17,8 +17,8 @@ import { RouterExecutorAbi } from "../abis/generated/RouterExecutor.js";
 import { ShortcutRouterAbi } from "../abis/generated/ShortcutRouter.js";
 import { EXECUTION_LAYER_CONTRACTS, loadArtifact } from "../contracts/build.js";
 import type { AnvilInstance } from "../devnet/anvil.js";
+import type { ChainSetup } from "../engine/chain-setup.js";
 import { ExecutionNotDeployedError } from "../engine/errors.js";
-import type { ChainSetup } from "../protocols/chains.js";
 import {
   CANONICAL_UNISWAP_V3_FACTORY,
   DETERMINISTIC_DEPLOYMENT_PROXY,
@@ -26,15 +26,15 @@ import {
   EXECUTION_ADDRESS_NAMES,
   type ExecutionAddresses,
   executionVariable,
-} from "../protocols/execution-addresses.js";
+} from "../engine/protocols/execution-addresses.js";
 import {
   deployExecutionLayerDeterministically,
   PROXY_DEPLOYER,
   PROXY_DEPLOYMENT_TX,
   PROXY_RUNTIME_CODE,
 } from "../scripts/deploy.js";
+import { executionContracts } from "../src/api/chain/execution-contracts.js";
 import { engineApiError } from "../src/api/errors.js";
-import { executionContracts } from "../src/api/routing/plan-route.js";
 import { startTestAnvil } from "./harness/anvil.js";
 
 /** Anvil's first dev account: unlocked on every anvil. */

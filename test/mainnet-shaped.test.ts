@@ -36,7 +36,7 @@ import {
   CANONICAL_UNISWAP_V3_FACTORY,
   deterministicExecutionAddresses,
   executionVariable,
-} from "../protocols/execution-addresses.js";
+} from "../engine/protocols/execution-addresses.js";
 import { type MainnetService, startMainnetService } from "./harness/mainnet-service.js";
 import { bareErc20Abi, fundFromDeployer, MAINNET, MAINNET_POOLS } from "./harness/mainnet-world.js";
 import { waitUntil } from "./harness/ponder-process.js";

@@ -9,7 +9,7 @@ import {
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { QuoterV2Abi } from "../abis/QuoterV2.js";
 import { UniswapV2Router02Abi } from "../abis/UniswapV2Router02.js";
-import { NATIVE_TOKEN_ADDRESS } from "../protocols/native.js";
+import { NATIVE_TOKEN_ADDRESS } from "../engine/protocols/native.js";
 import { devnetActors } from "./harness/actors.js";
 import { type ServiceInstance, startService, waitForIndexedBlock } from "./harness/service.js";
 

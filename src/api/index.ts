@@ -3,9 +3,9 @@ import schema from "ponder:schema";
 import { Hono } from "hono";
 import { Redis } from "ioredis";
 import { client, graphql } from "ponder";
+import { servedChains } from "../../chains.js";
 import { config as readSettings } from "../../config.js";
 import packageJson from "../../package.json";
-import { servedChains } from "../../protocols/chains.js";
 import { rpcClient } from "./chain/clients.js";
 import {
   clientError,
@@ -22,12 +22,12 @@ import { requestDeadline } from "./ops/deadline.js";
 import { createFreshness } from "./ops/freshness.js";
 import { errorFields, log } from "./ops/log.js";
 import { snapshotBlockOf, watchChainLag } from "./ops/metrics.js";
-import { createMemoryRateLimiter, createRedisRateLimiter, rateLimit } from "./ops/rateLimit.js";
-import { requestContext } from "./ops/requestContext.js";
+import { createMemoryRateLimiter, createRedisRateLimiter, rateLimit } from "./ops/rate-limit.js";
+import { requestContext } from "./ops/request-context.js";
 import { opsRoutes } from "./ops/routes.js";
 import { installGracefulShutdown } from "./ops/shutdown.js";
 import { indexedBlocks, requireIndexReady } from "./readiness.js";
-import { buildSnapshots } from "./routing/snapshot.js";
+import { buildSnapshots } from "./snapshot/snapshot.js";
 import { bundle } from "./v1/bundle.js";
 import { projects } from "./v1/projects.js";
 import { shortcuts } from "./v1/route.js";

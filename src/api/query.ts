@@ -17,23 +17,27 @@ export function collectQuery(url: string): Map<string, string[]> {
   return out;
 }
 
-export type QuerySpec = {
-  /** Parameters that may be given once (scalar) and those that accept several values. */
-  scalars: readonly string[];
-  arrays?: readonly string[];
-};
+/** Whether a query field takes several values: an array, possibly optional or defaulted. */
+function isArrayField(field: z.core.$ZodType): boolean {
+  const def = field._zod.def as { type: string; innerType?: z.core.$ZodType; in?: z.core.$ZodType };
+  if (def.type === "array") return true;
+  const inner = def.innerType ?? (def.type === "pipe" ? def.in : undefined);
+  return inner !== undefined && isArrayField(inner);
+}
 
 /**
- * Turns a request's query into a plain object checked against `spec` and `schema`.
- * Unknown parameters and repeated scalars are 400s naming the parameter.
+ * Turns a request's query into a plain object checked against `schema`, the one description
+ * of the endpoint's parameters: its array fields accept repeats (and the `name[]` form), every
+ * other field is a scalar. Unknown parameters and repeated scalars are 400s naming the parameter.
  */
-export function parseQuery<S extends z.ZodType>(
-  url: string,
-  spec: QuerySpec,
-  schema: S,
-): z.infer<S> {
+export function parseQuery<S extends z.ZodObject>(url: string, schema: S): z.output<S> {
+  const fields = Object.entries(schema.shape);
+  const spec = {
+    scalars: fields.filter(([, f]) => !isArrayField(f)).map(([name]) => name),
+    arrays: fields.filter(([, f]) => isArrayField(f)).map(([name]) => name),
+  };
   const query = collectQuery(url);
-  const arrays = new Set(spec.arrays ?? []);
+  const arrays = new Set(spec.arrays);
   const scalars = new Set(spec.scalars);
   const raw: Record<string, string | string[]> = {};
   for (const [key, values] of query) {
@@ -48,7 +52,7 @@ export function parseQuery<S extends z.ZodType>(
       }
       raw[key] = values[0] ?? "";
     } else {
-      const known = [...spec.scalars, ...(spec.arrays ?? [])];
+      const known = [...spec.scalars, ...spec.arrays];
       throw new ApiError(
         400,
         known.length > 0

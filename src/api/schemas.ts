@@ -1,6 +1,6 @@
 import { getAddress, isAddress } from "viem";
 import { z } from "zod";
-import { NATIVE_TOKEN_ADDRESS } from "../../protocols/native.js";
+import { NATIVE_TOKEN_ADDRESS } from "../../engine/protocols/native.js";
 
 /** A 0x-prefixed 40-hex-digit address in any case; normalised to lowercase. */
 export const addressParam = z

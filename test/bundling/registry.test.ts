@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import type { z } from "zod";
-import { protocols } from "../../protocols/registry.js";
-import { protocolActions } from "../../src/api/bundling/actions/registry.js";
+import { protocolActions } from "../../engine/bundle/actions/registry.js";
+import { protocols } from "../../engine/protocols/registry.js";
 
 describe("bundle actions and /v1/standards methods", () => {
   test.each(protocols.map((p) => [p.slug, p] as const))(

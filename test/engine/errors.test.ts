@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { describe, expect, test } from "vitest";
+import { compileBundle } from "../../engine/bundle/compile.js";
 import {
   ChainUnavailableError,
   EngineError,
@@ -17,17 +18,15 @@ import {
   UnsupportedByStrategyError,
   UnsupportedOnChainError,
 } from "../../engine/errors.js";
-import type { ChainSetup } from "../../protocols/chains.js";
-import { type BundleAction, compileBundle } from "../../src/api/bundling/compile.js";
+import { RoutingGraph } from "../../engine/routing/graph.js";
 import {
   ApiError,
   ENGINE_ERROR_STATUS,
   engineApiError,
   handleError,
 } from "../../src/api/errors.js";
-import { RoutingGraph } from "../../src/api/routing/graph.js";
-import type { ExecutionContracts } from "../../src/api/routing/hop-context.js";
 import { E18, token, v2 } from "../routing/fixtures.js";
+import { chain, contracts } from "./fixtures.js";
 
 /** The status and body the API answers with for `error`, through its error handler. */
 async function answerFor(error: Error): Promise<{ status: number; body: unknown }> {
@@ -304,33 +303,12 @@ describe("bundle compilation failures, without chain or server", () => {
     ],
   });
 
-  const contracts: ExecutionContracts = {
-    router: token(0x100),
-    executor: token(0x101),
-    delegateExecutor: token(0x102),
-    walletFactory: token(0x103),
-    walletImplementation: token(0x104),
-    minAmountOutCheck: token(0x105),
-    programValues: token(0x106),
-  };
-  // A chain without a wrapped native token or Uniswap V2 router configured.
-  const chain: ChainSetup = {
-    id: 1,
-    name: "mainnet",
-    title: "Ethereum",
-    rpc: [],
-    startBlock: 0,
-    vaults: [],
-    stablecoins: [],
-    execution: {},
-    devnet: false,
-  };
   const caller = token(0xca11);
 
   function failure(actions: unknown[]): EngineError {
     try {
       compileBundle({
-        actions: actions as BundleAction[],
+        actions,
         strategy: "delegate",
         contracts,
         chain,

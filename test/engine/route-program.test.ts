@@ -1,17 +1,17 @@
 /**
  * Route programs without a chain, a database or a server: a quoted route in, the program's
- * calls out, for each routing strategy, each pool kind's steps as `protocols/<slug>/pool.ts`
+ * calls out, for each routing strategy, each pool kind's steps as `engine/protocols/<slug>/pool.ts`
  * writes them.
  */
 import type { Address, Hex } from "viem";
 import { describe, expect, test } from "vitest";
-import { decodeCommandTarget } from "../../src/api/bundling/commandLayout.js";
-import type { PlannedProgram } from "../../src/api/bundling/planner.js";
-import { UnsupportedRouteError } from "../../src/api/routing/hop-context.js";
+import { decodeCommandTarget } from "../../engine/program/command-layout.js";
+import { UnsupportedRouteError } from "../../engine/program/hop-context.js";
+import type { PlannedProgram } from "../../engine/program/planner.js";
 import {
   planRouteProgram,
   type RouteProgramParameters,
-} from "../../src/api/routing/route-program.js";
+} from "../../engine/program/route-program.js";
 import type {
   Edge,
   RouteQuote,
@@ -19,7 +19,7 @@ import type {
   V3Pool,
   VaultPool,
   WrapperPool,
-} from "../../src/api/routing/types.js";
+} from "../../engine/routing/types.js";
 
 const address = (n: number): Address => `0x${n.toString(16).padStart(40, "0")}`;
 const usdc = address(0x1001);

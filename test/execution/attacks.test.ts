@@ -20,21 +20,21 @@ import { FakeUniswapV3PoolAbi } from "../../abis/generated/FakeUniswapV3Pool.js"
 import { ReentrantTokenAbi } from "../../abis/generated/ReentrantToken.js";
 import { RouterExecutorAbi } from "../../abis/generated/RouterExecutor.js";
 import { ShortcutRouterAbi } from "../../abis/generated/ShortcutRouter.js";
-import { encodeCommand } from "../../src/api/bundling/commandLayout.js";
+import { encodeCommand } from "../../engine/program/command-layout.js";
 import {
   encodeCoreWalletTx,
   encodeDelegateTx,
   encodeRouterBundleTx,
   encodeRouterSwapTx,
-} from "../../src/api/bundling/encode.js";
-import { NATIVE_TOKEN_ADDRESS } from "../../src/api/bundling/nativeToken.js";
-import { ProgramPlanner } from "../../src/api/bundling/planner.js";
+} from "../../engine/program/encode.js";
+import { NATIVE_TOKEN_ADDRESS } from "../../engine/program/native-token.js";
+import { ProgramPlanner } from "../../engine/program/planner.js";
 import {
   addExecutorUniswapV2Swap,
   addTransfer,
   addWrapNative,
   uniswapV3CallbackData,
-} from "../../src/api/bundling/protocolSteps.js";
+} from "../../engine/program/protocol-steps.js";
 import {
   allErrorsAbi,
   approve,

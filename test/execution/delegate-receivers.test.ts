@@ -26,7 +26,7 @@ import { TestSmartWalletAbi } from "../../abis/generated/TestSmartWallet.js";
 import { loadArtifact } from "../../contracts/build.js";
 import { DEVNET_ACCOUNT_KEYS } from "../../devnet/anvil.js";
 import { devnetReceipt } from "../../devnet/receipts.js";
-import { encodeDelegateTx } from "../../src/api/bundling/encode.js";
+import { encodeDelegateTx } from "../../engine/program/encode.js";
 import {
   allErrorsAbi,
   errorData,

@@ -11,8 +11,8 @@ import {
   encodeRouterBundleTx,
   encodeRouterSwapTx,
   routeFeeAmount,
-} from "../../src/api/bundling/encode.js";
-import { NATIVE_TOKEN_ADDRESS } from "../../src/api/bundling/nativeToken.js";
+} from "../../engine/program/encode.js";
+import { NATIVE_TOKEN_ADDRESS } from "../../engine/program/native-token.js";
 
 const router: Address = "0x1000000000000000000000000000000000000001";
 const user: Address = "0x2000000000000000000000000000000000000002";

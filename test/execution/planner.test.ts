@@ -2,8 +2,8 @@
 import { encodeAbiParameters, getAbiItem, type Hex, parseAbiItem, toFunctionSelector } from "viem";
 import { describe, expect, it } from "vitest";
 import { SwapRouterAbi } from "../../abis/SwapRouter.js";
-import { decodeCommandTarget, encodeCommand } from "../../src/api/bundling/commandLayout.js";
-import { PlannerError, ProgramPlanner } from "../../src/api/bundling/planner.js";
+import { decodeCommandTarget, encodeCommand } from "../../engine/program/command-layout.js";
+import { PlannerError, ProgramPlanner } from "../../engine/program/planner.js";
 
 const target = "0x1111111111111111111111111111111111111111";
 const other = "0x2222222222222222222222222222222222222222";

@@ -24,17 +24,17 @@ import {
 import { describe, expect, it } from "vitest";
 import { ArgProbeAbi } from "../../abis/generated/ArgProbe.js";
 import { CommandVMHarnessAbi } from "../../abis/generated/CommandVMHarness.js";
-import { encodeRouterSwapTx, routeFeeAmount } from "../../src/api/bundling/encode.js";
-import { addSweep } from "../../src/api/bundling/executionSteps.js";
-import { NATIVE_TOKEN_ADDRESS } from "../../src/api/bundling/nativeToken.js";
-import { ProgramPlanner, type ProgramValue } from "../../src/api/bundling/planner.js";
+import { encodeRouterSwapTx, routeFeeAmount } from "../../engine/program/encode.js";
+import { addSweep } from "../../engine/program/execution-steps.js";
+import { NATIVE_TOKEN_ADDRESS } from "../../engine/program/native-token.js";
+import { ProgramPlanner, type ProgramValue } from "../../engine/program/planner.js";
 import {
   addErc4626Deposit,
   addExecutorUniswapV2Swap,
   addUniswapV3PoolSwap,
   addUnwrapNative,
   addWrapNative,
-} from "../../src/api/bundling/protocolSteps.js";
+} from "../../engine/program/protocol-steps.js";
 import { approve, balances, gasCost, sendOk, useExecutionWorld } from "./harness.js";
 import { previewDeposit, quoteV2, quoteV3 } from "./quotes.js";
 import type { ExecutionWorld } from "./world.js";

@@ -2,8 +2,8 @@
 import { encodeErrorResult, type Hex, parseAbi } from "viem";
 import { describe, expect, it } from "vitest";
 import { ShortcutRouterAbi } from "../../abis/generated/ShortcutRouter.js";
-import { ProgramPlanner } from "../../src/api/bundling/planner.js";
-import { describeRevert } from "../../src/api/bundling/revert.js";
+import { ProgramPlanner } from "../../engine/program/planner.js";
+import { describeRevert } from "../../engine/program/revert.js";
 
 const vault = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
 const token = "0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512";

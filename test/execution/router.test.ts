@@ -15,10 +15,10 @@ import {
   encodeRouterBundleTx,
   encodeRouterSwapTx,
   routeFeeAmount,
-} from "../../src/api/bundling/encode.js";
-import { addArrayElement, addSweep } from "../../src/api/bundling/executionSteps.js";
-import { NATIVE_TOKEN_ADDRESS } from "../../src/api/bundling/nativeToken.js";
-import { ProgramPlanner } from "../../src/api/bundling/planner.js";
+} from "../../engine/program/encode.js";
+import { addArrayElement, addSweep } from "../../engine/program/execution-steps.js";
+import { NATIVE_TOKEN_ADDRESS } from "../../engine/program/native-token.js";
+import { ProgramPlanner } from "../../engine/program/planner.js";
 import {
   addApprove,
   addErc4626Deposit,
@@ -27,8 +27,8 @@ import {
   addUniswapV3PoolSwap,
   addUnwrapNative,
   addWrapNative,
-} from "../../src/api/bundling/protocolSteps.js";
-import { describeRevert } from "../../src/api/bundling/revert.js";
+} from "../../engine/program/protocol-steps.js";
+import { describeRevert } from "../../engine/program/revert.js";
 import {
   approve,
   balanceOf,

@@ -19,11 +19,11 @@ import { ProgramValuesAbi } from "../../abis/generated/ProgramValues.js";
 import { QuirkyTokenAbi } from "../../abis/generated/QuirkyToken.js";
 import { loadArtifact } from "../../contracts/build.js";
 import { devnetReceipt } from "../../devnet/receipts.js";
-import { encodeRouterSwapTx } from "../../src/api/bundling/encode.js";
-import { addSweep } from "../../src/api/bundling/executionSteps.js";
-import { NATIVE_TOKEN_ADDRESS } from "../../src/api/bundling/nativeToken.js";
-import { ProgramPlanner } from "../../src/api/bundling/planner.js";
-import { addExecutorUniswapV2Swap } from "../../src/api/bundling/protocolSteps.js";
+import { encodeRouterSwapTx } from "../../engine/program/encode.js";
+import { addSweep } from "../../engine/program/execution-steps.js";
+import { NATIVE_TOKEN_ADDRESS } from "../../engine/program/native-token.js";
+import { ProgramPlanner } from "../../engine/program/planner.js";
+import { addExecutorUniswapV2Swap } from "../../engine/program/protocol-steps.js";
 import {
   allErrorsAbi,
   approve,

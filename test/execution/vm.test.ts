@@ -25,14 +25,14 @@ import {
   FLAG_EXTENDED_COMMAND,
   INDEX_DYNAMIC,
   INDEX_END,
-} from "../../src/api/bundling/commandLayout.js";
-import { addTupleWord } from "../../src/api/bundling/executionSteps.js";
+} from "../../engine/program/command-layout.js";
+import { addTupleWord } from "../../engine/program/execution-steps.js";
 import {
   type PlannedProgram,
   ProgramPlanner,
   type ProgramValue,
-} from "../../src/api/bundling/planner.js";
-import { describeRevert } from "../../src/api/bundling/revert.js";
+} from "../../engine/program/planner.js";
+import { describeRevert } from "../../engine/program/revert.js";
 import {
   allErrorsAbi,
   balanceOf,

@@ -8,22 +8,22 @@ import { describe, expect, it } from "vitest";
 import { CoreWalletAbi } from "../../abis/generated/CoreWallet.js";
 import { CoreWalletFactoryAbi } from "../../abis/generated/CoreWalletFactory.js";
 import { TestSmartWalletAbi } from "../../abis/generated/TestSmartWallet.js";
-import { FLAG_EXTENDED_COMMAND } from "../../src/api/bundling/commandLayout.js";
-import { predictCoreWalletAddress } from "../../src/api/bundling/coreWalletAddress.js";
+import { FLAG_EXTENDED_COMMAND } from "../../engine/program/command-layout.js";
+import { predictCoreWalletAddress } from "../../engine/program/core-wallet-address.js";
 import {
   encodeCoreWalletTx,
   encodeDelegateCalldata,
   encodeDelegateTx,
-} from "../../src/api/bundling/encode.js";
-import { addBalanceSnapshot, addMinAmountOutCheck } from "../../src/api/bundling/executionSteps.js";
-import { NATIVE_TOKEN_ADDRESS } from "../../src/api/bundling/nativeToken.js";
-import { type PlannedProgram, ProgramPlanner } from "../../src/api/bundling/planner.js";
+} from "../../engine/program/encode.js";
+import { addBalanceSnapshot, addMinAmountOutCheck } from "../../engine/program/execution-steps.js";
+import { NATIVE_TOKEN_ADDRESS } from "../../engine/program/native-token.js";
+import { type PlannedProgram, ProgramPlanner } from "../../engine/program/planner.js";
 import {
   addUniswapV2Swap,
   addUniswapV3RouterSwap,
   addUnwrapNative,
   addWrapNative,
-} from "../../src/api/bundling/protocolSteps.js";
+} from "../../engine/program/protocol-steps.js";
 import {
   allErrorsAbi,
   approve,

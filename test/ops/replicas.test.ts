@@ -35,7 +35,7 @@ import {
   TEST_DATABASE_URL,
   waitForIndexedBlock,
 } from "../harness/service.js";
-import { startTcpProxy, type TcpProxy } from "../harness/tcpProxy.js";
+import { startTcpProxy, type TcpProxy } from "../harness/tcp-proxy.js";
 import { sample } from "./prometheus.js";
 
 const KEY_SUITE = `suite-${randomBytes(16).toString("hex")}`;

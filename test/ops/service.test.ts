@@ -13,7 +13,7 @@ import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { ensureChromium } from "../harness/chromium.js";
 import { recordResponse } from "../harness/contract.js";
-import { type RpcGate, startRpcGate } from "../harness/rpcGate.js";
+import { type RpcGate, startRpcGate } from "../harness/rpc-gate.js";
 import { type ServiceInstance, startService } from "../harness/service.js";
 import { sample } from "./prometheus.js";
 

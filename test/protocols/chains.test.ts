@@ -1,9 +1,9 @@
 import { describe, expect, test } from "vitest";
-import { indexedChains, parseVaultList } from "../../protocols/chains.js";
+import { indexedChains, parseVaultList } from "../../chains.js";
 import {
   CANONICAL_UNISWAP_V3_FACTORY,
   deterministicExecutionAddresses,
-} from "../../protocols/execution-addresses.js";
+} from "../../engine/protocols/execution-addresses.js";
 
 describe("indexedChains", () => {
   test("a real chain comes from PONDER_RPC_URL_<id> with its canonical Uniswap factories", () => {

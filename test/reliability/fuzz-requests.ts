@@ -8,7 +8,7 @@
  */
 import fc from "fast-check";
 import type { Deployment } from "../../devnet/deployment.js";
-import { NATIVE_TOKEN_ADDRESS } from "../../protocols/native.js";
+import { NATIVE_TOKEN_ADDRESS } from "../../engine/protocols/native.js";
 
 export const ENDPOINTS = [
   "tokens",

@@ -1,5 +1,5 @@
 /** Hand-built pools for the routing unit tests (lowercase addresses, exact state). */
-import { getSqrtRatioAtTick } from "../../src/api/routing/math/tickMath.js";
+import { getSqrtRatioAtTick } from "../../engine/routing/math/tick-math.js";
 import type {
   Address,
   V2Pool,
@@ -7,7 +7,7 @@ import type {
   V3Tick,
   VaultPool,
   WrapperPool,
-} from "../../src/api/routing/types.js";
+} from "../../engine/routing/types.js";
 
 /** A token address from a small number: 0x00…0n. */
 export function token(n: number): Address {

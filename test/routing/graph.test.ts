@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { NATIVE_TOKEN_ADDRESS } from "../../protocols/native.js";
-import { RoutingGraph } from "../../src/api/routing/graph.js";
+import { NATIVE_TOKEN_ADDRESS } from "../../engine/protocols/native.js";
+import { RoutingGraph } from "../../engine/routing/graph.js";
 import { E18, token, v2, vault, wrapper } from "./fixtures.js";
 
 const [a, b, c, weth] = [token(1), token(2), token(3), token(9)];

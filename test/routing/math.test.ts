@@ -4,13 +4,13 @@
  * onchain.test.ts.
  */
 import { describe, expect, it } from "vitest";
-import { previewDeposit, previewRedeem } from "../../src/api/routing/math/erc4626.js";
+import { previewDeposit, previewRedeem } from "../../engine/routing/math/erc4626.js";
 import {
   getAmount0Delta,
   getAmount1Delta,
   getNextSqrtPriceFromInput,
-} from "../../src/api/routing/math/sqrtPriceMath.js";
-import { computeSwapStep } from "../../src/api/routing/math/swapMath.js";
+} from "../../engine/routing/math/sqrt-price-math.js";
+import { computeSwapStep } from "../../engine/routing/math/swap-math.js";
 import {
   getSqrtRatioAtTick,
   getTickAtSqrtRatio,
@@ -18,9 +18,9 @@ import {
   MAX_TICK,
   MIN_SQRT_RATIO,
   MIN_TICK,
-} from "../../src/api/routing/math/tickMath.js";
-import { uniswapV2AmountOut } from "../../src/api/routing/math/uniswapV2.js";
-import { uniswapV3ExactIn, uniswapV3SwapAllowed } from "../../src/api/routing/math/uniswapV3.js";
+} from "../../engine/routing/math/tick-math.js";
+import { uniswapV2AmountOut } from "../../engine/routing/math/uniswap-v2.js";
+import { uniswapV3ExactIn, uniswapV3SwapAllowed } from "../../engine/routing/math/uniswap-v3.js";
 import { E18, token, v3 } from "./fixtures.js";
 
 /** sqrt(reserve1 / reserve0) × 2^96, floored (Uniswap's `encodePriceSqrt`). */

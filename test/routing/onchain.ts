@@ -4,7 +4,7 @@ import { DevVaultAbi } from "../../abis/generated/DevVault.js";
 import { QuoterV2Abi } from "../../abis/QuoterV2.js";
 import { UniswapV2Router02Abi } from "../../abis/UniswapV2Router02.js";
 import type { Deployment } from "../../devnet/deployment.js";
-import type { Edge, QuotedHop } from "../../src/api/routing/types.js";
+import type { Edge, QuotedHop } from "../../engine/routing/types.js";
 
 /** Router02.getAmountsOut's last amount along `path` (token addresses). */
 export async function router02AmountOut(

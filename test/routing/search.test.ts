@@ -5,14 +5,14 @@
  * ways a route can be impossible.
  */
 import { describe, expect, it } from "vitest";
-import { NATIVE_TOKEN_ADDRESS } from "../../protocols/native.js";
-import { EXTRA_LEG_GAS, routeGas, V2_SWAP_GAS } from "../../src/api/routing/gas.js";
-import { RoutingGraph } from "../../src/api/routing/graph.js";
-import { previewDeposit, previewRedeem } from "../../src/api/routing/math/erc4626.js";
-import { MAX_TICK, MIN_SQRT_RATIO, MIN_TICK } from "../../src/api/routing/math/tickMath.js";
-import { quotePath, quotePathOut } from "../../src/api/routing/quotePath.js";
-import { findRoute } from "../../src/api/routing/search.js";
-import type { Address, Edge, Pool, RouteQuote } from "../../src/api/routing/types.js";
+import { NATIVE_TOKEN_ADDRESS } from "../../engine/protocols/native.js";
+import { EXTRA_LEG_GAS, routeGas, V2_SWAP_GAS } from "../../engine/routing/gas.js";
+import { RoutingGraph } from "../../engine/routing/graph.js";
+import { previewDeposit, previewRedeem } from "../../engine/routing/math/erc4626.js";
+import { MAX_TICK, MIN_SQRT_RATIO, MIN_TICK } from "../../engine/routing/math/tick-math.js";
+import { quotePath, quotePathOut } from "../../engine/routing/quote-path.js";
+import { findRoute } from "../../engine/routing/search.js";
+import type { Address, Edge, Pool, RouteQuote } from "../../engine/routing/types.js";
 import { E6, E18, token, v2, v3, vault, wrapper } from "./fixtures.js";
 
 function graphOf(...pools: Pool[]): RoutingGraph {

@@ -11,8 +11,8 @@ import { z } from "zod";
 import { handleNotFound } from "../errors.js";
 import { generateOpenApiDocument, type OpenApiDocument, type OpenApiInfo } from "./document.js";
 import { describeEndpoint } from "./registry.js";
-import "./ponderEndpoints.js";
-import "./sharedSchemas.js";
+import "./ponder-endpoints.js";
+import "./shared-schemas.js";
 
 const DOCS_PAGE = `<!doctype html>
 <html lang="en">

@@ -1,13 +1,13 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { z } from "zod";
-import { type BundleAction, MAX_BUNDLE_ACTIONS } from "../bundling/compile.js";
-import { planBundle } from "../bundling/plan-bundle.js";
+import { MAX_BUNDLE_ACTIONS } from "../../../engine/bundle/compile.js";
 import { ApiError } from "../errors.js";
 import { describeEndpoint, errorResponse } from "../openapi/registry.js";
 import { parseQuery } from "../query.js";
-import { routingGraph } from "../routing/snapshot.js";
 import { addressParam, deadlineParam, positiveIntParam } from "../schemas.js";
+import { planBundle } from "../shortcuts/plan-bundle.js";
+import { routingGraph } from "../snapshot/snapshot.js";
 import { chainClient, gasPrice, resolveChain, slotFinder } from "./route.js";
 import { bundleAnswerSchema, bundleBodySchema } from "./shortcuts-schemas.js";
 
@@ -99,21 +99,7 @@ export const bundle = new Hono().post(
     // Read the body before anything can refuse the request: an unread body makes the Node
     // adapter drop the connection, resetting a client's next request on it.
     const text = await c.req.text();
-    const q = parseQuery(
-      c.req.url,
-      {
-        scalars: [
-          "fromAddress",
-          "chainId",
-          "routingStrategy",
-          "receiver",
-          "spender",
-          "slippage",
-          "deadline",
-        ],
-      },
-      bundleQuerySchema,
-    );
+    const q = parseQuery(c.req.url, bundleQuerySchema);
     let body: unknown;
     try {
       body = JSON.parse(text);
@@ -159,7 +145,7 @@ export const bundle = new Hono().post(
         receiver: q.receiver,
         spender: q.spender ?? q.fromAddress,
         routingStrategy: q.routingStrategy,
-        actions: body as BundleAction[],
+        actions: body,
         slippage: q.slippage,
         deadline: q.deadline,
       },

@@ -3,9 +3,9 @@ import { token, v2Pair, v3Pool, vault } from "ponder:schema";
 import { Hono } from "hono";
 import { count, eq, inArray } from "ponder";
 import { z } from "zod";
-import { servedChains } from "../../../protocols/chains.js";
-import { findProtocol, protocols } from "../../../protocols/registry.js";
-import type { Protocol } from "../../../protocols/types.js";
+import { servedChains } from "../../../chains.js";
+import { findProtocol, protocols } from "../../../engine/protocols/registry.js";
+import type { Protocol } from "../../../engine/protocols/types.js";
 import { ApiError } from "../errors.js";
 import { describeEndpoint, errorResponse } from "../openapi/registry.js";
 import { parseQuery } from "../query.js";
@@ -121,7 +121,7 @@ describeEndpoint({
 
 export const projects = new Hono()
   .get("/", async (c) => {
-    parseQuery(c.req.url, { scalars: [] }, noQuery);
+    parseQuery(c.req.url, noQuery);
     const origin = new URL(c.req.url).origin;
     return c.json(
       await Promise.all(protocols.filter((p) => p.project).map((p) => projectEntry(p, origin))),

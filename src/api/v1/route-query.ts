@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { RouteRequest } from "../../../engine/route.js";
 import { ApiError } from "../errors.js";
 import { parseQuery } from "../query.js";
 import { addressParam, deadlineParam, positiveIntParam } from "../schemas.js";
@@ -63,52 +64,9 @@ export const routeQuerySchema = z.object({
   deadline: deadlineParam.optional(),
 });
 
-const ROUTE_QUERY_SPEC = {
-  scalars: [
-    "chainId",
-    "fromAddress",
-    "receiver",
-    "spender",
-    "routingStrategy",
-    "toEOA",
-    "priceImpact",
-    "slippage",
-    "fee",
-    "feeReceiver",
-    "tokenInAmountToApprove",
-    "tokenInAmountToTransfer",
-    "maxHops",
-    "deadline",
-  ],
-  arrays: ["tokenIn", "tokenOut", "amountIn"],
-} as const;
-
-export type RouteRequest = {
-  chainId: number | undefined;
-  fromAddress: `0x${string}`;
-  tokenIn: `0x${string}`;
-  tokenOut: `0x${string}`;
-  amountIn: bigint;
-  receiver: `0x${string}` | undefined;
-  spender: `0x${string}`;
-  routingStrategy: "router" | "delegate" | "corewallet";
-  /** True when the deprecated `toEOA` was sent (answered with a Deprecation header). */
-  usedToEOA: boolean;
-  toEOA: boolean | undefined;
-  priceImpact: boolean;
-  slippage: number;
-  fee: number | undefined;
-  feeReceiver: `0x${string}` | undefined;
-  tokenInAmountToApprove: bigint | undefined;
-  tokenInAmountToTransfer: bigint | undefined;
-  maxHops: number;
-  /** Last acceptable block timestamp; default: the simulated block's + 20 minutes. */
-  deadline: bigint | undefined;
-};
-
 /** Parses and checks the route query; every problem is a 400 naming the parameter. */
 export function parseRouteQuery(url: string): RouteRequest {
-  const q = parseQuery(url, ROUTE_QUERY_SPEC, routeQuerySchema);
+  const q = parseQuery(url, routeQuerySchema);
   if (q.tokenIn.length > 1) {
     throw new ApiError(
       400,

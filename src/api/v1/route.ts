@@ -1,12 +1,13 @@
 import { Hono } from "hono";
 import type { PublicClient } from "viem";
-import { type ChainSetup, servedChains } from "../../../protocols/chains.js";
+import { servedChains } from "../../../chains.js";
+import type { ChainSetup } from "../../../engine/chain-setup.js";
 import { rpcClient } from "../chain/clients.js";
 import { TokenSlotFinder } from "../chain/slots.js";
 import { ApiError } from "../errors.js";
 import { describeEndpoint, errorResponse } from "../openapi/registry.js";
-import { planRoute } from "../routing/plan-route.js";
-import { routingGraph } from "../routing/snapshot.js";
+import { planRoute } from "../shortcuts/plan-route.js";
+import { routingGraph } from "../snapshot/snapshot.js";
 import { parseRouteQuery, routeQuerySchema } from "./route-query.js";
 import { routeAnswerSchema } from "./shortcuts-schemas.js";
 

@@ -1,8 +1,8 @@
 import { Hono } from "hono";
 import { z } from "zod";
-import { servedChains } from "../../../protocols/chains.js";
-import { findProtocol, protocols } from "../../../protocols/registry.js";
-import type { Protocol } from "../../../protocols/types.js";
+import { servedChains } from "../../../chains.js";
+import { findProtocol, protocols } from "../../../engine/protocols/registry.js";
+import type { Protocol } from "../../../engine/protocols/types.js";
 import { ApiError } from "../errors.js";
 import { describeEndpoint, errorResponse } from "../openapi/registry.js";
 import { parseQuery } from "../query.js";
@@ -81,11 +81,11 @@ describeEndpoint({
 
 export const standards = new Hono()
   .get("/", (c) => {
-    parseQuery(c.req.url, { scalars: [] }, noQuery);
+    parseQuery(c.req.url, noQuery);
     return c.json(protocols.map(standardEntry));
   })
   .get("/:slug", (c) => {
-    parseQuery(c.req.url, { scalars: [] }, noQuery);
+    parseQuery(c.req.url, noQuery);
     const slug = c.req.param("slug");
     const protocol = findProtocol(slug);
     if (!protocol) {

@@ -8,8 +8,8 @@ import { ApiError } from "../errors.js";
 import { describeEndpoint, errorResponse } from "../openapi/registry.js";
 import { pageMeta } from "../pagination.js";
 import { parseQuery } from "../query.js";
-import { snapshotVersion, startSnapshotRefresh } from "../routing/snapshot.js";
 import { addressParam, formatAddress, positiveIntParam } from "../schemas.js";
+import { snapshotVersion, startSnapshotRefresh } from "../snapshot/snapshot.js";
 
 /** SPEC 2.2: the token list is served in pages of 1000. */
 export const TOKENS_PER_PAGE = 1000;
@@ -244,22 +244,7 @@ async function pageIndex(filter: SQL | undefined): Promise<PageIndex> {
 const pages = new TokenPages();
 
 export const tokens = new Hono().get("/", async (c) => {
-  const q = parseQuery(
-    c.req.url,
-    {
-      scalars: [
-        "chainId",
-        "address",
-        "protocolSlug",
-        "type",
-        "primayAddress",
-        "primaryAddress",
-        "page",
-      ],
-      arrays: ["underlyingTokens"],
-    },
-    tokensQuery,
-  );
+  const q = parseQuery(c.req.url, tokensQuery);
   if (q.primayAddress && q.primaryAddress && q.primayAddress !== q.primaryAddress) {
     throw new ApiError(
       400,

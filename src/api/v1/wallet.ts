@@ -15,13 +15,13 @@ import {
   RpcRequestError,
 } from "viem";
 import { z } from "zod";
-import { isNativeToken, NATIVE_TOKEN_ADDRESS } from "../../../protocols/native.js";
-import { describeRevert } from "../bundling/revert.js";
-import { inputSpender } from "../bundling/sending.js";
+import { describeRevert } from "../../../engine/program/revert.js";
+import { inputSpender } from "../../../engine/program/sending.js";
+import { isNativeToken, NATIVE_TOKEN_ADDRESS } from "../../../engine/protocols/native.js";
+import { executionContracts } from "../chain/execution-contracts.js";
 import { ApiError } from "../errors.js";
 import { describeEndpoint, errorResponse } from "../openapi/registry.js";
 import { parseQuery } from "../query.js";
-import { executionContracts } from "../routing/plan-route.js";
 import { addressParam, positiveIntParam } from "../schemas.js";
 import { chainClient, resolveChain } from "./route.js";
 import { amountOrZeroParam } from "./route-query.js";
@@ -50,10 +50,6 @@ export const approveQuerySchema = z.object({
         "The strategy of the transactions the approval is for: `router` approves the chain's router, `corewallet` the caller's own wallet (deployed or not); `delegate` needs no approval (400).",
     }),
 });
-
-const APPROVE_QUERY_SPEC = {
-  scalars: ["chainId", "fromAddress", "tokenAddress", "amount", "routingStrategy"],
-} as const;
 
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
 const amount = z.string().regex(/^[0-9]+$/);
@@ -111,7 +107,7 @@ describeEndpoint({
 });
 
 export const wallet = new Hono().get("/approve", async (c) => {
-  const q = parseQuery(c.req.url, APPROVE_QUERY_SPEC, approveQuerySchema);
+  const q = parseQuery(c.req.url, approveQuerySchema);
   if (isNativeToken(q.tokenAddress)) {
     throw new ApiError(
       400,

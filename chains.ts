@@ -1,0 +1,214 @@
+/**
+ * The chains this service indexes and the contract addresses it uses on each: the devnet world
+ * from its deployment file, and real chains enabled with `PONDER_RPC_URL_<chainId>`.
+ * `ponder.config.ts`, the indexing handlers and the API all read this one list.
+ */
+import { type Address, getAddress, isAddress } from "viem";
+import { deploymentPath, readDeployment } from "./devnet/deployment.js";
+import type { ChainSetup, VaultConfig } from "./engine/chain-setup.js";
+import {
+  CANONICAL_UNISWAP_V3_FACTORY,
+  deterministicExecutionAddresses,
+} from "./engine/protocols/execution-addresses.js";
+
+/** Canonical deployments on real chains (overridable per chain through the environment). */
+const KNOWN_CHAINS: Record<
+  number,
+  Omit<
+    ChainSetup,
+    "rpc" | "startBlock" | "vaults" | "execution" | "deterministicExecution" | "devnet"
+  >
+> = {
+  1: {
+    id: 1,
+    name: "mainnet",
+    title: "Ethereum",
+    weth: "0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2",
+    stablecoins: [
+      "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48",
+      "0xdAC17F958D2ee523a2206206994597C13D831ec7",
+      "0x6B175474E89094C44Da98b954EedeAC495271d0F",
+    ],
+    uniswapV2: {
+      factory: "0x5C69bEe701ef814a2B6a3EDD4B1652CB9cc5aA6f",
+      router02: "0x7a250d5630B4cF539739dF2C5dAcb4c659F2488D",
+      startBlock: 10_000_835,
+    },
+    uniswapV3: {
+      factory: "0x1F98431c8aD98523631AE4a59f267346ea31F984",
+      swapRouter: "0xE592427A0AEce92De3Edee1F18E0157C05861564",
+      quoterV2: "0x61fFE014bA17989E743c5F6cB21bF9697530B21e",
+      startBlock: 12_369_621,
+    },
+  },
+};
+
+/** Parses `VAULTS_<id>`: comma-separated `slug:0xaddress` entries. */
+export function parseVaultList(value: string | undefined, variable: string): VaultConfig[] {
+  if (!value?.trim()) return [];
+  return value.split(",").map((entry) => {
+    const [slug, address] = entry.trim().split(":");
+    if (!slug || !address || !isAddress(address, { strict: false })) {
+      throw new Error(`${variable}: expected "slug:0xaddress" entries, got "${entry.trim()}"`);
+    }
+    return { protocolSlug: slug, address: getAddress(address) };
+  });
+}
+
+const DEVNET_STABLECOINS = ["USDC", "USDT", "DAI"];
+
+function parseAddressList(value: string | undefined, variable: string): Address[] | undefined {
+  if (!value?.trim()) return undefined;
+  return value.split(",").map((entry) => {
+    if (!isAddress(entry.trim(), { strict: false })) {
+      throw new Error(`${variable}: expected comma-separated addresses, got "${entry.trim()}"`);
+    }
+    return getAddress(entry.trim());
+  });
+}
+
+/** Parses `EXECUTION_<id>`: comma-separated `name:0xaddress` (router, executor, …). */
+function parseExecution(value: string | undefined, variable: string): Record<string, Address> {
+  const out: Record<string, Address> = {};
+  if (!value?.trim()) return out;
+  for (const entry of value.split(",")) {
+    const [name, address] = entry.trim().split(":");
+    if (!name || !address || !isAddress(address, { strict: false })) {
+      throw new Error(`${variable}: expected "name:0xaddress" entries, got "${entry.trim()}"`);
+    }
+    out[name] = getAddress(address);
+  }
+  return out;
+}
+
+function intFromEnv(env: NodeJS.ProcessEnv, variable: string): number | undefined {
+  const raw = env[variable];
+  if (raw === undefined || raw === "") return undefined;
+  if (!/^\d+$/.test(raw)) throw new Error(`${variable} must be a whole number, got "${raw}"`);
+  return Number(raw);
+}
+
+function addressFromEnv(env: NodeJS.ProcessEnv, variable: string): Address | undefined {
+  const raw = env[variable];
+  if (raw === undefined || raw === "") return undefined;
+  if (!isAddress(raw, { strict: false }))
+    throw new Error(`${variable} must be an address, got "${raw}"`);
+  return getAddress(raw);
+}
+
+/**
+ * Ponder paces each RPC endpoint adaptively, starting at 20 requests/s: right for a hosted
+ * provider, a needless brake on a local node. The devnet node is therefore given as several
+ * endpoints (lanes), each paced on its own.
+ */
+const DEFAULT_DEVNET_RPC_LANES = 8;
+
+function realChain(id: number, rpc: string[], env: NodeJS.ProcessEnv): ChainSetup {
+  const known = KNOWN_CHAINS[id];
+  const v2Factory = addressFromEnv(env, `UNISWAP_V2_FACTORY_${id}`) ?? known?.uniswapV2?.factory;
+  const v3Factory = addressFromEnv(env, `UNISWAP_V3_FACTORY_${id}`) ?? known?.uniswapV3?.factory;
+  const override = intFromEnv(env, `START_BLOCK_${id}`);
+  const execution = parseExecution(env[`EXECUTION_${id}`], `EXECUTION_${id}`);
+  const uniswapV2 = v2Factory
+    ? {
+        factory: v2Factory,
+        router02: known?.uniswapV2?.router02,
+        startBlock: override ?? known?.uniswapV2?.startBlock ?? 0,
+      }
+    : undefined;
+  const uniswapV3 = v3Factory
+    ? {
+        factory: v3Factory,
+        swapRouter: known?.uniswapV3?.swapRouter,
+        quoterV2: known?.uniswapV3?.quoterV2,
+        startBlock: override ?? known?.uniswapV3?.startBlock ?? 0,
+      }
+    : undefined;
+  return {
+    id,
+    name: known?.name ?? `chain${id}`,
+    title: known?.title ?? `Chain ${id}`,
+    rpc,
+    startBlock: override ?? Math.min(uniswapV2?.startBlock ?? 0, uniswapV3?.startBlock ?? 0),
+    weth: addressFromEnv(env, `WETH_${id}`) ?? known?.weth,
+    uniswapV2,
+    uniswapV3,
+    vaults: parseVaultList(env[`VAULTS_${id}`], `VAULTS_${id}`),
+    stablecoins:
+      parseAddressList(env[`STABLECOINS_${id}`], `STABLECOINS_${id}`) ?? known?.stablecoins ?? [],
+    execution,
+    deterministicExecution:
+      Object.keys(execution).length === 0
+        ? deterministicExecutionAddresses({ v3Factory: v3Factory ?? CANONICAL_UNISWAP_V3_FACTORY })
+        : undefined,
+    devnet: false,
+  };
+}
+
+/** The devnet chain from its deployment file, or undefined when nothing was deployed. */
+function devnetChain(env: NodeJS.ProcessEnv): ChainSetup | undefined {
+  const deployment = readDeployment(deploymentPath(env));
+  if (!deployment) return undefined;
+  return {
+    id: deployment.chainId,
+    name: "devnet",
+    title: "Devnet",
+    rpc: Array.from(
+      { length: intFromEnv(env, "DEVNET_RPC_LANES") ?? DEFAULT_DEVNET_RPC_LANES },
+      () => env.RPC_URL ?? "http://127.0.0.1:8545",
+    ),
+    startBlock: deployment.startBlock,
+    weth: deployment.weth,
+    uniswapV2: {
+      factory: deployment.uniswapV2.factory,
+      router02: deployment.uniswapV2.router02,
+      startBlock: deployment.startBlock,
+    },
+    uniswapV3: {
+      factory: deployment.uniswapV3.factory,
+      swapRouter: deployment.uniswapV3.swapRouter,
+      quoterV2: deployment.uniswapV3.quoterV2,
+      startBlock: deployment.startBlock,
+    },
+    vaults: deployment.vaults.map((v) => ({ address: v.address, protocolSlug: v.protocolSlug })),
+    stablecoins: deployment.tokens
+      .filter((t) => DEVNET_STABLECOINS.includes(t.symbol))
+      .map((t) => t.address),
+    execution: deployment.execution,
+    devnet: true,
+  };
+}
+
+/**
+ * Every chain to index: real chains from `PONDER_RPC_URL_<id>`, and the devnet when its
+ * deployment file exists (unless `DEVNET=false`).
+ */
+export function indexedChains(env: NodeJS.ProcessEnv = process.env): ChainSetup[] {
+  const chains: ChainSetup[] = [];
+  for (const [key, value] of Object.entries(env)) {
+    const match = /^PONDER_RPC_URL_(\d+)$/.exec(key);
+    if (match?.[1] && value) {
+      const urls = value
+        .split(",")
+        .map((u) => u.trim())
+        .filter((u) => u.length > 0);
+      chains.push(realChain(Number(match[1]), urls, env));
+    }
+  }
+  if (env.DEVNET !== "false") {
+    const devnet = devnetChain(env);
+    if (devnet && !chains.some((c) => c.id === devnet.id)) chains.push(devnet);
+  }
+  return chains.sort((a, b) => a.id - b.id);
+}
+
+let chainsOfProcess: ChainSetup[] | undefined;
+
+/**
+ * `indexedChains()` of this process's environment, read once: neither the environment nor the
+ * deployment file changes while the service runs, and the API asks on every request.
+ */
+export function servedChains(): ChainSetup[] {
+  chainsOfProcess ??= indexedChains();
+  return chainsOfProcess;
+}

@@ -1,0 +1,376 @@
+/**
+ * Protocol actions on named pools and vaults: Uniswap V2 swap and liquidity, Uniswap V3 swap,
+ * ERC4626 deposit and redeem, WETH wrap and unwrap.
+ */
+import { type Address, getAbiItem, maxUint256 } from "viem";
+import { z } from "zod";
+import { UniswapV2Router02Abi } from "../../../abis/UniswapV2Router02.js";
+import { InvalidArgumentError, UnknownPoolError, UnsupportedOnChainError } from "../../errors.js";
+import { addTupleWord } from "../../program/execution-steps.js";
+import { addApprove } from "../../program/protocol-steps.js";
+import { addRouteHop } from "../../program/route-program.js";
+import { displayAddress, NATIVE_TOKEN_ADDRESS } from "../../protocols/native.js";
+import { protocolEdges } from "../../routing/graph.js";
+import { quoteEdge } from "../../routing/quote-edge.js";
+import type { Edge, EdgeAction } from "../../routing/types.js";
+import { addressArg, amountArg } from "./args.js";
+import type { ActionSpec, AmountArg, CompileContext, OutputValue } from "./types.js";
+
+const addLiquidityFn = getAbiItem({ abi: UniswapV2Router02Abi, name: "addLiquidity" });
+const removeLiquidityFn = getAbiItem({ abi: UniswapV2Router02Abi, name: "removeLiquidity" });
+
+function literalInput(token: Address, amount: AmountArg) {
+  return typeof amount === "bigint" ? { token, amount } : undefined;
+}
+
+function valuesContract(ctx: CompileContext): Address {
+  return ctx.strategy === "router" ? ctx.contracts.executor : ctx.contracts.programValues;
+}
+
+/** The edge of the named pool from tokenIn to tokenOut doing `action`, or a 400 naming the pool. */
+function namedEdge(
+  ctx: CompileContext,
+  primaryAddress: Address,
+  tokenIn: Address,
+  tokenOut: Address,
+  kinds: string[],
+  action: EdgeAction,
+): Edge {
+  const pool = ctx.graph.pool(primaryAddress);
+  if (!pool || !kinds.includes(pool.kind)) {
+    throw new UnknownPoolError(
+      `${displayAddress(primaryAddress)} is not an indexed ${kinds.join(" or ")} pool on chain ${ctx.chain.id}.`,
+      { path: "args.primaryAddress", pool: primaryAddress },
+    );
+  }
+  const edge = protocolEdges(pool).find(
+    (e) => e.tokenIn === tokenIn && e.tokenOut === tokenOut && e.action === action,
+  );
+  if (!edge) {
+    throw new UnknownPoolError(
+      `${displayAddress(primaryAddress)} does not ${action} ${displayAddress(tokenIn)} for ${displayAddress(tokenOut)}.`,
+      { path: "args.tokenIn/tokenOut", pool: primaryAddress },
+    );
+  }
+  return edge;
+}
+
+function hopContext(ctx: CompileContext) {
+  return {
+    strategy: ctx.strategy,
+    execution: ctx.contracts,
+    swapRouter: ctx.chain.uniswapV3?.swapRouter,
+    account: ctx.account,
+    bounds: ctx.bounds,
+  };
+}
+
+/** One hop through a named pool; the estimate is the off-chain quote when the input is known. */
+function hopAction(
+  ctx: CompileContext,
+  edge: Edge,
+  amountArgValue: AmountArg,
+  recipient: Address,
+): OutputValue[] {
+  const amount = ctx.amount(amountArgValue, "amountIn");
+  if (typeof amount.value === "bigint" && amount.value === 0n) {
+    throw new InvalidArgumentError("expected an amount greater than 0.", { path: "args.amountIn" });
+  }
+  const estimate = amount.estimate === undefined ? undefined : quoteEdge(edge, amount.estimate);
+  const value = addRouteHop(
+    ctx.planner,
+    hopContext(ctx),
+    { edge, amountIn: amount.estimate ?? 0n, amountOut: estimate ?? 0n },
+    amount.value,
+    recipient,
+  );
+  ctx.touched.add(edge.tokenIn);
+  ctx.touched.add(edge.tokenOut);
+  if (recipient !== ctx.account) ctx.deliveries.push({ token: edge.tokenOut, to: recipient });
+  return [{ kind: "amount", value, estimate, token: edge.tokenOut }];
+}
+
+const swapArgs = z.object({
+  primaryAddress: addressArg,
+  tokenIn: addressArg,
+  tokenOut: addressArg,
+  amountIn: amountArg,
+});
+
+export const uniswapV2Swap: ActionSpec<typeof swapArgs> = {
+  args: swapArgs,
+  amountFields: ["amountIn"],
+  input: (args) => literalInput(args.tokenIn, args.amountIn),
+  compile: (ctx, args) =>
+    hopAction(
+      ctx,
+      namedEdge(ctx, args.primaryAddress, args.tokenIn, args.tokenOut, ["v2"], "swap"),
+      args.amountIn,
+      ctx.account,
+    ),
+};
+
+export const uniswapV3Swap: ActionSpec<typeof swapArgs> = {
+  args: swapArgs,
+  amountFields: ["amountIn"],
+  input: (args) => literalInput(args.tokenIn, args.amountIn),
+  compile: (ctx, args) =>
+    hopAction(
+      ctx,
+      namedEdge(ctx, args.primaryAddress, args.tokenIn, args.tokenOut, ["v3"], "swap"),
+      args.amountIn,
+      ctx.account,
+    ),
+};
+
+const depositArgs = z.object({
+  primaryAddress: addressArg,
+  tokenIn: addressArg,
+  tokenOut: addressArg,
+  amountIn: amountArg,
+  receiver: addressArg.optional(),
+});
+
+export const vaultDeposit: ActionSpec<typeof depositArgs> = {
+  args: depositArgs,
+  amountFields: ["amountIn"],
+  input: (args) => literalInput(args.tokenIn, args.amountIn),
+  compile: (ctx, args) =>
+    hopAction(
+      ctx,
+      namedEdge(ctx, args.primaryAddress, args.tokenIn, args.tokenOut, ["erc4626"], "deposit"),
+      args.amountIn,
+      args.receiver ?? ctx.account,
+    ),
+};
+
+const redeemArgs = z.object({
+  primaryAddress: addressArg,
+  tokenIn: addressArg,
+  tokenOut: addressArg,
+  amountIn: amountArg,
+});
+
+export const vaultRedeem: ActionSpec<typeof redeemArgs> = {
+  args: redeemArgs,
+  amountFields: ["amountIn"],
+  input: (args) => literalInput(args.tokenIn, args.amountIn),
+  compile: (ctx, args) =>
+    hopAction(
+      ctx,
+      namedEdge(ctx, args.primaryAddress, args.tokenIn, args.tokenOut, ["erc4626"], "redeem"),
+      args.amountIn,
+      ctx.account,
+    ),
+};
+
+const wrapArgs = z.object({ primaryAddress: addressArg.optional(), amountIn: amountArg });
+
+function wethOf(ctx: CompileContext, given: Address | undefined): Address {
+  const weth = ctx.chain.weth?.toLowerCase() as Address | undefined;
+  if (!weth)
+    throw new UnsupportedOnChainError(
+      `No wrapped native token is configured on chain ${ctx.chain.id}.`,
+    );
+  if (given && given !== weth) {
+    throw new InvalidArgumentError(
+      `the wrapped native token of chain ${ctx.chain.id} is ${displayAddress(weth)}.`,
+      { path: "args.primaryAddress" },
+    );
+  }
+  return weth;
+}
+
+export const wrap: ActionSpec<typeof wrapArgs> = {
+  args: wrapArgs,
+  amountFields: ["amountIn"],
+  input: (args) => literalInput(NATIVE_TOKEN_ADDRESS, args.amountIn),
+  compile: (ctx, args) => {
+    const weth = wethOf(ctx, args.primaryAddress);
+    return hopAction(
+      ctx,
+      namedEdge(ctx, weth, NATIVE_TOKEN_ADDRESS, weth, ["wrap"], "wrap"),
+      args.amountIn,
+      ctx.account,
+    );
+  },
+};
+
+export const unwrap: ActionSpec<typeof wrapArgs> = {
+  args: wrapArgs,
+  amountFields: ["amountIn"],
+  input: (args, { graph }) => {
+    const weth = [...graph.pools()].find((p) => p.kind === "wrap")?.address;
+    return weth ? literalInput(weth, args.amountIn) : undefined;
+  },
+  compile: (ctx, args) => {
+    const weth = wethOf(ctx, args.primaryAddress);
+    return hopAction(
+      ctx,
+      namedEdge(ctx, weth, weth, NATIVE_TOKEN_ADDRESS, ["wrap"], "unwrap"),
+      args.amountIn,
+      ctx.account,
+    );
+  },
+};
+
+const lpDepositArgs = z.object({
+  primaryAddress: addressArg,
+  tokenIn: z.array(addressArg).length(2, { error: "expected the pair's two tokens" }),
+  tokenOut: addressArg.optional(),
+  amountIn: z.array(amountArg).length(2, { error: "expected two amounts, one per token" }),
+});
+
+function pairOf(ctx: CompileContext, address: Address) {
+  const pool = ctx.graph.pool(address);
+  if (pool?.kind !== "v2") {
+    throw new UnknownPoolError(
+      `${displayAddress(address)} is not an indexed Uniswap V2 pair on chain ${ctx.chain.id}.`,
+      { path: "args.primaryAddress", pool: address },
+    );
+  }
+  return pool;
+}
+
+function router02(ctx: CompileContext): Address {
+  const router = ctx.chain.uniswapV2?.router02;
+  if (!router)
+    throw new UnsupportedOnChainError(
+      `No Uniswap V2 Router02 is configured on chain ${ctx.chain.id}.`,
+    );
+  return router;
+}
+
+/**
+ * Router02's `amountAMin`/`amountBMin` for adding `desiredA`/`desiredB`: the amounts Router02
+ * will take at the indexed reserves (it keeps the pair's ratio, as in its `_addLiquidity`) less
+ * the bundle's slippage; 0 where an amount is only known on chain or the pair is empty.
+ */
+function liquidityMinimums(
+  pair: { token0: Address; reserve0: bigint; reserve1: bigint },
+  a: Address,
+  desiredA: bigint | undefined,
+  desiredB: bigint | undefined,
+  ctx: CompileContext,
+): [bigint, bigint] {
+  const [reserveA, reserveB] =
+    a === pair.token0 ? [pair.reserve0, pair.reserve1] : [pair.reserve1, pair.reserve0];
+  if (desiredA === undefined || desiredB === undefined || reserveA === 0n || reserveB === 0n) {
+    return [0n, 0n];
+  }
+  const optimalB = (desiredA * reserveB) / reserveA;
+  const [takenA, takenB] =
+    optimalB <= desiredB ? [desiredA, optimalB] : [(desiredB * reserveA) / reserveB, desiredB];
+  const less = (x: bigint) => (x * BigInt(10_000 - ctx.slippageBps)) / 10_000n;
+  return [less(takenA), less(takenB)];
+}
+
+/** Uniswap V2 `deposit`: adds liquidity through Router02 (which keeps the pair's ratio). */
+export const uniswapV2Deposit: ActionSpec<typeof lpDepositArgs> = {
+  args: lpDepositArgs,
+  amountFields: ["amountIn"],
+  compile: (ctx, args) => {
+    const pair = pairOf(ctx, args.primaryAddress);
+    const tokens = new Set([pair.token0, pair.token1]);
+    if (!args.tokenIn.every((t) => tokens.has(t)) || args.tokenIn[0] === args.tokenIn[1]) {
+      throw new InvalidArgumentError(
+        `expected the pair's tokens ${displayAddress(pair.token0)} and ${displayAddress(pair.token1)}.`,
+        { path: "args.tokenIn" },
+      );
+    }
+    if (args.tokenOut && args.tokenOut !== pair.address) {
+      throw new InvalidArgumentError(
+        `the LP token of this pair is ${displayAddress(pair.address)}.`,
+        { path: "args.tokenOut" },
+      );
+    }
+    const router = router02(ctx);
+    const [a, b] = args.tokenIn as [Address, Address];
+    const amountA = ctx.amount(args.amountIn[0] as AmountArg, "amountIn[0]");
+    const amountB = ctx.amount(args.amountIn[1] as AmountArg, "amountIn[1]");
+    addApprove(ctx.planner, { token: a, spender: router, amount: amountA.value });
+    addApprove(ctx.planner, { token: b, spender: router, amount: amountB.value });
+    const [minA, minB] = liquidityMinimums(pair, a, amountA.estimate, amountB.estimate, ctx);
+    const result = ctx.planner.add({
+      target: router,
+      fn: addLiquidityFn,
+      args: [
+        a,
+        b,
+        amountA.value,
+        amountB.value,
+        minA,
+        minB,
+        ctx.account,
+        ctx.bounds?.deadline ?? maxUint256,
+      ],
+      returnRaw: true,
+      label: "add liquidity",
+    });
+    // What the pair's ratio left unused stays with the account: clear the allowances.
+    addApprove(ctx.planner, { token: a, spender: router, amount: 0n });
+    addApprove(ctx.planner, { token: b, spender: router, amount: 0n });
+    const liquidity = addTupleWord(ctx.planner, {
+      programValues: valuesContract(ctx),
+      tuple: result,
+      index: 2n,
+    });
+    for (const t of [a, b, pair.address]) ctx.touched.add(t);
+    return [{ kind: "amount", value: liquidity, estimate: undefined, token: pair.address }];
+  },
+};
+
+const lpRedeemArgs = z.object({
+  primaryAddress: addressArg,
+  tokenIn: addressArg.optional(),
+  tokenOut: z.array(addressArg).length(2, { error: "expected the pair's two tokens" }).optional(),
+  amountIn: amountArg,
+});
+
+/** Uniswap V2 `redeem`: removes liquidity through Router02; outputs index 0 and 1 are the two amounts. */
+export const uniswapV2Redeem: ActionSpec<typeof lpRedeemArgs> = {
+  args: lpRedeemArgs,
+  amountFields: ["amountIn"],
+  input: (args) => literalInput(args.primaryAddress, args.amountIn),
+  compile: (ctx, args) => {
+    const pair = pairOf(ctx, args.primaryAddress);
+    if (args.tokenIn && args.tokenIn !== pair.address) {
+      throw new InvalidArgumentError(
+        `the LP token of this pair is ${displayAddress(pair.address)}.`,
+        { path: "args.tokenIn" },
+      );
+    }
+    const [a, b] = (args.tokenOut ?? [pair.token0, pair.token1]) as [Address, Address];
+    if (new Set([a, b, pair.token0, pair.token1]).size !== 2) {
+      throw new InvalidArgumentError(
+        `expected the pair's tokens ${displayAddress(pair.token0)} and ${displayAddress(pair.token1)}.`,
+        { path: "args.tokenOut" },
+      );
+    }
+    const router = router02(ctx);
+    const liquidity = ctx.amount(args.amountIn, "amountIn");
+    addApprove(ctx.planner, { token: pair.address, spender: router, amount: liquidity.value });
+    const result = ctx.planner.add({
+      target: router,
+      fn: removeLiquidityFn,
+      // Its minimums stay 0: the pair's LP supply is not indexed, so the amounts are checked by
+      // the bundle's own output check at the receiver instead.
+      args: [a, b, liquidity.value, 0n, 0n, ctx.account, ctx.bounds?.deadline ?? maxUint256],
+      returnRaw: true,
+      label: "remove liquidity",
+    });
+    for (const t of [a, b, pair.address]) ctx.touched.add(t);
+    return [a, b].map(
+      (token, i): OutputValue => ({
+        kind: "amount",
+        value: addTupleWord(ctx.planner, {
+          programValues: valuesContract(ctx),
+          tuple: result,
+          index: BigInt(i),
+        }),
+        estimate: undefined,
+        token,
+      }),
+    );
+  },
+};

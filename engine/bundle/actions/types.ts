@@ -1,0 +1,80 @@
+/**
+ * The bundle action model: each action of a protocol validates its `args`, adds its steps to
+ * the program, and yields outputs later actions can reference with `{ useOutputOfCallAt }`.
+ */
+import type { Address } from "viem";
+import type { z } from "zod";
+import type { ChainSetup } from "../../chain-setup.js";
+import type { ExecutionContracts, RoutingStrategy } from "../../program/hop-context.js";
+import type { ProgramPlanner, ProgramValue } from "../../program/planner.js";
+import type { RouteStep } from "../../route.js";
+import type { RoutingGraph } from "../../routing/graph.js";
+import type { FindRouteResult } from "../../routing/search.js";
+
+/** An amount argument after validation: a literal or a reference to an earlier output. */
+export type AmountArg = bigint | { ref: number; index: number };
+
+/** A resolved amount: what the program uses, and the best off-chain estimate of it. */
+export type ResolvedAmount = { value: bigint | ProgramValue; estimate: bigint | undefined };
+
+/** One value an action yields. `amount` values can stand where an amount is expected. */
+export type OutputValue = {
+  kind: "amount" | "value";
+  value: bigint | ProgramValue;
+  estimate: bigint | undefined;
+  /** The token the amount is of, when known. */
+  token: Address | undefined;
+};
+
+/** What the compiler knows while adding one action's steps. */
+export type CompileContext = {
+  planner: ProgramPlanner;
+  strategy: RoutingStrategy;
+  contracts: ExecutionContracts;
+  chain: ChainSetup;
+  graph: RoutingGraph;
+  gasPriceWei: bigint;
+  /** The account the program runs as (router executor, the caller, or its wallet). */
+  account: Address;
+  /** Where leftovers go at the end. */
+  receiver: Address;
+  from: Address;
+  /** Resolves an amount argument (a literal, or a reference checked beforehand). */
+  amount: (arg: AmountArg, field: string) => ResolvedAmount;
+  /** Collects the steps of `route` actions for the response. */
+  routeSteps: RouteStep[];
+  /** Tokens the program holds at some point (swept to the receiver at the end). */
+  touched: Set<Address>;
+  /** Explicit deliveries (transfers to an address), for the response's amountsOut. */
+  deliveries: { token: Address; to: Address }[];
+  /**
+   * `account`'s balance of `token` read at the very start of the transaction (a program value),
+   * so that checks and sweeps measure what the transaction made. Undefined in the compiler's
+   * first pass, which only collects which balances are needed.
+   */
+  balanceAtStart: (token: Address, account: Address) => ProgramValue | undefined;
+  /** The bundle's slippage (bps): protocol steps' own minimums are their estimates less it. */
+  slippageBps: number;
+  /** Outside the router: the deadline and slippage passed to steps that take their own. */
+  bounds: { deadline: bigint; slippageBps: number } | undefined;
+  /** Route searches of this request, reused by the compiler's passes. */
+  routeCache: Map<string, FindRouteResult>;
+};
+
+/**
+ * One bundle action of a protocol. Its functions are methods so that an action of any argument
+ * schema is an `ActionSpec` (the compiler only ever calls them with what `args` parsed).
+ */
+export type ActionSpec<S extends z.ZodType = z.ZodType> = {
+  /** Validates `args` (amount fields accept output references). */
+  args: S;
+  /** Names of the args holding amounts, and whether an output reference is allowed there. */
+  amountFields: readonly string[];
+  /** The caller's token and literal amount this action consumes, if any (pulled at the start). */
+  input?(
+    args: z.infer<S>,
+    ctx: { graph: RoutingGraph },
+  ): { token: Address; amount: bigint } | undefined;
+  /** Adds the steps; returns the outputs later actions may reference (index 0, 1, …). */
+  compile(ctx: CompileContext, args: z.infer<S>): OutputValue[];
+};

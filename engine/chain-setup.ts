@@ -1,0 +1,35 @@
+/**
+ * What the engine knows of one chain: its id and name, the protocol contracts it routes
+ * through and the execution layer's addresses. `chains.ts` builds these from the devnet
+ * deployment and the environment; the engine only reads them.
+ */
+import type { Address } from "viem";
+import type { ExecutionAddresses } from "./protocols/execution-addresses.js";
+
+export type VaultConfig = { address: Address; protocolSlug: string };
+
+export type ChainSetup = {
+  id: number;
+  /** Ponder chain name (also the key of `publicClients` in the API). */
+  name: string;
+  title: string;
+  /** One or more JSON-RPC URLs; Ponder balances requests over them. */
+  rpc: string[];
+  startBlock: number;
+  weth?: Address;
+  uniswapV2?: { factory: Address; router02?: Address; startBlock: number };
+  uniswapV3?: { factory: Address; swapRouter?: Address; quoterV2?: Address; startBlock: number };
+  vaults: VaultConfig[];
+  /** USD stablecoins: the reference for USD prices (price impact). */
+  stablecoins: Address[];
+  /** The project's execution-layer contracts, where deployed. */
+  execution: Record<string, Address>;
+  /**
+   * A real chain without `EXECUTION_<id>`: where `npm run deploy` puts the execution layer
+   * (for the chain's V3 factory, else the canonical one). Computed, never read from the chain
+   * here (Ponder's config reads this file); the API uses them once it finds code there.
+   */
+  deterministicExecution?: ExecutionAddresses;
+  /** True for the local devnet this project deploys itself. */
+  devnet: boolean;
+};

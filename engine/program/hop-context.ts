@@ -1,0 +1,48 @@
+/**
+ * What a route hop's program steps depend on: the routing strategy, the chain's execution
+ * contracts, the account the program runs as and the transaction's bounds. Shared by the route
+ * program and every pool kind's steps.
+ */
+import type { Address } from "viem";
+import type { ExecutionAddresses } from "../protocols/execution-addresses.js";
+
+export type RoutingStrategy = "router" | "delegate" | "corewallet";
+
+/** The execution-layer contracts of a chain, by name (as `deployExecutionLayer` returns). */
+export type ExecutionContracts = ExecutionAddresses;
+
+/** What a hop's steps depend on. */
+export type HopContext = {
+  strategy: RoutingStrategy;
+  execution: ExecutionContracts;
+  /** Uniswap V3 SwapRouter, for V3 hops outside the router. */
+  swapRouter: Address | undefined;
+  /** The account the program runs as: the executor, the caller (delegate) or its wallet. */
+  account: Address;
+  /**
+   * Outside the router: the transaction's deadline and slippage, passed to the protocol steps
+   * that take a deadline and a minimum of their own (SwapRouter), each hop's minimum being its
+   * quoted output less the slippage.
+   */
+  bounds?: { deadline: bigint; slippageBps: number };
+};
+
+/** How a hop is placed in its route. */
+export type HopOptions = {
+  /**
+   * Nothing reads the hop's output and the router's own checks cover its input (a single-hop
+   * leg under the router: the input is tokenIn): a V3 hop then skips reading its output.
+   */
+  outputUnused?: boolean;
+};
+
+/** `amount` less `slippageBps`, at least 1 wei. */
+export function minimumOf(amount: bigint, slippageBps: number): bigint {
+  const min = (amount * BigInt(10_000 - slippageBps)) / 10_000n;
+  return min > 0n ? min : 1n;
+}
+
+/** A route that the requested strategy cannot execute, with the reason for the client. */
+export class UnsupportedRouteError extends Error {
+  override readonly name = "UnsupportedRouteError";
+}

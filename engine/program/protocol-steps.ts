@@ -1,0 +1,302 @@
+/**
+ * Program steps for the protocols the execution layer drives directly: ERC20 transfers and
+ * approvals, WETH, Uniswap V2 pairs, Uniswap V3 pools (through the router executor's swap
+ * callback) and Uniswap's SwapRouter (for wallets, which have no such callback), ERC4626 vaults.
+ * Each returns the step's output amount as a ProgramValue where there is one.
+ */
+import {
+  type Address,
+  encodeAbiParameters,
+  erc20Abi,
+  erc4626Abi,
+  getAbiItem,
+  type Hex,
+  maxUint256,
+} from "viem";
+import { ProgramValuesAbi } from "../../abis/generated/ProgramValues.js";
+import { RouterExecutorAbi } from "../../abis/generated/RouterExecutor.js";
+import { SwapRouterAbi } from "../../abis/SwapRouter.js";
+import { UniswapV2PairAbi } from "../../abis/UniswapV2Pair.js";
+import { UniswapV3PoolAbi } from "../../abis/UniswapV3Pool.js";
+import { WETH9Abi } from "../../abis/WETH9.js";
+import type { ProgramPlanner, ProgramValue } from "./planner.js";
+
+/** Uniswap V3 price limits just inside the valid range (a swap limited only by its amount). */
+export const UNISWAP_V3_MIN_SQRT_RATIO_PLUS_ONE = 4295128740n;
+export const UNISWAP_V3_MAX_SQRT_RATIO_MINUS_ONE =
+  1461446703485210103287273052203988822378723970341n;
+
+const transferFn = getAbiItem({ abi: erc20Abi, name: "transfer" });
+const approveFn = getAbiItem({ abi: erc20Abi, name: "approve" });
+const depositFn = getAbiItem({ abi: erc4626Abi, name: "deposit" });
+const redeemFn = getAbiItem({ abi: erc4626Abi, name: "redeem" });
+const wethDepositFn = getAbiItem({ abi: WETH9Abi, name: "deposit" });
+const wethWithdrawFn = getAbiItem({ abi: WETH9Abi, name: "withdraw" });
+const pairSwapFn = getAbiItem({ abi: UniswapV2PairAbi, name: "swap" });
+const poolSwapFn = getAbiItem({ abi: UniswapV3PoolAbi, name: "swap" });
+const exactInputSingleFn = getAbiItem({ abi: SwapRouterAbi, name: "exactInputSingle" });
+const v2AmountOutFn = getAbiItem({ abi: ProgramValuesAbi, name: "uniswapV2AmountOut" });
+const v3AmountOutFn = getAbiItem({ abi: ProgramValuesAbi, name: "uniswapV3ExactInputAmountOut" });
+const executorV2SwapFn = getAbiItem({ abi: RouterExecutorAbi, name: "uniswapV2Swap" });
+
+type Amount = bigint | ProgramValue;
+
+function sorted(a: Address, b: Address): [Address, Address] {
+  return a.toLowerCase() < b.toLowerCase() ? [a, b] : [b, a];
+}
+
+/** Transfers `amount` of `token` from the executing account to `to`. */
+export function addTransfer(
+  planner: ProgramPlanner,
+  params: { token: Address; to: Address; amount: Amount; label?: string },
+): void {
+  planner.add({
+    target: params.token,
+    fn: transferFn,
+    args: [params.to, params.amount],
+    label: params.label ?? "transfer",
+  });
+}
+
+/** Approves `amount` of `token` to `spender` (use 0 to reset an allowance). */
+export function addApprove(
+  planner: ProgramPlanner,
+  params: { token: Address; spender: Address; amount: Amount },
+): void {
+  planner.add({
+    target: params.token,
+    fn: approveFn,
+    args: [params.spender, params.amount],
+    label: "approve",
+  });
+}
+
+/** Wraps `amount` of native currency into WETH (a value call). */
+export function addWrapNative(
+  planner: ProgramPlanner,
+  params: { weth: Address; amount: Amount },
+): void {
+  planner.add({
+    target: params.weth,
+    fn: wethDepositFn,
+    args: [],
+    value: params.amount,
+    label: "wrap",
+  });
+}
+
+/** Unwraps `amount` of WETH into native currency held by the executing account. */
+export function addUnwrapNative(
+  planner: ProgramPlanner,
+  params: { weth: Address; amount: Amount },
+): void {
+  planner.add({ target: params.weth, fn: wethWithdrawFn, args: [params.amount], label: "unwrap" });
+}
+
+/**
+ * Swaps on a Uniswap V2 pair without approvals, from any account (wallet, delegated account):
+ * sends `amountIn` to the pair, reads what the pair now owes (ProgramValues.uniswapV2AmountOut),
+ * then calls `pair.swap` paying `recipient`. Router programs use
+ * {@link addExecutorUniswapV2Swap}, which does the same in one command.
+ * @returns the amount out.
+ */
+export function addUniswapV2Swap(
+  planner: ProgramPlanner,
+  params: {
+    pair: Address;
+    tokenIn: Address;
+    tokenOut: Address;
+    amountIn: Amount;
+    recipient: Address;
+    programValues: Address;
+  },
+): ProgramValue {
+  const [token0] = sorted(params.tokenIn, params.tokenOut);
+  const zeroForOne = token0.toLowerCase() === params.tokenIn.toLowerCase();
+  addTransfer(planner, { token: params.tokenIn, to: params.pair, amount: params.amountIn });
+  const amountOut = planner.add({
+    target: params.programValues,
+    fn: v2AmountOutFn,
+    args: [params.pair, params.tokenIn, params.tokenOut],
+    label: "quote uniswap v2",
+  });
+  planner.add({
+    target: params.pair,
+    fn: pairSwapFn,
+    args: zeroForOne
+      ? [0n, amountOut, params.recipient, "0x"]
+      : [amountOut, 0n, params.recipient, "0x"],
+    label: "swap on uniswap v2",
+  });
+  return amountOut;
+}
+
+/**
+ * Swaps on a Uniswap V2 pair in a router program, in one command: the router executor's own
+ * `uniswapV2Swap` sends `amountIn` it holds to the pair and pays `recipient` what the pair owes.
+ * @returns the amount out.
+ */
+export function addExecutorUniswapV2Swap(
+  planner: ProgramPlanner,
+  params: {
+    executor: Address;
+    pair: Address;
+    tokenIn: Address;
+    tokenOut: Address;
+    amountIn: Amount;
+    recipient: Address;
+  },
+): ProgramValue {
+  return planner.add({
+    target: params.executor,
+    fn: executorV2SwapFn,
+    args: [params.pair, params.tokenIn, params.tokenOut, params.amountIn, params.recipient],
+    label: "swap on uniswap v2",
+  });
+}
+
+/** The data the router executor's V3 swap callback expects: the pool's sorted tokens and fee. */
+export function uniswapV3CallbackData(tokenA: Address, tokenB: Address, fee: number): Hex {
+  const [token0, token1] = sorted(tokenA, tokenB);
+  return encodeAbiParameters(
+    [{ type: "address" }, { type: "address" }, { type: "uint24" }],
+    [token0, token1, fee],
+  );
+}
+
+/** Parameters of {@link addUniswapV3PoolSwap}. */
+export type UniswapV3PoolSwapParameters = {
+  /** The router executor (pays the callback, carries the value helpers). */
+  executor: Address;
+  pool: Address;
+  tokenIn: Address;
+  tokenOut: Address;
+  fee: number;
+  amountIn: Amount;
+  recipient: Address;
+  /** Whether to read the amount out (default true); false saves a call when nothing uses it. */
+  amountOut?: boolean;
+};
+
+/**
+ * Exact-input swap calling a Uniswap V3 pool directly; the router executor pays the pool from
+ * its swap callback. Only for programs run by the router executor. The output is read with
+ * `uniswapV3ExactInputAmountOut`, which reverts unless the pool took all of `amountIn` (a pool
+ * that ran out of liquidity would leave the rest in the executor).
+ * @returns the amount out (read from the pool's return value), unless `amountOut: false`.
+ */
+export function addUniswapV3PoolSwap(
+  planner: ProgramPlanner,
+  params: UniswapV3PoolSwapParameters & { amountOut?: true },
+): ProgramValue;
+export function addUniswapV3PoolSwap(
+  planner: ProgramPlanner,
+  params: UniswapV3PoolSwapParameters & { amountOut: false },
+): undefined;
+export function addUniswapV3PoolSwap(
+  planner: ProgramPlanner,
+  params: UniswapV3PoolSwapParameters,
+): ProgramValue | undefined {
+  const [token0] = sorted(params.tokenIn, params.tokenOut);
+  const zeroForOne = token0.toLowerCase() === params.tokenIn.toLowerCase();
+  const deltas = planner.add({
+    target: params.pool,
+    fn: poolSwapFn,
+    args: [
+      params.recipient,
+      zeroForOne,
+      params.amountIn,
+      zeroForOne ? UNISWAP_V3_MIN_SQRT_RATIO_PLUS_ONE : UNISWAP_V3_MAX_SQRT_RATIO_MINUS_ONE,
+      uniswapV3CallbackData(params.tokenIn, params.tokenOut, params.fee),
+    ],
+    label: "swap on uniswap v3",
+  });
+  if (params.amountOut === false) return undefined;
+  return planner.add({
+    target: params.executor,
+    fn: v3AmountOutFn,
+    args: [deltas, params.amountIn],
+    label: "read uniswap v3 output",
+  });
+}
+
+/**
+ * Exact-input swap through Uniswap's SwapRouter, for accounts without a V3 callback (wallets,
+ * delegated accounts): approves exactly `amountIn`, swaps with the step's own minimum and the
+ * transaction's deadline (SwapRouter enforces both), then resets the allowance to zero.
+ * @returns the amount out.
+ */
+export function addUniswapV3RouterSwap(
+  planner: ProgramPlanner,
+  params: {
+    swapRouter: Address;
+    tokenIn: Address;
+    tokenOut: Address;
+    fee: number;
+    amountIn: Amount;
+    recipient: Address;
+    /** SwapRouter's `deadline` (default: none, the program checks its own). */
+    deadline?: bigint;
+    /** SwapRouter's `amountOutMinimum` (default 0: the program's final check bounds it). */
+    amountOutMinimum?: bigint;
+  },
+): ProgramValue {
+  addApprove(planner, {
+    token: params.tokenIn,
+    spender: params.swapRouter,
+    amount: params.amountIn,
+  });
+  const amountOut = planner.add({
+    target: params.swapRouter,
+    fn: exactInputSingleFn,
+    args: [
+      {
+        tokenIn: params.tokenIn,
+        tokenOut: params.tokenOut,
+        fee: params.fee,
+        recipient: params.recipient,
+        deadline: params.deadline ?? maxUint256,
+        amountIn: params.amountIn,
+        amountOutMinimum: params.amountOutMinimum ?? 0n,
+        sqrtPriceLimitX96: 0n,
+      },
+    ],
+    label: "swap on uniswap v3 router",
+  });
+  addApprove(planner, { token: params.tokenIn, spender: params.swapRouter, amount: 0n });
+  return amountOut;
+}
+
+/**
+ * Deposits `assets` into an ERC4626 vault for `receiver`, approving exactly that amount (which
+ * the deposit consumes, leaving no allowance).
+ * @returns the shares minted.
+ */
+export function addErc4626Deposit(
+  planner: ProgramPlanner,
+  params: { vault: Address; asset: Address; assets: Amount; receiver: Address },
+): ProgramValue {
+  addApprove(planner, { token: params.asset, spender: params.vault, amount: params.assets });
+  return planner.add({
+    target: params.vault,
+    fn: depositFn,
+    args: [params.assets, params.receiver],
+    label: "deposit",
+  });
+}
+
+/**
+ * Redeems `shares` of an ERC4626 vault owned by the executing account, paying `receiver`.
+ * @returns the assets paid out.
+ */
+export function addErc4626Redeem(
+  planner: ProgramPlanner,
+  params: { vault: Address; shares: Amount; receiver: Address; owner: Address },
+): ProgramValue {
+  return planner.add({
+    target: params.vault,
+    fn: redeemFn,
+    args: [params.shares, params.receiver, params.owner],
+    label: "redeem",
+  });
+}

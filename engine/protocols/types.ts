@@ -1,0 +1,50 @@
+import type { ChainSetup } from "../chain-setup.js";
+import type { Pool } from "../routing/types.js";
+import type { PoolKind } from "./pool-kind.js";
+
+/** A bundle method of a protocol, as `/v1/standards` lists it (SPEC 2.3). */
+export type ProtocolMethod = {
+  method: string;
+  name: string;
+  /** The contract functions the method calls. */
+  functionNames: string[];
+  /** Input name → what to pass. */
+  inputs: Record<string, string>;
+  /** Output name → what the action yields for later `useOutputOfCallAt` references. */
+  outputs: Record<string, string>;
+};
+
+/** Project metadata for `/v1/projects` (SPEC 2.4). */
+export type ProjectInfo = {
+  title: string;
+  description: string;
+  url: string;
+  twitter: string;
+  category: string;
+};
+
+/** Which indexed table holds a protocol's pools, for `poolCount`. */
+export type PoolSource = "v2Pair" | "v3Pool" | "vault" | "wrappedNative";
+
+/** One protocol: everything the service knows about it, in one folder under `engine/protocols/`. */
+export type Protocol = {
+  slug: string;
+  url: string;
+  /** Absent for the built-in `core` protocol, which is no project. */
+  project?: ProjectInfo;
+  forks: { slug: string; url: string }[];
+  methods: ProtocolMethod[];
+  poolSource?: PoolSource;
+  /** Whether the protocol is usable on an indexed chain. */
+  supports: (chain: ChainSetup) => boolean;
+  /**
+   * The kind of pool routes go through (its edges, quotes, gas and program steps). Absent for
+   * protocols that are not routed through.
+   */
+  poolKind?: AnyPoolKind;
+};
+
+/** The pool kind of one of the routing graph's pool types. */
+export type AnyPoolKind = {
+  [K in Pool["kind"]]: PoolKind<Extract<Pool, { kind: K }>>;
+}[Pool["kind"]];

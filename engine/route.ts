@@ -1,0 +1,310 @@
+/**
+ * The route builder: a route request, the chain's routing graph and its execution contracts in;
+ * the best route, the strategy's program and its unsigned transaction out. No I/O: the service
+ * simulates what this builds and reports what the simulation delivered
+ * (src/api/shortcuts/plan-route.ts).
+ */
+import { type Address, getAddress } from "viem";
+import type { ChainSetup } from "./chain-setup.js";
+import {
+  InsufficientLiquidityError,
+  InvalidArgumentError,
+  NoRouteError,
+  UnknownTokenError,
+  UnsupportedByStrategyError,
+} from "./errors.js";
+import {
+  type EncodedTx,
+  encodeCoreWalletTx,
+  encodeDelegateTx,
+  encodeRouterSwapTx,
+  routeFeeAmount,
+} from "./program/encode.js";
+import { executingAccount, inputHolder } from "./program/executing-account.js";
+import {
+  type ExecutionContracts,
+  type RoutingStrategy,
+  UnsupportedRouteError,
+} from "./program/hop-context.js";
+import type { PlannedCall } from "./program/planner.js";
+import { planRouteProgram } from "./program/route-program.js";
+import { type BeforeSending, beforeSending } from "./program/sending.js";
+import { displayAddress, isNativeToken, NATIVE_TOKEN_ADDRESS } from "./protocols/native.js";
+import type { RoutingGraph } from "./routing/graph.js";
+import { findRoute } from "./routing/search.js";
+import type { RouteQuote } from "./routing/types.js";
+
+/** A route request, validated (the API parses it from `GET /v1/shortcuts/route`'s query). */
+export type RouteRequest = {
+  chainId: number | undefined;
+  fromAddress: Address;
+  tokenIn: Address;
+  tokenOut: Address;
+  amountIn: bigint;
+  receiver: Address | undefined;
+  spender: Address;
+  routingStrategy: RoutingStrategy;
+  /** True when the deprecated `toEOA` was sent (answered with a Deprecation header). */
+  usedToEOA: boolean;
+  toEOA: boolean | undefined;
+  priceImpact: boolean;
+  slippage: number;
+  fee: number | undefined;
+  feeReceiver: Address | undefined;
+  tokenInAmountToApprove: bigint | undefined;
+  tokenInAmountToTransfer: bigint | undefined;
+  maxHops: number;
+  /** Last acceptable block timestamp; default: the simulated block's + 20 minutes. */
+  deadline: bigint | undefined;
+};
+
+/** One step of a route as SPEC 2.6 shows it. */
+export type RouteStep = {
+  tokenIn: string[];
+  positionInId: string[];
+  tokenOut: string[];
+  positionOutId: string[];
+  protocol: string;
+  action: string;
+  primaryAddress: string;
+  amountIn: string;
+  amountOut: string;
+};
+
+/** Whether any indexed pool or vault of the graph holds `token` (lowercase). */
+export function graphHasToken(graph: RoutingGraph, token: Address): boolean {
+  return graph.edgesFrom(token).length > 0 || graph.edgesInto(token).length > 0;
+}
+
+/** SPEC 2.6 route steps, one per hop of every leg (a split lists each leg's hops in turn). */
+export function routeSteps(chainId: number, quote: RouteQuote): RouteStep[] {
+  return quote.legs.flatMap((leg) =>
+    leg.hops.map((hop) => {
+      const tokenIn = displayAddress(hop.edge.tokenIn);
+      const tokenOut = displayAddress(hop.edge.tokenOut);
+      return {
+        tokenIn: [tokenIn],
+        positionInId: [`${chainId}:${tokenIn}`],
+        tokenOut: [tokenOut],
+        positionOutId: [`${chainId}:${tokenOut}:${tokenIn}`],
+        protocol: hop.edge.pool.protocol,
+        action: hop.edge.action,
+        primaryAddress: getAddress(hop.edge.pool.address),
+        amountIn: hop.amountIn.toString(),
+        amountOut: hop.amountOut.toString(),
+      };
+    }),
+  );
+}
+
+export type BuildRouteParameters = {
+  chain: ChainSetup;
+  contracts: ExecutionContracts;
+  graph: RoutingGraph;
+  /** Prices the gas of each candidate route against its output. */
+  gasPriceWei: bigint;
+  request: RouteRequest;
+};
+
+/** A route found and ready to encode at any minimum and deadline. */
+export type RouteBuild = {
+  strategy: RoutingStrategy;
+  from: Address;
+  /** Where the program runs: the caller, its core wallet, or the router's executor. */
+  account: Address;
+  /** The caller's core wallet (deployed or not). */
+  wallet: Address | undefined;
+  receiver: Address;
+  quote: RouteQuote;
+  feeAmount: bigint;
+  /** amountIn less the fee: what the route swaps. */
+  routedIn: bigint;
+  /** What a core wallet pulls from its owner (the input unless the wallet spends its own). */
+  amountFromOwner: bigint;
+  /** The account that must hold the input for the transaction to run, and who may spend it. */
+  funded: { holder: Address; spender: Address | undefined };
+  /** The output token as the chain reports balances of it (the native token: 0xeeee…). */
+  outToken: Address;
+  /** Milliseconds the route search took. */
+  searchMs: number;
+  /**
+   * The strategy's transaction with `minAmountOut` as its minimum and `deadline` as its last
+   * block timestamp, and the program's calls (for revert decoding).
+   * @throws UnsupportedByStrategyError when the strategy cannot execute a hop of the route.
+   */
+  encode(minAmountOut: bigint, deadline: bigint): { tx: EncodedTx; calls: PlannedCall[] };
+  /** What the client must do before sending (approval or delegation). */
+  beforeSending(): BeforeSending[];
+};
+
+/**
+ * Checks the request against the graph, finds the best route and returns its encoder.
+ * @throws UnknownTokenError, InvalidArgumentError, NoRouteError, InsufficientLiquidityError.
+ * @example buildRoute({ chain, contracts, graph, gasPriceWei, request }).encode(min, deadline)
+ */
+export function buildRoute(params: BuildRouteParameters): RouteBuild {
+  const { chain, contracts, graph, request: req } = params;
+  const strategy = req.routingStrategy;
+  const from = getAddress(req.fromAddress);
+  const tokenIn = req.tokenIn;
+  const tokenOut = req.tokenOut;
+  for (const [name, t] of [
+    ["tokenIn", tokenIn],
+    ["tokenOut", tokenOut],
+  ] as const) {
+    if (!graphHasToken(graph, t)) {
+      throw new UnknownTokenError(
+        `Unknown token ${displayAddress(t)} (\`${name}\`): no indexed pool or vault on chain ${chain.id} holds it.`,
+        { token: t },
+      );
+    }
+  }
+  const nativeIn = isNativeToken(tokenIn);
+  if (req.spender !== req.fromAddress && strategy !== "corewallet") {
+    throw new InvalidArgumentError(
+      `Query parameter \`spender\` must equal \`fromAddress\` with routingStrategy=${strategy}: the input is spent from the sender's own account.`,
+    );
+  }
+  const fee = req.fee ?? 0;
+  if (fee > 0 && nativeIn && strategy !== "router") {
+    throw new InvalidArgumentError(
+      "Query parameter `fee`: a fee on a native-currency input needs routingStrategy=router.",
+    );
+  }
+  const feeAmount = routeFeeAmount(req.amountIn, fee);
+  const routedIn = req.amountIn - feeAmount;
+  if (routedIn === 0n) {
+    throw new InvalidArgumentError(
+      "Query parameter `amountIn`: nothing is left to route after the fee.",
+    );
+  }
+
+  // Where the program runs, and who gets the output (toEOA=false: the executing account).
+  const { account, wallet } = executingAccount({ strategy, contracts, from });
+  const receiver = getAddress(
+    req.receiver ?? (req.toEOA === false && strategy !== "router" ? account : from),
+  );
+
+  const started = performance.now();
+  const found = findRoute({
+    graph,
+    tokenIn,
+    tokenOut,
+    amountIn: routedIn,
+    maxHops: req.maxHops,
+    gasPriceWei: params.gasPriceWei,
+    weth: (chain.weth?.toLowerCase() ?? NATIVE_TOKEN_ADDRESS) as Address,
+  });
+  const searchMs = performance.now() - started;
+  if (!found.ok) {
+    throw found.reason === "no-path"
+      ? new NoRouteError(
+          `No route from ${displayAddress(tokenIn)} to ${displayAddress(tokenOut)} on chain ${chain.id}.`,
+          { tokenIn, tokenOut },
+        )
+      : new InsufficientLiquidityError(
+          `The liquidity between ${displayAddress(tokenIn)} and ${displayAddress(tokenOut)} cannot fill an input of ${routedIn} wei; try a smaller amountIn.`,
+          { tokenIn, tokenOut, amountIn: routedIn },
+        );
+  }
+  const quote = found.quote;
+
+  // What a wallet pulls from its owner (corewallet): the input unless the wallet spends its own.
+  const pullsFromOwner = req.spender === req.fromAddress;
+  const amountFromOwner = nativeIn
+    ? (req.tokenInAmountToTransfer ?? (pullsFromOwner ? req.amountIn : 0n))
+    : (req.tokenInAmountToApprove ?? (pullsFromOwner ? req.amountIn : 0n));
+  const displayIn = displayAddress(tokenIn) as Address;
+
+  const encode = (minAmountOut: bigint, deadline: bigint) => {
+    try {
+      const program = planRouteProgram({
+        strategy,
+        execution: contracts,
+        swapRouter: chain.uniswapV3?.swapRouter,
+        weth: chain.weth,
+        account,
+        receiver,
+        quote,
+        bounds: { deadline, slippageBps: req.slippage },
+        fee:
+          strategy === "router"
+            ? undefined
+            : { amount: feeAmount, receiver: req.feeReceiver ?? from },
+        minAmountOut,
+      });
+      if (strategy === "router") {
+        return {
+          calls: program.calls,
+          tx: encodeRouterSwapTx({
+            router: contracts.router,
+            from,
+            tokenIn: displayIn,
+            amountIn: req.amountIn,
+            tokenOut: displayAddress(tokenOut) as Address,
+            minAmountOut,
+            receiver,
+            deadline,
+            fee:
+              fee > 0 && req.feeReceiver
+                ? { bps: fee, receiver: getAddress(req.feeReceiver) }
+                : undefined,
+            program,
+          }),
+        };
+      }
+      if (strategy === "delegate") {
+        return { calls: program.calls, tx: encodeDelegateTx({ from, program }) };
+      }
+      return {
+        calls: program.calls,
+        tx: encodeCoreWalletTx({
+          walletFactory: contracts.walletFactory,
+          from,
+          tokenIn: displayIn,
+          amountIn: amountFromOwner,
+          program,
+        }),
+      };
+    } catch (error) {
+      if (error instanceof UnsupportedRouteError) {
+        throw new UnsupportedByStrategyError(`${error.message}.`, { cause: error });
+      }
+      throw error;
+    }
+  };
+
+  return {
+    strategy,
+    from,
+    account,
+    wallet,
+    receiver,
+    quote,
+    feeAmount,
+    routedIn,
+    amountFromOwner,
+    funded: inputHolder({
+      strategy,
+      contracts,
+      from,
+      wallet,
+      walletSpendsOwn: req.spender !== req.fromAddress,
+    }),
+    outToken: displayAddress(tokenOut) as Address,
+    searchMs,
+    encode,
+    beforeSending: () =>
+      beforeSending({
+        strategy,
+        contracts,
+        from,
+        input:
+          strategy === "router"
+            ? { token: tokenIn, amount: req.amountIn }
+            : strategy === "corewallet"
+              ? { token: tokenIn, amount: amountFromOwner }
+              : undefined,
+      }),
+  };
+}

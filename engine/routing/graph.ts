@@ -1,0 +1,250 @@
+/**
+ * The routing graph: pools keyed by address, and the directed edges they contribute (from the
+ * protocol folders in `engine/protocols/`) indexed by the token they leave and the token they reach.
+ * Upserting or removing a pool touches only that pool's tokens; nothing is rebuilt wholesale.
+ */
+import { poolKindOf, protocols } from "../protocols/registry.js";
+import type { Address, Edge, Pool } from "./types.js";
+
+/** How a pool's edges are derived. */
+export type EdgesOf = (pool: Pool) => Edge[];
+
+const routedProtocols = new Map(
+  protocols.flatMap((p) => (p.poolKind ? [[p.slug, p.poolKind.kind] as const] : [])),
+);
+
+/**
+ * A pool's edges as its protocol's pool kind defines them (none for an unknown protocol, or a
+ * pool of a kind its protocol does not route through).
+ */
+export function protocolEdges(pool: Pool): Edge[] {
+  return routedProtocols.get(pool.protocol) === pool.kind ? poolKindOf(pool).edges(pool) : [];
+}
+
+/** The edges at one token, grouped by pool; the flat list is rebuilt lazily after a change. */
+class TokenEdges {
+  readonly byPool = new Map<Address, Edge[]>();
+  /** Counts pools joining or leaving (not state changes): caches of the pool set key on it. */
+  members = 0;
+  /** Counts every change, state changes included. */
+  changes = 0;
+  private flat: Edge[] | undefined;
+
+  set(pool: Address, edges: Edge[]): void {
+    if (!this.byPool.has(pool)) this.members++;
+    this.changes++;
+    this.byPool.set(pool, edges);
+    this.flat = undefined;
+  }
+
+  delete(pool: Address): void {
+    if (this.byPool.delete(pool)) {
+      this.members++;
+      this.changes++;
+      this.flat = undefined;
+    }
+  }
+
+  list(): readonly Edge[] {
+    if (this.flat === undefined) {
+      const flat: Edge[] = [];
+      for (const edges of this.byPool.values()) for (const edge of edges) flat.push(edge);
+      this.flat = flat;
+    }
+    return this.flat;
+  }
+}
+
+const NO_EDGES: readonly Edge[] = [];
+
+export type RoutingGraphParameters = {
+  /** Edge derivation; defaults to the protocol files ({@link protocolEdges}). */
+  edgesOf?: EdgesOf;
+};
+
+/**
+ * The pools a route can go through. Addresses are lowercase throughout: pools must be given
+ * with lowercase addresses, and lookups take lowercase tokens.
+ * @example
+ * const graph = new RoutingGraph();
+ * graph.upsertPool(pair);
+ * graph.edgesFrom(weth); // every edge leaving WETH
+ */
+export class RoutingGraph {
+  /** The block the pools' state was read at (set by whoever builds the snapshot). */
+  blockNumber = 0n;
+  private changes = 0;
+  private readonly edgesOf: EdgesOf;
+  private readonly entries = new Map<Address, { pool: Pool; edges: Edge[] }>();
+  private readonly outgoing = new Map<Address, TokenEdges>();
+  private readonly incoming = new Map<Address, TokenEdges>();
+  private readonly between = new Map<Address, Map<Address, Edge[]>>();
+
+  constructor(params: RoutingGraphParameters = {}) {
+    this.edgesOf = params.edgesOf ?? protocolEdges;
+  }
+
+  /** Number of pools. */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Increases with every upsert and removal: caches derived from the graph key on it. */
+  get version(): number {
+    return this.changes;
+  }
+
+  pool(address: Address): Pool | undefined {
+    return this.entries.get(address)?.pool;
+  }
+
+  *pools(): IterableIterator<Pool> {
+    for (const entry of this.entries.values()) yield entry.pool;
+  }
+
+  /** Whether any pool holds `token`. */
+  hasToken(token: Address): boolean {
+    return this.outgoing.has(token) || this.incoming.has(token);
+  }
+
+  /** Every token with at least one edge leaving it. */
+  tokens(): IterableIterator<Address> {
+    return this.outgoing.keys();
+  }
+
+  /** The edges leaving `token` (do not mutate the array). */
+  edgesFrom(token: Address): readonly Edge[] {
+    return this.outgoing.get(token)?.list() ?? NO_EDGES;
+  }
+
+  /** The edges reaching `token` (do not mutate the array). */
+  edgesInto(token: Address): readonly Edge[] {
+    return this.incoming.get(token)?.list() ?? NO_EDGES;
+  }
+
+  /** The edges leaving `token` through one pool (current state; do not mutate). */
+  edgesFromVia(token: Address, pool: Address): readonly Edge[] {
+    return this.outgoing.get(token)?.byPool.get(pool) ?? NO_EDGES;
+  }
+
+  /** The edges reaching `token` through one pool (current state; do not mutate). */
+  edgesIntoVia(token: Address, pool: Address): readonly Edge[] {
+    return this.incoming.get(token)?.byPool.get(pool) ?? NO_EDGES;
+  }
+
+  /** Number of pools with an edge leaving `token`. */
+  degreeFrom(token: Address): number {
+    return this.outgoing.get(token)?.byPool.size ?? 0;
+  }
+
+  /** Number of pools with an edge reaching `token`. */
+  degreeInto(token: Address): number {
+    return this.incoming.get(token)?.byPool.size ?? 0;
+  }
+
+  /**
+   * Changes whenever a pool joins or leaves the edges leaving (`out`) or reaching (`in`)
+   * `token` — not when a pool's state changes: caches of a token's pool set key on it.
+   */
+  poolSetVersion(token: Address, side: "out" | "in"): number {
+    return (side === "out" ? this.outgoing : this.incoming).get(token)?.members ?? 0;
+  }
+
+  /** Changes with every change to the edges leaving (`out`) or reaching (`in`) `token`. */
+  edgeStateVersion(token: Address, side: "out" | "in"): number {
+    return (side === "out" ? this.outgoing : this.incoming).get(token)?.changes ?? 0;
+  }
+
+  /** The edges from `tokenIn` straight to `tokenOut` (do not mutate the array). */
+  edgesBetween(tokenIn: Address, tokenOut: Address): readonly Edge[] {
+    return this.between.get(tokenIn)?.get(tokenOut) ?? NO_EDGES;
+  }
+
+  /** Adds a pool or replaces the state of one already held (same address). */
+  upsertPool(pool: Pool): void {
+    const old = this.entries.get(pool.address);
+    const edges = this.edgesOf(pool);
+    if (old) {
+      // Tokens the pool still touches are re-pointed in place below (the pool stays a member
+      // of their edge sets); only tokens it no longer touches are unindexed.
+      const stillFrom = new Set(edges.map((e) => e.tokenIn));
+      const stillInto = new Set(edges.map((e) => e.tokenOut));
+      for (const edge of old.edges) {
+        if (!stillFrom.has(edge.tokenIn)) unindexToken(this.outgoing, edge.tokenIn, pool.address);
+        if (!stillInto.has(edge.tokenOut)) unindexToken(this.incoming, edge.tokenOut, pool.address);
+        this.unindexBetween(pool.address, edge);
+      }
+    }
+    this.entries.set(pool.address, { pool, edges });
+    index(this.outgoing, pool.address, edges, (e) => e.tokenIn);
+    index(this.incoming, pool.address, edges, (e) => e.tokenOut);
+    for (const edge of edges) {
+      let from = this.between.get(edge.tokenIn);
+      if (!from) {
+        from = new Map();
+        this.between.set(edge.tokenIn, from);
+      }
+      from.set(edge.tokenOut, [...(from.get(edge.tokenOut) ?? NO_EDGES), edge]);
+    }
+    this.changes++;
+  }
+
+  /** Removes a pool; returns whether it was there. */
+  removePool(address: Address): boolean {
+    const old = this.entries.get(address);
+    if (!old) return false;
+    this.unindex(address, old.edges);
+    this.entries.delete(address);
+    this.changes++;
+    return true;
+  }
+
+  private unindex(address: Address, edges: readonly Edge[]): void {
+    for (const edge of edges) {
+      unindexToken(this.outgoing, edge.tokenIn, address);
+      unindexToken(this.incoming, edge.tokenOut, address);
+      this.unindexBetween(address, edge);
+    }
+  }
+
+  private unindexBetween(address: Address, edge: Edge): void {
+    const from = this.between.get(edge.tokenIn);
+    const rest = (from?.get(edge.tokenOut) ?? NO_EDGES).filter((e) => e.pool.address !== address);
+    if (rest.length > 0) {
+      from?.set(edge.tokenOut, rest);
+    } else {
+      from?.delete(edge.tokenOut);
+      if (from?.size === 0) this.between.delete(edge.tokenIn);
+    }
+  }
+}
+
+function index(
+  map: Map<Address, TokenEdges>,
+  pool: Address,
+  edges: readonly Edge[],
+  tokenOf: (edge: Edge) => Address,
+): void {
+  const groups = new Map<Address, Edge[]>();
+  for (const edge of edges) {
+    const token = tokenOf(edge);
+    const group = groups.get(token);
+    if (group) group.push(edge);
+    else groups.set(token, [edge]);
+  }
+  for (const [token, group] of groups) {
+    let at = map.get(token);
+    if (!at) {
+      at = new TokenEdges();
+      map.set(token, at);
+    }
+    at.set(pool, group);
+  }
+}
+
+function unindexToken(map: Map<Address, TokenEdges>, token: Address, pool: Address): void {
+  const at = map.get(token);
+  if (!at) return;
+  at.delete(pool);
+  if (at.byPool.size === 0) map.delete(token);
+}

@@ -1,0 +1,141 @@
+/**
+ * What both planners give a simulation and read back from it: the caller funded with the inputs
+ * it may not hold yet, the EIP-7702 delegation of a `delegate` account, balance reads around the
+ * transaction, and one way to run it that turns a silent node into a 503.
+ */
+import {
+  type Address,
+  decodeFunctionResult,
+  encodeFunctionData,
+  type Hex,
+  type PublicClient,
+} from "viem";
+import { MinAmountOutCheckAbi } from "../../../abis/generated/MinAmountOutCheck.js";
+import { ChainUnavailableError, InputNotSimulatableError } from "../../../engine/errors.js";
+import type { ExecutionContracts } from "../../../engine/program/hop-context.js";
+import { isNativeToken } from "../../../engine/protocols/native.js";
+import { recordSimulation } from "../ops/metrics.js";
+import {
+  type AccountOverride,
+  type SimulationCall,
+  type SimulationResult,
+  SimulationUnavailableError,
+  simulateCalls,
+  simulationUnavailable,
+} from "./simulate.js";
+import { fundingStateDiff, SlotNotFoundError, type TokenSlotFinder } from "./slots.js";
+
+/** The chain a simulation runs on. */
+export type SimulationTarget = { chainId: number; client: PublicClient; slots: TokenSlotFinder };
+
+const ZERO = "0x0000000000000000000000000000000000000000" as const;
+
+/** A read of `account`'s balance of `token` (native included) through the lens contract. */
+export function balanceCall(
+  contracts: ExecutionContracts,
+  token: Address,
+  account: Address,
+): SimulationCall {
+  return {
+    from: ZERO,
+    to: contracts.minAmountOutCheck,
+    data: encodeFunctionData({
+      abi: MinAmountOutCheckAbi,
+      functionName: "balanceOf",
+      args: [token, account],
+    }),
+  };
+}
+
+export function decodeBalance(data: Hex): bigint {
+  return decodeFunctionResult({ abi: MinAmountOutCheckAbi, functionName: "balanceOf", data });
+}
+
+/**
+ * State overrides that give `holder` each input (and, for ERC20s, `spender` its allowance):
+ * a native balance, or the token's balance and allowance storage words.
+ * @throws InputNotSimulatableError (`message(error)`) when a token's storage cannot be located.
+ */
+export async function fundingOverrides(
+  target: SimulationTarget,
+  params: {
+    inputs: Iterable<readonly [Address, bigint]>;
+    holder: Address;
+    spender: Address | undefined;
+    message: (error: SlotNotFoundError, token: Address) => string;
+  },
+): Promise<Record<Address, AccountOverride>> {
+  const { holder, spender } = params;
+  const out: Record<Address, AccountOverride> = {};
+  for (const [token, amount] of params.inputs) {
+    if (isNativeToken(token)) {
+      // Enough for the value sent; gas is not charged in the simulation.
+      out[holder] = { ...out[holder], balance: amount };
+      continue;
+    }
+    try {
+      out[token] = {
+        stateDiff: await fundingStateDiff(target.slots, target.client, {
+          token,
+          holder,
+          amount,
+          spender,
+        }),
+      };
+    } catch (error) {
+      if (error instanceof SimulationUnavailableError) {
+        throw simulationUnavailable(target.chainId, error);
+      }
+      if (error instanceof SlotNotFoundError) {
+        throw new InputNotSimulatableError(params.message(error, token), { token, cause: error });
+      }
+      throw error;
+    }
+  }
+  return out;
+}
+
+/** `overrides` with `account` delegating (EIP-7702) to the delegate executor. */
+export function withDelegation(
+  overrides: Record<Address, AccountOverride>,
+  account: Address,
+  contracts: ExecutionContracts,
+): Record<Address, AccountOverride> {
+  const code = `0xef0100${contracts.delegateExecutor.slice(2).toLowerCase()}` as Hex;
+  return { ...overrides, [account]: { ...overrides[account], code } };
+}
+
+/**
+ * Runs `calls` with `overrides` and records the simulation's duration and whether the call at
+ * `sentIndex` (the transaction) succeeded.
+ * @throws ChainUnavailableError when the node cannot simulate or answers without that call.
+ */
+export async function runSimulation(
+  target: SimulationTarget,
+  params: {
+    calls: SimulationCall[];
+    overrides: Record<Address, AccountOverride>;
+    sentIndex: number;
+  },
+): Promise<SimulationResult> {
+  const started = performance.now();
+  let simulation: SimulationResult;
+  try {
+    simulation = await simulateCalls(target.client, {
+      calls: params.calls,
+      overrides: params.overrides,
+    });
+  } catch (error) {
+    if (error instanceof SimulationUnavailableError) {
+      throw simulationUnavailable(target.chainId, error);
+    }
+    throw error;
+  }
+  recordSimulation(performance.now() - started, simulation.results[params.sentIndex]?.ok === true);
+  if (!simulation.results[params.sentIndex]) {
+    throw new ChainUnavailableError("The chain node returned an incomplete simulation.", {
+      chainId: target.chainId,
+    });
+  }
+  return simulation;
+}

@@ -1,0 +1,241 @@
+/**
+ * From a validated bundle request to the answer: the engine compiles the actions into one
+ * program and encodes the strategy's transaction (engine/bundle.ts); here it is simulated on the
+ * latest block with the caller given its inputs, and the answer reports gas and what each
+ * address received.
+ */
+import { type Address, encodeFunctionData, getAddress, type Hex, type PublicClient } from "viem";
+import { RouterExecutorAbi } from "../../../abis/generated/RouterExecutor.js";
+import type { CompiledBundle } from "../../../engine/bundle/compile.js";
+import {
+  type BundleBuild,
+  type BundleRequest,
+  buildBundle,
+  type OutputCheck,
+  seenInLogs,
+} from "../../../engine/bundle.js";
+import type { ChainSetup } from "../../../engine/chain-setup.js";
+import { SimulationRevertedError } from "../../../engine/errors.js";
+import type { ExecutionContracts } from "../../../engine/program/hop-context.js";
+import { describeRevert } from "../../../engine/program/revert.js";
+import {
+  type BeforeSending,
+  DEFAULT_DEADLINE_SECONDS,
+  gasLimit,
+  PROVISIONAL_DEADLINE,
+} from "../../../engine/program/sending.js";
+import { displayAddress, isNativeToken } from "../../../engine/protocols/native.js";
+import type { RouteStep } from "../../../engine/route.js";
+import type { RoutingGraph } from "../../../engine/routing/graph.js";
+import { executionContracts } from "../chain/execution-contracts.js";
+import type { AccountOverride, SimulationCall } from "../chain/simulate.js";
+import {
+  balanceCall,
+  decodeBalance,
+  fundingOverrides,
+  runSimulation,
+  type SimulationTarget,
+  withDelegation,
+} from "../chain/simulation-inputs.js";
+import type { TokenSlotFinder } from "../chain/slots.js";
+
+export type BundleContext = {
+  chain: ChainSetup;
+  client: PublicClient;
+  graph: RoutingGraph;
+  slots: TokenSlotFinder;
+  gasPriceWei: bigint;
+};
+
+export type BundleAnswer = {
+  bundle: CompiledBundle["bundle"];
+  tx: { data: Hex; to: string; from: string; value: string };
+  gas: string;
+  gasUsed: string;
+  createdAt: number;
+  blockNumber: number;
+  deadline: number;
+  amountsOut: Record<string, string>;
+  beforeSending: BeforeSending[];
+  route?: RouteStep[];
+};
+
+/** The inputs given for the simulation, as state overrides. */
+function inputOverrides(
+  target: SimulationTarget,
+  inputs: Iterable<readonly [Address, bigint]>,
+  holder: Address,
+  spender: Address | undefined,
+): Promise<Record<Address, AccountOverride>> {
+  return fundingOverrides(target, {
+    inputs,
+    holder,
+    spender,
+    message: (error, token) =>
+      `Cannot simulate with ${displayAddress(token)} as an input: its ${error.what} storage could not be located.${error.remedy}`,
+  });
+}
+
+/**
+ * Runs `call` (the program of `c`) between balance reads of what `c` watches.
+ * @throws SimulationRevertedError naming the action whose call reverted.
+ */
+async function run(
+  target: SimulationTarget,
+  build: BundleBuild,
+  contracts: ExecutionContracts,
+  c: CompiledBundle,
+  call: SimulationCall,
+  overrides: Record<Address, AccountOverride>,
+) {
+  const watchList = build.watchList(c);
+  const reads = watchList.map((w) => balanceCall(contracts, w.token, w.account));
+  const simulation = await runSimulation(target, {
+    calls: [...reads, call, ...reads],
+    overrides,
+    sentIndex: reads.length,
+  });
+  const sent = simulation.results[reads.length] as NonNullable<(typeof simulation.results)[number]>;
+  if (!sent.ok) {
+    const reason = describeRevert({ data: sent.revertData, calls: c.program.calls });
+    const stepIndex = reason.step?.index;
+    const actionIndex =
+      stepIndex === undefined
+        ? undefined
+        : c.firstCall.reduce((found, first, i) => (first <= stepIndex ? i : found), 0);
+    const action = actionIndex === undefined ? undefined : c.bundle[actionIndex];
+    throw new SimulationRevertedError(
+      action
+        ? `Action ${actionIndex} (${action.protocol} ${action.action}) failed in simulation: ${reason.message}.`
+        : `The bundle's transaction reverted in simulation: ${reason.message}.`,
+      {
+        actionIndex,
+        blockNumber: simulation.blockNumber,
+        revertData: sent.revertData,
+        details: {
+          blockNumber: Number(simulation.blockNumber),
+          ...(actionIndex !== undefined ? { actionIndex } : {}),
+        },
+      },
+    );
+  }
+  // What each watched account received of each watched token.
+  const received = watchList.map((w, i) => {
+    const before = simulation.results[i];
+    const after = simulation.results[reads.length + 1 + i];
+    if (!before?.ok || !after?.ok) return { ...w, delta: 0n };
+    return { ...w, delta: decodeBalance(after.returnData) - decodeBalance(before.returnData) };
+  });
+  return { simulation, sent, received };
+}
+
+/**
+ * Compiles, encodes and simulates a bundle: a first run of the program shows what it delivers
+ * where (and what its logs reveal), and fixes the default deadline (its block's timestamp + 20
+ * minutes); the final program checks those outputs at the simulated amounts less the slippage
+ * (the router checks them itself), and the final transaction is simulated as returned.
+ * @throws InvalidArgumentError (and the compiler's errors) for malformed actions,
+ * SimulationRevertedError naming the action when the simulation reverts, ChainUnavailableError.
+ */
+export async function planBundle(ctx: BundleContext, req: BundleRequest): Promise<BundleAnswer> {
+  const contracts = await executionContracts(ctx.chain, ctx.client);
+  const build = buildBundle({
+    chain: ctx.chain,
+    contracts,
+    graph: ctx.graph,
+    gasPriceWei: ctx.gasPriceWei,
+    request: req,
+  });
+  const { strategy, from, account, input } = build;
+  const target = { chainId: ctx.chain.id, client: ctx.client, slots: ctx.slots };
+  const simulatedDeadline = req.deadline ?? PROVISIONAL_DEADLINE;
+  let compiled = build.compiled;
+
+  let overrides = await inputOverrides(
+    target,
+    compiled.inputs,
+    build.funded.holder,
+    build.funded.spender,
+  );
+  if (strategy === "delegate") overrides = withDelegation(overrides, from, contracts);
+
+  // First run: the program alone, to learn what arrives where. Under the router it runs as the
+  // router would run it (the executor holding the input), before the router's own checks exist.
+  const probe = async (c: CompiledBundle) => {
+    if (strategy !== "router") {
+      const tx = build.encode(c, [], simulatedDeadline);
+      return await run(target, build, contracts, c, tx, overrides);
+    }
+    const [tokenIn, amountIn] = input as readonly [Address, bigint];
+    const probeOverrides = isNativeToken(tokenIn)
+      ? { [contracts.router]: { balance: amountIn } }
+      : await inputOverrides(target, [[tokenIn, amountIn]], contracts.executor, undefined);
+    return await run(
+      target,
+      build,
+      contracts,
+      c,
+      {
+        from: contracts.router,
+        to: contracts.executor,
+        data: encodeFunctionData({
+          abi: RouterExecutorAbi,
+          functionName: "execute",
+          args: [c.program.commands, c.program.state],
+        }),
+        value: isNativeToken(tokenIn) ? amountIn : 0n,
+      },
+      probeOverrides,
+    );
+  };
+  let first = await probe(compiled);
+  const sent = first.sent as Extract<typeof first.sent, { ok: true }>;
+  const seen = seenInLogs(sent.logs, account, compiled.touched);
+  const extraTokens = seen.tokens;
+  const approvalResets = strategy === "router" ? seen.allowances : [];
+  if (extraTokens.length > 0 || approvalResets.length > 0) {
+    compiled = build.compile({ deadline: simulatedDeadline, extraTokens, approvalResets });
+    first = await probe(compiled);
+  }
+  const checks: OutputCheck[] = build.checks(compiled, first.received);
+  const deadline = req.deadline ?? first.simulation.timestamp + DEFAULT_DEADLINE_SECONDS;
+  // The final program: outside the router it checks the deadline and those outputs itself.
+  const final =
+    strategy === "router"
+      ? compiled
+      : build.compile({ deadline, checks, extraTokens, approvalResets: [] });
+  const tx = build.encode(final, checks, deadline);
+  const result = await run(
+    target,
+    build,
+    contracts,
+    final,
+    { from: tx.from, to: tx.to, data: tx.data, value: tx.value },
+    overrides,
+  );
+  const gasUsed = result.sent.gasUsed;
+  const amountsOut: Record<string, string> = {};
+  for (const r of result.received) {
+    if (r.delta <= 0n) continue;
+    const key = displayAddress(r.token);
+    amountsOut[key] = (BigInt(amountsOut[key] ?? "0") + r.delta).toString();
+  }
+  const simulation = result.simulation;
+  return {
+    bundle: compiled.bundle,
+    tx: {
+      data: tx.data,
+      to: getAddress(tx.to),
+      from: getAddress(tx.from),
+      value: tx.value.toString(),
+    },
+    gas: gasLimit({ gasUsed, strategy }).toString(),
+    gasUsed: gasUsed.toString(),
+    createdAt: Number(simulation.blockNumber),
+    blockNumber: Number(simulation.blockNumber),
+    deadline: Number(deadline),
+    amountsOut,
+    beforeSending: build.beforeSending(),
+    ...(compiled.routeSteps.length > 0 ? { route: compiled.routeSteps } : {}),
+  };
+}

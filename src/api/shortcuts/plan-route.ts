@@ -1,0 +1,163 @@
+/**
+ * From a validated route request to the answer: the engine finds the route and encodes the
+ * strategy's transaction (engine/route.ts); here it is simulated against the latest block with
+ * the caller given the input (and approval) it may not have yet, and the answer reports what
+ * the simulation delivered. Failures are the engine's typed errors (engine/errors.ts); the API
+ * gives them statuses.
+ */
+import type { Address, Hex, PublicClient } from "viem";
+import { getAddress } from "viem";
+import type { ChainSetup } from "../../../engine/chain-setup.js";
+import { ChainUnavailableError, SimulationRevertedError } from "../../../engine/errors.js";
+import { minimumOf } from "../../../engine/program/hop-context.js";
+import { describeRevert } from "../../../engine/program/revert.js";
+import {
+  type BeforeSending,
+  DEFAULT_DEADLINE_SECONDS,
+  gasLimit,
+  PROVISIONAL_DEADLINE,
+} from "../../../engine/program/sending.js";
+import {
+  buildRoute,
+  type RouteRequest,
+  type RouteStep,
+  routeSteps,
+} from "../../../engine/route.js";
+import type { RoutingGraph } from "../../../engine/routing/graph.js";
+import { priceImpactBps, usdPrices } from "../../../engine/routing/prices.js";
+import { calldataGas } from "../chain/calldata-gas.js";
+import { executionContracts } from "../chain/execution-contracts.js";
+import {
+  balanceCall,
+  decodeBalance,
+  fundingOverrides,
+  runSimulation,
+  withDelegation,
+} from "../chain/simulation-inputs.js";
+import type { TokenSlotFinder } from "../chain/slots.js";
+import { recordRouteSearch } from "../ops/metrics.js";
+
+export type PlanRouteContext = {
+  chain: ChainSetup;
+  client: PublicClient;
+  graph: RoutingGraph;
+  slots: TokenSlotFinder;
+  gasPriceWei: bigint;
+  /** USD stablecoins of the chain, for price impact. */
+  stablecoins: Address[];
+};
+
+export type RouteAnswer = {
+  route: RouteStep[];
+  gas: string;
+  gasUsed: string;
+  amountOut: string;
+  minAmountOut: string;
+  priceImpact: number | null;
+  createdAt: number;
+  blockNumber: number;
+  deadline: number;
+  tx: { data: Hex; to: string; from: string; value: string };
+  beforeSending: BeforeSending[];
+  feeAmount?: string[];
+};
+
+/**
+ * Plans, encodes and simulates a route.
+ * @throws UnknownTokenError, InvalidArgumentError, NoRouteError, InsufficientLiquidityError,
+ * UnsupportedByStrategyError, InputNotSimulatableError, SimulationRevertedError,
+ * ChainUnavailableError, ExecutionNotDeployedError.
+ */
+export async function planRoute(ctx: PlanRouteContext, req: RouteRequest): Promise<RouteAnswer> {
+  const contracts = await executionContracts(ctx.chain, ctx.client);
+  const route = buildRoute({
+    chain: ctx.chain,
+    contracts,
+    graph: ctx.graph,
+    gasPriceWei: ctx.gasPriceWei,
+    request: req,
+  });
+  recordRouteSearch(route.searchMs);
+  const { quote, receiver, strategy } = route;
+  const minFor = (amountOut: bigint) => minimumOf(amountOut, req.slippage);
+
+  const simulatedDeadline = req.deadline ?? PROVISIONAL_DEADLINE;
+  let { tx, calls } = route.encode(minFor(quote.amountOut), simulatedDeadline);
+
+  // The caller may not hold or have approved the input yet: give it for the simulation.
+  const target = { chainId: ctx.chain.id, client: ctx.client, slots: ctx.slots };
+  let overrides = await fundingOverrides(target, {
+    inputs: [[req.tokenIn, req.amountIn]],
+    holder: route.funded.holder,
+    spender: route.funded.spender,
+    message: (error) =>
+      `Cannot simulate with ${error.token} as tokenIn: its ${error.what} storage could not be located for the state override.${error.remedy}`,
+  });
+  if (strategy === "delegate") overrides = withDelegation(overrides, route.from, contracts);
+  const read = balanceCall(contracts, route.outToken, receiver);
+  const simulation = await runSimulation(target, {
+    calls: [read, { from: tx.from, to: tx.to, data: tx.data, value: tx.value }, read],
+    overrides,
+    sentIndex: 1,
+  });
+  const [before, sent, after] = simulation.results;
+  if (!before?.ok || !after?.ok || !sent) {
+    throw new ChainUnavailableError("The chain node returned an incomplete simulation.", {
+      chainId: ctx.chain.id,
+    });
+  }
+  if (!sent.ok) {
+    const reason = describeRevert({ data: sent.revertData, calls });
+    throw new SimulationRevertedError(
+      `The route's transaction reverted in simulation: ${reason.message}.`,
+      {
+        blockNumber: simulation.blockNumber,
+        revertData: sent.revertData,
+        details: { blockNumber: Number(simulation.blockNumber) },
+      },
+    );
+  }
+  const amountOut = decodeBalance(after.returnData) - decodeBalance(before.returnData);
+  const minAmountOut = minFor(amountOut);
+  const deadline = req.deadline ?? simulation.timestamp + DEFAULT_DEADLINE_SECONDS;
+  // The chain moved since the snapshot: the minimum follows what the chain delivers now; and
+  // the deadline counts from the simulated block. Only those words of the calldata change, so
+  // only the calldata's gas does.
+  const simulatedTx = tx;
+  if (amountOut !== quote.amountOut || deadline !== simulatedDeadline) {
+    ({ tx, calls } = route.encode(minAmountOut, deadline));
+  }
+  const gasUsed = sent.gasUsed + calldataGas(tx.data) - calldataGas(simulatedTx.data);
+  const gas = gasLimit({ gasUsed, strategy });
+
+  let priceImpact: number | null = null;
+  if (req.priceImpact) {
+    const prices = usdPrices({ graph: ctx.graph, stablecoins: ctx.stablecoins });
+    priceImpact = priceImpactBps({
+      prices,
+      tokenIn: req.tokenIn,
+      amountIn: route.routedIn,
+      tokenOut: req.tokenOut,
+      amountOut,
+    });
+  }
+  return {
+    route: routeSteps(ctx.chain.id, quote),
+    gas: gas.toString(),
+    gasUsed: gasUsed.toString(),
+    amountOut: amountOut.toString(),
+    minAmountOut: minAmountOut.toString(),
+    priceImpact,
+    createdAt: Number(simulation.blockNumber),
+    blockNumber: Number(simulation.blockNumber),
+    deadline: Number(deadline),
+    tx: {
+      data: tx.data,
+      to: getAddress(tx.to),
+      from: getAddress(tx.from),
+      value: tx.value.toString(),
+    },
+    beforeSending: route.beforeSending(),
+    ...(req.fee !== undefined ? { feeAmount: [route.feeAmount.toString()] } : {}),
+  };
+}

@@ -1,0 +1,28 @@
+/** What the builder tests run against instead of a chain: execution contracts and a chain setup. */
+import type { ChainSetup } from "../../engine/chain-setup.js";
+import type { ExecutionContracts } from "../../engine/program/hop-context.js";
+import { token } from "../routing/fixtures.js";
+
+/** The execution layer at small made-up addresses (0x…100 to 0x…106). */
+export const contracts: ExecutionContracts = {
+  router: token(0x100),
+  executor: token(0x101),
+  delegateExecutor: token(0x102),
+  walletFactory: token(0x103),
+  walletImplementation: token(0x104),
+  minAmountOutCheck: token(0x105),
+  programValues: token(0x106),
+};
+
+/** Chain 1 with nothing configured: no wrapped native token, no V2 router, no SwapRouter. */
+export const chain: ChainSetup = {
+  id: 1,
+  name: "mainnet",
+  title: "Ethereum",
+  rpc: [],
+  startBlock: 0,
+  vaults: [],
+  stablecoins: [],
+  execution: {},
+  devnet: false,
+};

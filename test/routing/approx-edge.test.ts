@@ -1,0 +1,93 @@
+/**
+ * The float shadows the search ranks with follow the exact pool math closely (they decide
+ * which paths are quoted exactly, never an amount).
+ */
+import { describe, expect, it } from "vitest";
+import { rawAmount, syntheticGraph } from "../../bench/synthetic-graph.js";
+import { mulberry32 } from "../../devnet/random.js";
+import {
+  type ApproxQuote,
+  approxEdge,
+  approxEdgeQuoter,
+  approxSpot,
+} from "../../engine/routing/approx-edge.js";
+import { MAX_TICK, MIN_SQRT_RATIO, MIN_TICK } from "../../engine/routing/math/tick-math.js";
+import { simulateEdge } from "../../engine/routing/quote-edge.js";
+import type { Edge } from "../../engine/routing/types.js";
+import { E18, token, v3 } from "./fixtures.js";
+
+describe("approxEdge", () => {
+  it("is within 1e-7 of the exact quote (plus its rounding to whole units), and fails where the exact quote fails", () => {
+    const world = syntheticGraph({ pools: 400, seed: 5 });
+    const edges: Edge[] = [];
+    for (const token of world.graph.tokens()) edges.push(...world.graph.edgesFrom(token));
+    const random = mulberry32(17);
+    const quote: ApproxQuote = { out: 0, ticksCrossed: 0 };
+    let compared = 0;
+    let failures = 0;
+    for (let i = 0; i < 3_000; i++) {
+      const edge = edges[Math.floor(random() * edges.length)] as Edge;
+      const token = world.tokens.find((t) => t.address === edge.tokenIn);
+      // From $1 to $100M worth: from spot to well past what most pools hold.
+      const amountIn = token
+        ? rawAmount(token, 10 ** (8 * random()))
+        : 10n ** BigInt(Math.floor(6 + 18 * random()));
+      const exact = simulateEdge(edge, amountIn);
+      approxEdge(edge, Number(amountIn), quote);
+      if (exact.ok) {
+        // The exact math rounds to whole units (the fee up, the output down, at each step): on
+        // tiny amounts that rounding, a few units, is what separates the two.
+        const relative = Math.abs(quote.out / Number(exact.amountOut) - 1);
+        const units = 1 / Number(amountIn) + 1 / Number(exact.amountOut);
+        expect(relative).toBeLessThan(1e-7 + (2 + 2 * exact.ticksCrossed) * units);
+        expect(quote.ticksCrossed).toBe(exact.ticksCrossed);
+        compared++;
+      } else if (exact.reason === "exceeds-liquidity") {
+        expect(quote.out).toBeNaN();
+        failures++;
+      }
+    }
+    expect(compared).toBeGreaterThan(1_000);
+    expect(failures).toBeGreaterThan(20);
+  });
+
+  it("a V3 pool at its price limit takes nothing that way, as the exact quote says", () => {
+    const [a, b] = [token(1), token(2)];
+    // Selling token0 into a pool at MIN_SQRT_RATIO reverts 'SPL'.
+    const pool = v3({
+      token0: a,
+      token1: b,
+      feePpm: 100,
+      tickSpacing: 1,
+      tick: MIN_TICK,
+      sqrtPriceX96: MIN_SQRT_RATIO,
+      positions: [{ lower: MIN_TICK, upper: MAX_TICK, liquidity: E18 }],
+    });
+    const blocked: Edge = { pool, tokenIn: a, tokenOut: b, action: "swap" };
+    const open: Edge = { pool, tokenIn: b, tokenOut: a, action: "swap" };
+    const quote: ApproxQuote = { out: 0, ticksCrossed: 0 };
+    expect(simulateEdge(blocked, 2n)).toEqual({ ok: false, reason: "price-limit" });
+    // The float walk alone gives 0 for 2 wei and 2.4e-17 for 10^22 here, not a failure.
+    for (const amountIn of [2, 1e22, 1e30]) {
+      expect(approxEdge(blocked, amountIn, quote)).toEqual({ out: Number.NaN, ticksCrossed: 0 });
+      expect(approxEdgeQuoter(blocked)(amountIn, quote)).toEqual({
+        out: Number.NaN,
+        ticksCrossed: 0,
+      });
+    }
+    const sqrtPrice = Number(MIN_SQRT_RATIO) / 2 ** 96;
+    expect(approxSpot(blocked, { rate: 0, depthIn: 0 })).toEqual({
+      rate: sqrtPrice * sqrtPrice,
+      depthIn: 0,
+    });
+    // The other way the pool trades: its float quote and depth are as for any pool.
+    const exact = simulateEdge(open, E18);
+    expect(exact.ok && exact.amountOut).toBe(18446050707367246062248564429158194664n);
+    approxEdge(open, 1e18, quote);
+    expect(Math.abs(quote.out / 1.8446050707367246e37 - 1)).toBeLessThan(1e-7);
+    expect(approxSpot(open, { rate: 0, depthIn: 0 })).toEqual({
+      rate: 1 / (sqrtPrice * sqrtPrice),
+      depthIn: 1e18 * sqrtPrice,
+    });
+  });
+});

@@ -1,0 +1,125 @@
+/**
+ * Reads pool state straight from a chain into the routing engine's vocabulary, for the tests
+ * and benchmarks that hold the engine against the real contracts: V2 reserves, V3 slot0,
+ * liquidity and the initialized ticks (found from the pool's Mint events, then `ticks(t)`),
+ * vault totals. Everything lowercase.
+ */
+import type { Address, PublicClient } from "viem";
+import { DevVaultAbi } from "../../abis/generated/DevVault.js";
+import { UniswapV2PairAbi } from "../../abis/UniswapV2Pair.js";
+import { UniswapV3PoolAbi } from "../../abis/UniswapV3Pool.js";
+import type { Deployment } from "../../devnet/deployment.js";
+import { RoutingGraph } from "../../engine/routing/graph.js";
+import type { V2Pool, V3Pool, V3Tick, VaultPool, WrapperPool } from "../../engine/routing/types.js";
+
+const lower = (a: string) => a.toLowerCase() as Address;
+
+export async function readV2Pool(client: PublicClient, address: Address): Promise<V2Pool> {
+  const [token0, token1, reserves] = await Promise.all([
+    client.readContract({ address, abi: UniswapV2PairAbi, functionName: "token0" }),
+    client.readContract({ address, abi: UniswapV2PairAbi, functionName: "token1" }),
+    client.readContract({ address, abi: UniswapV2PairAbi, functionName: "getReserves" }),
+  ]);
+  return {
+    kind: "v2",
+    protocol: "uniswap-v2",
+    address: lower(address),
+    token0: lower(token0),
+    token1: lower(token1),
+    reserve0: reserves[0],
+    reserve1: reserves[1],
+    feePpm: 3000,
+  };
+}
+
+export async function readV3Pool(client: PublicClient, address: Address): Promise<V3Pool> {
+  const [token0, token1, fee, tickSpacing, slot0, liquidity, mints] = await Promise.all([
+    client.readContract({ address, abi: UniswapV3PoolAbi, functionName: "token0" }),
+    client.readContract({ address, abi: UniswapV3PoolAbi, functionName: "token1" }),
+    client.readContract({ address, abi: UniswapV3PoolAbi, functionName: "fee" }),
+    client.readContract({ address, abi: UniswapV3PoolAbi, functionName: "tickSpacing" }),
+    client.readContract({ address, abi: UniswapV3PoolAbi, functionName: "slot0" }),
+    client.readContract({ address, abi: UniswapV3PoolAbi, functionName: "liquidity" }),
+    client.getContractEvents({ address, abi: UniswapV3PoolAbi, eventName: "Mint", fromBlock: 0n }),
+  ]);
+  const candidates = new Set<number>();
+  for (const log of mints) {
+    if (log.args.tickLower !== undefined) candidates.add(log.args.tickLower);
+    if (log.args.tickUpper !== undefined) candidates.add(log.args.tickUpper);
+  }
+  const ticks: V3Tick[] = [];
+  const infos = await Promise.all(
+    [...candidates].map(async (tick) => ({
+      tick,
+      info: await client.readContract({
+        address,
+        abi: UniswapV3PoolAbi,
+        functionName: "ticks",
+        args: [tick],
+      }),
+    })),
+  );
+  for (const { tick, info } of infos) {
+    // ticks() returns liquidityGross first, liquidityNet second.
+    if (info[0] > 0n) ticks.push({ tick, liquidityNet: info[1] });
+  }
+  ticks.sort((a, b) => a.tick - b.tick);
+  return {
+    kind: "v3",
+    protocol: "uniswap-v3",
+    address: lower(address),
+    token0: lower(token0),
+    token1: lower(token1),
+    feePpm: fee,
+    tickSpacing,
+    sqrtPriceX96: slot0[0],
+    tick: slot0[1],
+    liquidity,
+    ticks,
+  };
+}
+
+export async function readVault(
+  client: PublicClient,
+  address: Address,
+  protocol: string,
+): Promise<VaultPool> {
+  const [asset, totalAssets, totalSupply] = await Promise.all([
+    client.readContract({ address, abi: DevVaultAbi, functionName: "asset" }),
+    client.readContract({ address, abi: DevVaultAbi, functionName: "totalAssets" }),
+    client.readContract({ address, abi: DevVaultAbi, functionName: "totalSupply" }),
+  ]);
+  // OpenZeppelin's default `_decimalsOffset()`; DevVault does not override it.
+  return {
+    kind: "erc4626",
+    protocol,
+    address: lower(address),
+    asset: lower(asset),
+    totalAssets,
+    totalSupply,
+    decimalsOffset: 0,
+  };
+}
+
+export function wrapperPool(weth: Address): WrapperPool {
+  return { kind: "wrap", protocol: "wrapped-native", address: lower(weth) };
+}
+
+/** The whole devnet world as a routing graph at the chain's latest block. */
+export async function readDevnetGraph(
+  client: PublicClient,
+  deployment: Deployment,
+): Promise<RoutingGraph> {
+  const graph = new RoutingGraph();
+  const [blockNumber, v2, v3, vaults] = await Promise.all([
+    client.getBlockNumber(),
+    Promise.all(deployment.uniswapV2.pairs.map((p) => readV2Pool(client, p))),
+    Promise.all(deployment.uniswapV3.pools.map((p) => readV3Pool(client, p))),
+    Promise.all(deployment.vaults.map((v) => readVault(client, v.address, v.protocolSlug))),
+  ]);
+  for (const pool of [...v2, ...v3, ...vaults, wrapperPool(deployment.weth)]) {
+    graph.upsertPool(pool);
+  }
+  graph.blockNumber = blockNumber;
+  return graph;
+}
