@@ -101,6 +101,20 @@ module.exports = {
       to: { pathNot: ENGINE_PACKAGES[0] },
     },
     {
+      name: "no-cycles",
+      severity: "error",
+      comment:
+        "No module imports itself through others: in a cycle, whichever module loads first sees " +
+        "the others half-initialised (a protocol's actions reach the routing engine through the " +
+        "compile context for this reason, not by import).",
+      from: { path: "^(engine|src)/" },
+      to: {
+        circular: true,
+        dependencyTypesNot: ["type-only"],
+        viaOnly: { dependencyTypesNot: ["type-only"] },
+      },
+    },
+    {
       name: "not-to-unresolvable",
       severity: "error",
       comment: "An import that resolves to no file or package is a typo or a missing dependency.",

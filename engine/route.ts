@@ -71,11 +71,6 @@ export type RouteStep = {
   amountOut: string;
 };
 
-/** Whether any indexed pool or vault of the graph holds `token` (lowercase). */
-export function graphHasToken(graph: RoutingGraph, token: Address): boolean {
-  return graph.edgesFrom(token).length > 0 || graph.edgesInto(token).length > 0;
-}
-
 /** SPEC 2.6 route steps, one per hop of every leg (a split lists each leg's hops in turn). */
 export function routeSteps(chainId: number, quote: RouteQuote): RouteStep[] {
   return quote.legs.flatMap((leg) =>
@@ -152,7 +147,7 @@ export function buildRoute(params: BuildRouteParameters): RouteBuild {
     ["tokenIn", tokenIn],
     ["tokenOut", tokenOut],
   ] as const) {
-    if (!graphHasToken(graph, t)) {
+    if (!graph.holds(t)) {
       throw new UnknownTokenError(
         `Unknown token ${displayAddress(t)} (\`${name}\`): no indexed pool or vault on chain ${chain.id} holds it.`,
         { token: t },

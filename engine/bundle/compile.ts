@@ -30,13 +30,21 @@ import {
   UnsupportedRouteError,
 } from "../program/hop-context.js";
 import { addApprove, addTransfer } from "../program/protocol-steps.js";
+import { addRouteHop } from "../program/route-program.js";
 import { isNativeToken } from "../protocols/native.js";
 import { protocols } from "../protocols/registry.js";
-import type { RouteStep } from "../route.js";
+import { type RouteStep, routeSteps as routeStepsOf } from "../route.js";
 import type { RoutingGraph } from "../routing/graph.js";
-import type { FindRouteResult } from "../routing/search.js";
+import { quoteEdge } from "../routing/quote-edge.js";
+import { type FindRouteResult, findRoute } from "../routing/search.js";
 import { protocolActions } from "./actions/registry.js";
-import type { AmountArg, CompileContext, OutputValue, ResolvedAmount } from "./actions/types.js";
+import type {
+  ActionRouting,
+  AmountArg,
+  CompileContext,
+  OutputValue,
+  ResolvedAmount,
+} from "./actions/types.js";
 
 const balanceOfFn = getAbiItem({ abi: erc20Abi, name: "balanceOf" });
 
@@ -90,6 +98,14 @@ export type CompileBundleParameters = {
   approvalResets?: readonly { token: Address; spender: Address }[];
   /** Route searches of this request, reused across compilations. */
   routeCache?: Map<string, FindRouteResult>;
+};
+
+/** The routing engine the actions reach through their compile context. */
+const ACTION_ROUTING: ActionRouting = {
+  findRoute,
+  addRouteHop,
+  quoteEdge,
+  routeSteps: routeStepsOf,
 };
 
 function listing(): string {
@@ -273,6 +289,7 @@ function compilePass(
       return { value: out.value, estimate: out.estimate };
     };
     const ctx: CompileContext = {
+      routing: ACTION_ROUTING,
       planner,
       strategy: params.strategy,
       contracts: params.contracts,

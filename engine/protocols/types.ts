@@ -1,3 +1,4 @@
+import type { ActionSpec } from "../bundle/actions/types.js";
 import type { ChainSetup } from "../chain-setup.js";
 import type { Pool } from "../routing/types.js";
 import type { PoolKind } from "./pool-kind.js";
@@ -42,6 +43,8 @@ export type Protocol = {
    * protocols that are not routed through.
    */
   poolKind?: AnyPoolKind;
+  /** Its bundle actions, by method: the same set as `methods` (a test holds them to it). */
+  actions?: Record<string, ActionSpec>;
 };
 
 /** The pool kind of one of the routing graph's pool types. */

@@ -9,16 +9,25 @@ import type { Address, Edge, Pool } from "./types.js";
 /** How a pool's edges are derived. */
 export type EdgesOf = (pool: Pool) => Edge[];
 
-const routedProtocols = new Map(
-  protocols.flatMap((p) => (p.poolKind ? [[p.slug, p.poolKind.kind] as const] : [])),
-);
+/**
+ * Each routed protocol's pool kind, read from the registry at first use: the protocol modules
+ * import the routing code (their bundle actions route), so the registry may still be loading
+ * when this module is.
+ */
+let routedProtocols: Map<string, Pool["kind"]> | undefined;
+function routedKind(slug: string): Pool["kind"] | undefined {
+  routedProtocols ??= new Map(
+    protocols.flatMap((p) => (p.poolKind ? [[p.slug, p.poolKind.kind] as const] : [])),
+  );
+  return routedProtocols.get(slug);
+}
 
 /**
  * A pool's edges as its protocol's pool kind defines them (none for an unknown protocol, or a
  * pool of a kind its protocol does not route through).
  */
 export function protocolEdges(pool: Pool): Edge[] {
-  return routedProtocols.get(pool.protocol) === pool.kind ? poolKindOf(pool).edges(pool) : [];
+  return routedKind(pool.protocol) === pool.kind ? poolKindOf(pool).edges(pool) : [];
 }
 
 /** The edges at one token, grouped by pool; the flat list is rebuilt lazily after a change. */
@@ -125,6 +134,11 @@ export class RoutingGraph {
   /** The edges leaving `token` through one pool (current state; do not mutate). */
   edgesFromVia(token: Address, pool: Address): readonly Edge[] {
     return this.outgoing.get(token)?.byPool.get(pool) ?? NO_EDGES;
+  }
+
+  /** Whether any pool of the graph holds `token` (lowercase): an edge leaves or reaches it. */
+  holds(token: Address): boolean {
+    return this.edgesFrom(token).length > 0 || this.edgesInto(token).length > 0;
   }
 
   /** The edges reaching `token` through one pool (current state; do not mutate). */

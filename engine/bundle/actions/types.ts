@@ -7,9 +7,11 @@ import type { z } from "zod";
 import type { ChainSetup } from "../../chain-setup.js";
 import type { ExecutionContracts, RoutingStrategy } from "../../program/hop-context.js";
 import type { ProgramPlanner, ProgramValue } from "../../program/planner.js";
-import type { RouteStep } from "../../route.js";
+import type { addRouteHop } from "../../program/route-program.js";
+import type { RouteStep, routeSteps } from "../../route.js";
 import type { RoutingGraph } from "../../routing/graph.js";
-import type { FindRouteResult } from "../../routing/search.js";
+import type { quoteEdge } from "../../routing/quote-edge.js";
+import type { FindRouteResult, findRoute } from "../../routing/search.js";
 
 /** An amount argument after validation: a literal or a reference to an earlier output. */
 export type AmountArg = bigint | { ref: number; index: number };
@@ -26,8 +28,22 @@ export type OutputValue = {
   token: Address | undefined;
 };
 
+/**
+ * The routing engine as bundle actions use it. It is handed to them in the compile context
+ * rather than imported: the protocol modules that hold the actions are read by the routing
+ * engine's registry, and importing the engine back would make a cycle (`npm run lint:deps`).
+ */
+export type ActionRouting = {
+  findRoute: typeof findRoute;
+  addRouteHop: typeof addRouteHop;
+  quoteEdge: typeof quoteEdge;
+  routeSteps: typeof routeSteps;
+};
+
 /** What the compiler knows while adding one action's steps. */
 export type CompileContext = {
+  /** The route search, route steps and quotes (see ActionRouting). */
+  routing: ActionRouting;
   planner: ProgramPlanner;
   strategy: RoutingStrategy;
   contracts: ExecutionContracts;

@@ -1,4 +1,5 @@
 import type { Protocol } from "../types.js";
+import { coreActions } from "./actions.js";
 
 const amount = "Amount in wei (decimal string) or an output reference { useOutputOfCallAt: i }";
 
@@ -8,6 +9,7 @@ export const core: Protocol = {
   url: "",
   forks: [],
   supports: (chain) => Object.keys(chain.execution).length > 0 || chain.devnet,
+  actions: coreActions,
   methods: [
     {
       method: "route",

@@ -1,4 +1,5 @@
 import type { ProjectInfo, Protocol } from "../types.js";
+import { erc4626Actions } from "./actions.js";
 import { erc4626Pool } from "./pool.js";
 
 const amount = "Amount in wei (decimal string) or an output reference { useOutputOfCallAt: i }";
@@ -16,6 +17,7 @@ export function erc4626Protocol(slug: string, project: ProjectInfo): Protocol {
     poolSource: "vault",
     supports: (chain) => chain.vaults.some((v) => v.protocolSlug === slug),
     poolKind: erc4626Pool,
+    actions: erc4626Actions,
     methods: [
       {
         method: "deposit",

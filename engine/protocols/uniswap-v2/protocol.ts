@@ -1,4 +1,5 @@
 import type { Protocol } from "../types.js";
+import { uniswapV2Actions } from "./actions.js";
 import { uniswapV2Pool } from "./pool.js";
 
 const amount = "Amount in wei (decimal string) or an output reference { useOutputOfCallAt: i }";
@@ -17,6 +18,7 @@ export const uniswapV2: Protocol = {
   poolSource: "v2Pair",
   supports: (chain) => chain.uniswapV2 !== undefined,
   poolKind: uniswapV2Pool,
+  actions: uniswapV2Actions,
   methods: [
     {
       method: "swap",

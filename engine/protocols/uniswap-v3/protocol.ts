@@ -1,4 +1,5 @@
 import type { Protocol } from "../types.js";
+import { uniswapV3Actions } from "./actions.js";
 import { uniswapV3Pool } from "./pool.js";
 
 export const uniswapV3: Protocol = {
@@ -15,6 +16,7 @@ export const uniswapV3: Protocol = {
   poolSource: "v3Pool",
   supports: (chain) => chain.uniswapV3 !== undefined,
   poolKind: uniswapV3Pool,
+  actions: uniswapV3Actions,
   methods: [
     {
       method: "swap",

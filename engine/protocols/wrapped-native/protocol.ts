@@ -1,4 +1,5 @@
 import type { Protocol } from "../types.js";
+import { wrappedNativeActions } from "./actions.js";
 import { wrappedNativePool } from "./pool.js";
 
 const amount = "Amount in wei (decimal string) or an output reference { useOutputOfCallAt: i }";
@@ -18,6 +19,7 @@ export const wrappedNative: Protocol = {
   poolSource: "wrappedNative",
   supports: (chain) => chain.weth !== undefined,
   poolKind: wrappedNativePool,
+  actions: wrappedNativeActions,
   methods: [
     {
       method: "deposit",

@@ -13,6 +13,9 @@ import {
 import { z } from "zod";
 import { MinAmountOutCheckAbi } from "../../../abis/generated/MinAmountOutCheck.js";
 import { ProgramValuesAbi } from "../../../abis/generated/ProgramValues.js";
+import { addressArg, amountArg, slippageArg } from "../../bundle/actions/args.js";
+import { literalInput, valuesContract } from "../../bundle/actions/pool-action.js";
+import type { ActionSpec, CompileContext, OutputValue } from "../../bundle/actions/types.js";
 import {
   InsufficientLiquidityError,
   InvalidArgumentError,
@@ -28,27 +31,13 @@ import {
 import { minimumOf } from "../../program/hop-context.js";
 import type { ProgramValue } from "../../program/planner.js";
 import { addApprove, addTransfer } from "../../program/protocol-steps.js";
-import { addRouteHop } from "../../program/route-program.js";
-import { displayAddress, isNativeToken } from "../../protocols/native.js";
-import { graphHasToken, routeSteps } from "../../route.js";
-import { findRoute } from "../../routing/search.js";
-import { addressArg, amountArg, slippageArg } from "./args.js";
-import type { ActionSpec, AmountArg, CompileContext, OutputValue } from "./types.js";
+import { displayAddress, isNativeToken } from "../native.js";
 
 const DEFAULT_SLIPPAGE_BPS = 300;
 const balanceOfFn = getAbiItem({ abi: erc20Abi, name: "balanceOf" });
 const splitFn = getAbiItem({ abi: ProgramValuesAbi, name: "splitAmount" });
 const setArrayElementFn = getAbiItem({ abi: ProgramValuesAbi, name: "setArrayElement" });
 const checkMinFn = getAbiItem({ abi: MinAmountOutCheckAbi, name: "checkMinAmountOut" });
-
-/** The executing account's helpers: the router executor carries them, elsewhere the standalone contract. */
-function valuesContract(ctx: CompileContext): Address {
-  return ctx.strategy === "router" ? ctx.contracts.executor : ctx.contracts.programValues;
-}
-
-function literalInput(token: Address, amount: AmountArg) {
-  return typeof amount === "bigint" ? { token, amount } : undefined;
-}
 
 const routeArgs = z.object({
   tokenIn: addressArg,
@@ -58,7 +47,7 @@ const routeArgs = z.object({
 });
 
 /** `route`: the route calculator's best path, inlined; its output is checked against slippage. */
-export const route: ActionSpec<typeof routeArgs> = {
+const route: ActionSpec<typeof routeArgs> = {
   args: routeArgs,
   amountFields: ["amountIn"],
   input: (args) => literalInput(args.tokenIn, args.amountIn),
@@ -72,7 +61,7 @@ export const route: ActionSpec<typeof routeArgs> = {
       ["tokenIn", args.tokenIn],
       ["tokenOut", args.tokenOut],
     ] as const) {
-      if (!graphHasToken(ctx.graph, t)) {
+      if (!ctx.graph.holds(t)) {
         throw new UnknownTokenError(
           `unknown token ${displayAddress(t)}: no indexed pool or vault holds it.`,
           { path: `args.${field}`, token: t },
@@ -99,7 +88,7 @@ export const route: ActionSpec<typeof routeArgs> = {
     const cacheKey = `${args.tokenIn}:${args.tokenOut}:${amount.estimate}:${literal}`;
     const found =
       ctx.routeCache.get(cacheKey) ??
-      findRoute({
+      ctx.routing.findRoute({
         graph: ctx.graph,
         tokenIn: args.tokenIn,
         tokenOut: args.tokenOut,
@@ -137,7 +126,7 @@ export const route: ActionSpec<typeof routeArgs> = {
     for (const leg of quote.legs) {
       let value: bigint | ProgramValue = literal ? leg.amountIn : amount.value;
       for (const hop of leg.hops) {
-        value = addRouteHop(ctx.planner, hopContext, hop, value, ctx.account);
+        value = ctx.routing.addRouteHop(ctx.planner, hopContext, hop, value, ctx.account);
       }
     }
     const received = addMinAmountOutCheck(ctx.planner, {
@@ -147,7 +136,7 @@ export const route: ActionSpec<typeof routeArgs> = {
       balanceBefore: before,
       minAmountOut: minimumOf(quote.amountOut, slippage),
     });
-    ctx.routeSteps.push(...routeSteps(ctx.chain.id, quote));
+    ctx.routeSteps.push(...ctx.routing.routeSteps(ctx.chain.id, quote));
     ctx.touched.add(args.tokenIn);
     ctx.touched.add(args.tokenOut);
     return [{ kind: "amount", value: received, estimate: quote.amountOut, token: args.tokenOut }];
@@ -261,7 +250,7 @@ function checkBytesOrString(type: string, value: unknown, path: string): void {
 }
 
 /** `call`: any contract function, arguments literal or referenced (also inside uint256[]). */
-export const call: ActionSpec<typeof callArgs> = {
+const call: ActionSpec<typeof callArgs> = {
   args: callArgs,
   amountFields: ["value"],
   input: (args) =>
@@ -339,7 +328,7 @@ export const call: ActionSpec<typeof callArgs> = {
 const transferArgs = z.object({ token: addressArg, receiver: addressArg, amount: amountArg });
 
 /** `transfer`: an ERC20 amount from the executing account to an address. */
-export const transfer: ActionSpec<typeof transferArgs> = {
+const transfer: ActionSpec<typeof transferArgs> = {
   args: transferArgs,
   amountFields: ["amount"],
   input: (args) => literalInput(args.token, args.amount),
@@ -360,7 +349,7 @@ export const transfer: ActionSpec<typeof transferArgs> = {
 const approveArgs = z.object({ token: addressArg, spender: addressArg, amount: amountArg });
 
 /** `approve`: an allowance from the executing account. */
-export const approve: ActionSpec<typeof approveArgs> = {
+const approve: ActionSpec<typeof approveArgs> = {
   args: approveArgs,
   amountFields: ["amount"],
   compile: (ctx, args) => {
@@ -376,7 +365,7 @@ export const approve: ActionSpec<typeof approveArgs> = {
 const balanceArgs = z.object({ token: addressArg });
 
 /** `balance`: the executing account's balance of a token (native included), as an amount. */
-export const balance: ActionSpec<typeof balanceArgs> = {
+const balance: ActionSpec<typeof balanceArgs> = {
   args: balanceArgs,
   amountFields: [],
   compile: (ctx, args) => {
@@ -409,7 +398,7 @@ const splitArgs = z.object({
 });
 
 /** `split`: an amount divided by basis points; output `index` i is part i (the last takes the remainder). */
-export const split: ActionSpec<typeof splitArgs> = {
+const split: ActionSpec<typeof splitArgs> = {
   args: splitArgs,
   amountFields: ["amount"],
   compile: (ctx, args) => {
@@ -452,7 +441,7 @@ const minArgs = z.object({
  * `minamountout`: reverts unless the executing account's balance of `token` grew by at least
  * `amount` since the start of the transaction (what it held before does not count).
  */
-export const minamountout: ActionSpec<typeof minArgs> = {
+const minamountout: ActionSpec<typeof minArgs> = {
   args: minArgs,
   amountFields: [],
   compile: (ctx, args) => {
@@ -469,4 +458,15 @@ export const minamountout: ActionSpec<typeof minArgs> = {
     });
     return [];
   },
+};
+
+/** The `core` actions, by method. */
+export const coreActions: Record<string, ActionSpec> = {
+  route,
+  call,
+  transfer,
+  approve,
+  balance,
+  split,
+  minamountout,
 };

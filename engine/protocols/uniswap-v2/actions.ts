@@ -1,218 +1,22 @@
-/**
- * Protocol actions on named pools and vaults: Uniswap V2 swap and liquidity, Uniswap V3 swap,
- * ERC4626 deposit and redeem, WETH wrap and unwrap.
- */
+/** Uniswap V2's bundle actions: `swap` on a pair, `deposit` and `redeem` liquidity through Router02. */
 import { type Address, getAbiItem, maxUint256 } from "viem";
 import { z } from "zod";
 import { UniswapV2Router02Abi } from "../../../abis/UniswapV2Router02.js";
+import { addressArg, amountArg } from "../../bundle/actions/args.js";
+import { literalInput, poolSwap, valuesContract } from "../../bundle/actions/pool-action.js";
+import type {
+  ActionSpec,
+  AmountArg,
+  CompileContext,
+  OutputValue,
+} from "../../bundle/actions/types.js";
 import { InvalidArgumentError, UnknownPoolError, UnsupportedOnChainError } from "../../errors.js";
 import { addTupleWord } from "../../program/execution-steps.js";
 import { addApprove } from "../../program/protocol-steps.js";
-import { addRouteHop } from "../../program/route-program.js";
-import { displayAddress, NATIVE_TOKEN_ADDRESS } from "../../protocols/native.js";
-import { protocolEdges } from "../../routing/graph.js";
-import { quoteEdge } from "../../routing/quote-edge.js";
-import type { Edge, EdgeAction } from "../../routing/types.js";
-import { addressArg, amountArg } from "./args.js";
-import type { ActionSpec, AmountArg, CompileContext, OutputValue } from "./types.js";
+import { displayAddress } from "../native.js";
 
 const addLiquidityFn = getAbiItem({ abi: UniswapV2Router02Abi, name: "addLiquidity" });
 const removeLiquidityFn = getAbiItem({ abi: UniswapV2Router02Abi, name: "removeLiquidity" });
-
-function literalInput(token: Address, amount: AmountArg) {
-  return typeof amount === "bigint" ? { token, amount } : undefined;
-}
-
-function valuesContract(ctx: CompileContext): Address {
-  return ctx.strategy === "router" ? ctx.contracts.executor : ctx.contracts.programValues;
-}
-
-/** The edge of the named pool from tokenIn to tokenOut doing `action`, or a 400 naming the pool. */
-function namedEdge(
-  ctx: CompileContext,
-  primaryAddress: Address,
-  tokenIn: Address,
-  tokenOut: Address,
-  kinds: string[],
-  action: EdgeAction,
-): Edge {
-  const pool = ctx.graph.pool(primaryAddress);
-  if (!pool || !kinds.includes(pool.kind)) {
-    throw new UnknownPoolError(
-      `${displayAddress(primaryAddress)} is not an indexed ${kinds.join(" or ")} pool on chain ${ctx.chain.id}.`,
-      { path: "args.primaryAddress", pool: primaryAddress },
-    );
-  }
-  const edge = protocolEdges(pool).find(
-    (e) => e.tokenIn === tokenIn && e.tokenOut === tokenOut && e.action === action,
-  );
-  if (!edge) {
-    throw new UnknownPoolError(
-      `${displayAddress(primaryAddress)} does not ${action} ${displayAddress(tokenIn)} for ${displayAddress(tokenOut)}.`,
-      { path: "args.tokenIn/tokenOut", pool: primaryAddress },
-    );
-  }
-  return edge;
-}
-
-function hopContext(ctx: CompileContext) {
-  return {
-    strategy: ctx.strategy,
-    execution: ctx.contracts,
-    swapRouter: ctx.chain.uniswapV3?.swapRouter,
-    account: ctx.account,
-    bounds: ctx.bounds,
-  };
-}
-
-/** One hop through a named pool; the estimate is the off-chain quote when the input is known. */
-function hopAction(
-  ctx: CompileContext,
-  edge: Edge,
-  amountArgValue: AmountArg,
-  recipient: Address,
-): OutputValue[] {
-  const amount = ctx.amount(amountArgValue, "amountIn");
-  if (typeof amount.value === "bigint" && amount.value === 0n) {
-    throw new InvalidArgumentError("expected an amount greater than 0.", { path: "args.amountIn" });
-  }
-  const estimate = amount.estimate === undefined ? undefined : quoteEdge(edge, amount.estimate);
-  const value = addRouteHop(
-    ctx.planner,
-    hopContext(ctx),
-    { edge, amountIn: amount.estimate ?? 0n, amountOut: estimate ?? 0n },
-    amount.value,
-    recipient,
-  );
-  ctx.touched.add(edge.tokenIn);
-  ctx.touched.add(edge.tokenOut);
-  if (recipient !== ctx.account) ctx.deliveries.push({ token: edge.tokenOut, to: recipient });
-  return [{ kind: "amount", value, estimate, token: edge.tokenOut }];
-}
-
-const swapArgs = z.object({
-  primaryAddress: addressArg,
-  tokenIn: addressArg,
-  tokenOut: addressArg,
-  amountIn: amountArg,
-});
-
-export const uniswapV2Swap: ActionSpec<typeof swapArgs> = {
-  args: swapArgs,
-  amountFields: ["amountIn"],
-  input: (args) => literalInput(args.tokenIn, args.amountIn),
-  compile: (ctx, args) =>
-    hopAction(
-      ctx,
-      namedEdge(ctx, args.primaryAddress, args.tokenIn, args.tokenOut, ["v2"], "swap"),
-      args.amountIn,
-      ctx.account,
-    ),
-};
-
-export const uniswapV3Swap: ActionSpec<typeof swapArgs> = {
-  args: swapArgs,
-  amountFields: ["amountIn"],
-  input: (args) => literalInput(args.tokenIn, args.amountIn),
-  compile: (ctx, args) =>
-    hopAction(
-      ctx,
-      namedEdge(ctx, args.primaryAddress, args.tokenIn, args.tokenOut, ["v3"], "swap"),
-      args.amountIn,
-      ctx.account,
-    ),
-};
-
-const depositArgs = z.object({
-  primaryAddress: addressArg,
-  tokenIn: addressArg,
-  tokenOut: addressArg,
-  amountIn: amountArg,
-  receiver: addressArg.optional(),
-});
-
-export const vaultDeposit: ActionSpec<typeof depositArgs> = {
-  args: depositArgs,
-  amountFields: ["amountIn"],
-  input: (args) => literalInput(args.tokenIn, args.amountIn),
-  compile: (ctx, args) =>
-    hopAction(
-      ctx,
-      namedEdge(ctx, args.primaryAddress, args.tokenIn, args.tokenOut, ["erc4626"], "deposit"),
-      args.amountIn,
-      args.receiver ?? ctx.account,
-    ),
-};
-
-const redeemArgs = z.object({
-  primaryAddress: addressArg,
-  tokenIn: addressArg,
-  tokenOut: addressArg,
-  amountIn: amountArg,
-});
-
-export const vaultRedeem: ActionSpec<typeof redeemArgs> = {
-  args: redeemArgs,
-  amountFields: ["amountIn"],
-  input: (args) => literalInput(args.tokenIn, args.amountIn),
-  compile: (ctx, args) =>
-    hopAction(
-      ctx,
-      namedEdge(ctx, args.primaryAddress, args.tokenIn, args.tokenOut, ["erc4626"], "redeem"),
-      args.amountIn,
-      ctx.account,
-    ),
-};
-
-const wrapArgs = z.object({ primaryAddress: addressArg.optional(), amountIn: amountArg });
-
-function wethOf(ctx: CompileContext, given: Address | undefined): Address {
-  const weth = ctx.chain.weth?.toLowerCase() as Address | undefined;
-  if (!weth)
-    throw new UnsupportedOnChainError(
-      `No wrapped native token is configured on chain ${ctx.chain.id}.`,
-    );
-  if (given && given !== weth) {
-    throw new InvalidArgumentError(
-      `the wrapped native token of chain ${ctx.chain.id} is ${displayAddress(weth)}.`,
-      { path: "args.primaryAddress" },
-    );
-  }
-  return weth;
-}
-
-export const wrap: ActionSpec<typeof wrapArgs> = {
-  args: wrapArgs,
-  amountFields: ["amountIn"],
-  input: (args) => literalInput(NATIVE_TOKEN_ADDRESS, args.amountIn),
-  compile: (ctx, args) => {
-    const weth = wethOf(ctx, args.primaryAddress);
-    return hopAction(
-      ctx,
-      namedEdge(ctx, weth, NATIVE_TOKEN_ADDRESS, weth, ["wrap"], "wrap"),
-      args.amountIn,
-      ctx.account,
-    );
-  },
-};
-
-export const unwrap: ActionSpec<typeof wrapArgs> = {
-  args: wrapArgs,
-  amountFields: ["amountIn"],
-  input: (args, { graph }) => {
-    const weth = [...graph.pools()].find((p) => p.kind === "wrap")?.address;
-    return weth ? literalInput(weth, args.amountIn) : undefined;
-  },
-  compile: (ctx, args) => {
-    const weth = wethOf(ctx, args.primaryAddress);
-    return hopAction(
-      ctx,
-      namedEdge(ctx, weth, weth, NATIVE_TOKEN_ADDRESS, ["wrap"], "unwrap"),
-      args.amountIn,
-      ctx.account,
-    );
-  },
-};
 
 const lpDepositArgs = z.object({
   primaryAddress: addressArg,
@@ -266,7 +70,7 @@ function liquidityMinimums(
 }
 
 /** Uniswap V2 `deposit`: adds liquidity through Router02 (which keeps the pair's ratio). */
-export const uniswapV2Deposit: ActionSpec<typeof lpDepositArgs> = {
+const uniswapV2Deposit: ActionSpec<typeof lpDepositArgs> = {
   args: lpDepositArgs,
   amountFields: ["amountIn"],
   compile: (ctx, args) => {
@@ -328,7 +132,7 @@ const lpRedeemArgs = z.object({
 });
 
 /** Uniswap V2 `redeem`: removes liquidity through Router02; outputs index 0 and 1 are the two amounts. */
-export const uniswapV2Redeem: ActionSpec<typeof lpRedeemArgs> = {
+const uniswapV2Redeem: ActionSpec<typeof lpRedeemArgs> = {
   args: lpRedeemArgs,
   amountFields: ["amountIn"],
   input: (args) => literalInput(args.primaryAddress, args.amountIn),
@@ -373,4 +177,11 @@ export const uniswapV2Redeem: ActionSpec<typeof lpRedeemArgs> = {
       }),
     );
   },
+};
+
+/** Uniswap V2's actions, by method. */
+export const uniswapV2Actions: Record<string, ActionSpec> = {
+  swap: poolSwap("v2"),
+  deposit: uniswapV2Deposit,
+  redeem: uniswapV2Redeem,
 };

@@ -1,0 +1,113 @@
+/**
+ * What the bundle actions of several protocols share: an action's literal input, the contract
+ * holding the program's helper functions, and one hop through a pool the action names (its
+ * edge looked up in the routing graph, its program steps those of the route programs).
+ * The routing engine itself comes in the compile context (`ctx.routing`), not by import.
+ */
+import type { Address } from "viem";
+import { z } from "zod";
+import { InvalidArgumentError, UnknownPoolError } from "../../errors.js";
+import { displayAddress } from "../../protocols/native.js";
+import type { Edge, EdgeAction, Pool } from "../../routing/types.js";
+import { addressArg, amountArg } from "./args.js";
+import type { ActionSpec, AmountArg, CompileContext, OutputValue } from "./types.js";
+
+/** The caller's token an action spends, when its amount is a literal (pulled at the start). */
+export function literalInput(token: Address, amount: AmountArg) {
+  return typeof amount === "bigint" ? { token, amount } : undefined;
+}
+
+/** The executing account's helpers: the router executor carries them, elsewhere the standalone contract. */
+export function valuesContract(ctx: CompileContext): Address {
+  return ctx.strategy === "router" ? ctx.contracts.executor : ctx.contracts.programValues;
+}
+
+/** The edge of the named pool from tokenIn to tokenOut doing `action`, or a 400 naming the pool. */
+export function namedEdge(
+  ctx: CompileContext,
+  primaryAddress: Address,
+  tokenIn: Address,
+  tokenOut: Address,
+  kinds: string[],
+  action: EdgeAction,
+): Edge {
+  const pool = ctx.graph.pool(primaryAddress);
+  if (!pool || !kinds.includes(pool.kind)) {
+    throw new UnknownPoolError(
+      `${displayAddress(primaryAddress)} is not an indexed ${kinds.join(" or ")} pool on chain ${ctx.chain.id}.`,
+      { path: "args.primaryAddress", pool: primaryAddress },
+    );
+  }
+  const edge = ctx.graph
+    .edgesFromVia(tokenIn, pool.address)
+    .find((e) => e.tokenIn === tokenIn && e.tokenOut === tokenOut && e.action === action);
+  if (!edge) {
+    throw new UnknownPoolError(
+      `${displayAddress(primaryAddress)} does not ${action} ${displayAddress(tokenIn)} for ${displayAddress(tokenOut)}.`,
+      { path: "args.tokenIn/tokenOut", pool: primaryAddress },
+    );
+  }
+  return edge;
+}
+
+function hopContext(ctx: CompileContext) {
+  return {
+    strategy: ctx.strategy,
+    execution: ctx.contracts,
+    swapRouter: ctx.chain.uniswapV3?.swapRouter,
+    account: ctx.account,
+    bounds: ctx.bounds,
+  };
+}
+
+/** One hop through a named pool; the estimate is the off-chain quote when the input is known. */
+export function hopAction(
+  ctx: CompileContext,
+  edge: Edge,
+  amountArgValue: AmountArg,
+  recipient: Address,
+): OutputValue[] {
+  const amount = ctx.amount(amountArgValue, "amountIn");
+  if (typeof amount.value === "bigint" && amount.value === 0n) {
+    throw new InvalidArgumentError("expected an amount greater than 0.", { path: "args.amountIn" });
+  }
+  const estimate =
+    amount.estimate === undefined ? undefined : ctx.routing.quoteEdge(edge, amount.estimate);
+  const value = ctx.routing.addRouteHop(
+    ctx.planner,
+    hopContext(ctx),
+    { edge, amountIn: amount.estimate ?? 0n, amountOut: estimate ?? 0n },
+    amount.value,
+    recipient,
+  );
+  ctx.touched.add(edge.tokenIn);
+  ctx.touched.add(edge.tokenOut);
+  if (recipient !== ctx.account) ctx.deliveries.push({ token: edge.tokenOut, to: recipient });
+  return [{ kind: "amount", value, estimate, token: edge.tokenOut }];
+}
+
+/** The arguments of a swap on a named pool. */
+function poolSwapArgs() {
+  return z.object({
+    primaryAddress: addressArg,
+    tokenIn: addressArg,
+    tokenOut: addressArg,
+    amountIn: amountArg,
+  });
+}
+
+/** `swap` on a named pool of `kind`: one hop, its output kept by the executing account. */
+export function poolSwap(kind: Pool["kind"]): ActionSpec<ReturnType<typeof poolSwapArgs>> {
+  return {
+    args: poolSwapArgs(),
+    amountFields: ["amountIn"],
+    input: (args) => literalInput(args.tokenIn, args.amountIn),
+    compile: (ctx, args) =>
+      hopAction(
+        ctx,
+        namedEdge(ctx, args.primaryAddress, args.tokenIn, args.tokenOut, [kind], "swap"),
+        args.amountIn,
+        ctx.account,
+      ),
+  };
+}

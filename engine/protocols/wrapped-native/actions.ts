@@ -1,0 +1,61 @@
+/** The wrapped native token's bundle actions: `deposit` (wrap) and `withdraw` (unwrap). */
+import type { Address } from "viem";
+import { z } from "zod";
+import { addressArg, amountArg } from "../../bundle/actions/args.js";
+import { hopAction, literalInput, namedEdge } from "../../bundle/actions/pool-action.js";
+import type { ActionSpec, CompileContext } from "../../bundle/actions/types.js";
+import { InvalidArgumentError, UnsupportedOnChainError } from "../../errors.js";
+import { displayAddress, NATIVE_TOKEN_ADDRESS } from "../native.js";
+
+const wrapArgs = z.object({ primaryAddress: addressArg.optional(), amountIn: amountArg });
+
+function wethOf(ctx: CompileContext, given: Address | undefined): Address {
+  const weth = ctx.chain.weth?.toLowerCase() as Address | undefined;
+  if (!weth)
+    throw new UnsupportedOnChainError(
+      `No wrapped native token is configured on chain ${ctx.chain.id}.`,
+    );
+  if (given && given !== weth) {
+    throw new InvalidArgumentError(
+      `the wrapped native token of chain ${ctx.chain.id} is ${displayAddress(weth)}.`,
+      { path: "args.primaryAddress" },
+    );
+  }
+  return weth;
+}
+
+const wrap: ActionSpec<typeof wrapArgs> = {
+  args: wrapArgs,
+  amountFields: ["amountIn"],
+  input: (args) => literalInput(NATIVE_TOKEN_ADDRESS, args.amountIn),
+  compile: (ctx, args) => {
+    const weth = wethOf(ctx, args.primaryAddress);
+    return hopAction(
+      ctx,
+      namedEdge(ctx, weth, NATIVE_TOKEN_ADDRESS, weth, ["wrap"], "wrap"),
+      args.amountIn,
+      ctx.account,
+    );
+  },
+};
+
+const unwrap: ActionSpec<typeof wrapArgs> = {
+  args: wrapArgs,
+  amountFields: ["amountIn"],
+  input: (args, { graph }) => {
+    const weth = [...graph.pools()].find((p) => p.kind === "wrap")?.address;
+    return weth ? literalInput(weth, args.amountIn) : undefined;
+  },
+  compile: (ctx, args) => {
+    const weth = wethOf(ctx, args.primaryAddress);
+    return hopAction(
+      ctx,
+      namedEdge(ctx, weth, weth, NATIVE_TOKEN_ADDRESS, ["wrap"], "unwrap"),
+      args.amountIn,
+      ctx.account,
+    );
+  },
+};
+
+/** The wrapped native token's actions, by method. */
+export const wrappedNativeActions: Record<string, ActionSpec> = { deposit: wrap, withdraw: unwrap };
