@@ -19,15 +19,14 @@
  * say from which block on rows were written, replacement blocks included.
  */
 
-import { db } from "ponder:api";
-import { token, v2Pair, v3Pool, v3Tick, vault } from "ponder:schema";
 import { and, eq, gt, inArray, sql } from "ponder";
-import { servedChains } from "../../../chains.js";
 import { config } from "../../../config.js";
 import type { ChainSetup } from "../../../engine/chain-setup.js";
 import { RoutingGraph } from "../../../engine/routing/graph.js";
 import { prepareRouteSearch } from "../../../engine/routing/search.js";
 import type { Address } from "../../../engine/routing/types.js";
+import { token, v2Pair, v3Pool, v3Tick, vault } from "../../../ponder.schema.js";
+import type { ApiDatabase, SnapshotSource } from "../database.js";
 import { recordSnapshotRefresh, setSnapshotBlock } from "../ops/metrics.js";
 import {
   AddressInterner,
@@ -65,18 +64,31 @@ type ChainSnapshot = {
 };
 
 /** What the snapshot reads through: Ponder's read-only database or one transaction of it. */
-type Reader = Pick<typeof db, "select" | "selectDistinct" | "execute">;
+type Reader = Pick<ApiDatabase, "select" | "selectDistinct" | "execute">;
 
 /**
  * Ponder's types leave `transaction` out of the API's database because the API cannot write,
  * but its read-only connections run read-only transactions, which is all a refresh opens.
  */
-const readDb = db as typeof db & {
+type ReadDatabase = ApiDatabase & {
   transaction: <T>(
     run: (tx: Reader) => Promise<T>,
     config: { isolationLevel: "repeatable read"; accessMode: "read only" },
   ) => Promise<T>;
 };
+
+/** The database and chains the snapshots are read from (connectSnapshots). */
+let source: { db: ReadDatabase; chains: readonly ChainSetup[] } | undefined;
+
+/** Sets where the snapshots are read from: the API's database and the chains it serves. */
+export function connectSnapshots(params: { db: ApiDatabase; chains: readonly ChainSetup[] }): void {
+  source = { db: params.db as ReadDatabase, chains: params.chains };
+}
+
+function connected(): NonNullable<typeof source> {
+  if (!source) throw new Error("the routing snapshots are not connected to a database");
+  return source;
+}
 
 const snapshots = new Map<number, ChainSnapshot>();
 /** Per chain, how many times the whole graph was loaded (start-up, or the index went back). */
@@ -417,8 +429,9 @@ async function refreshChain(
 export function refreshSnapshots(): Promise<void> {
   refreshing ??= (async () => {
     try {
-      const chains = new Map(servedChains().map((c) => [c.id, c]));
-      await readDb.transaction(
+      const { db, chains: served } = connected();
+      const chains = new Map(served.map((c) => [c.id, c]));
+      await db.transaction(
         async (tx) => {
           for (const at of await checkpoints(tx)) {
             const chain = chains.get(at.chainId);
@@ -499,3 +512,12 @@ export function snapshotVersion(): string | undefined {
 export function onSnapshotAdvance(listener: (chainId: number, block: bigint) => void): void {
   listeners.push(listener);
 }
+
+/** The snapshots as the endpoints read them (the refresh started on first use). */
+export const snapshotSource: SnapshotSource = {
+  routingGraph,
+  snapshotVersion: () => {
+    startSnapshotRefresh();
+    return snapshotVersion();
+  },
+};

@@ -2,13 +2,13 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { z } from "zod";
 import { MAX_BUNDLE_ACTIONS } from "../../../engine/bundle/compile.js";
+import type { ApiSources } from "../database.js";
 import { ApiError } from "../errors.js";
 import { describeEndpoint, errorResponse } from "../openapi/registry.js";
 import { parseQuery } from "../query.js";
 import { addressParam, deadlineParam, positiveIntParam } from "../schemas.js";
 import { planBundle } from "../shortcuts/plan-bundle.js";
-import { routingGraph } from "../snapshot/snapshot.js";
-import { chainClient, gasPrice, resolveChain, slotFinder } from "./route.js";
+import { chainContext } from "./route.js";
 import { bundleAnswerSchema, bundleBodySchema } from "./shortcuts-schemas.js";
 
 /** Largest bundle body accepted, in bytes. */
@@ -87,60 +87,49 @@ describeEndpoint({
   },
 });
 
-export const bundle = new Hono().post(
-  "/bundle",
-  bodyLimit({
-    maxSize: MAX_BUNDLE_BODY_BYTES,
-    onError: () => {
-      throw new ApiError(413, `The request body is larger than ${MAX_BUNDLE_BODY_BYTES} bytes.`);
-    },
-  }),
-  async (c) => {
-    // Read the body before anything can refuse the request: an unread body makes the Node
-    // adapter drop the connection, resetting a client's next request on it.
-    const text = await c.req.text();
-    const q = parseQuery(c.req.url, bundleQuerySchema);
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      throw new ApiError(400, "The request body is not valid JSON: send a JSON array of actions.");
-    }
-    if (!Array.isArray(body)) {
-      throw new ApiError(
-        400,
-        "The request body must be a JSON array of actions { protocol, action, args }.",
-      );
-    }
-    if (body.length > MAX_BUNDLE_ACTIONS) {
-      throw new ApiError(
-        400,
-        `The bundle has ${body.length} actions; at most ${MAX_BUNDLE_ACTIONS} are accepted.`,
-      );
-    }
-    if (nestsDeeperThan(body, MAX_BUNDLE_BODY_DEPTH)) {
-      throw new ApiError(
-        400,
-        `The request body nests arrays and objects deeper than ${MAX_BUNDLE_BODY_DEPTH} levels.`,
-      );
-    }
-    const chain = resolveChain(q.chainId);
-    const client = chainClient(chain);
-    const graph = await routingGraph(chain.id);
-    if (!graph)
-      throw new ApiError(
-        503,
-        `The routing graph of chain ${chain.id} is not loaded yet; retry shortly.`,
-      );
-    const answer = await planBundle(
-      {
-        chain,
-        client,
-        graph,
-        slots: slotFinder(chain, client),
-        gasPriceWei: await gasPrice(chain, client),
+/** `POST /v1/shortcuts/bundle` on the served chains' routing graphs. */
+export function bundleRoutes(sources: Pick<ApiSources, "chains" | "snapshots">) {
+  return new Hono().post(
+    "/bundle",
+    bodyLimit({
+      maxSize: MAX_BUNDLE_BODY_BYTES,
+      onError: () => {
+        throw new ApiError(413, `The request body is larger than ${MAX_BUNDLE_BODY_BYTES} bytes.`);
       },
-      {
+    }),
+    async (c) => {
+      // Read the body before anything can refuse the request: an unread body makes the Node
+      // adapter drop the connection, resetting a client's next request on it.
+      const text = await c.req.text();
+      const q = parseQuery(c.req.url, bundleQuerySchema);
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        throw new ApiError(
+          400,
+          "The request body is not valid JSON: send a JSON array of actions.",
+        );
+      }
+      if (!Array.isArray(body)) {
+        throw new ApiError(
+          400,
+          "The request body must be a JSON array of actions { protocol, action, args }.",
+        );
+      }
+      if (body.length > MAX_BUNDLE_ACTIONS) {
+        throw new ApiError(
+          400,
+          `The bundle has ${body.length} actions; at most ${MAX_BUNDLE_ACTIONS} are accepted.`,
+        );
+      }
+      if (nestsDeeperThan(body, MAX_BUNDLE_BODY_DEPTH)) {
+        throw new ApiError(
+          400,
+          `The request body nests arrays and objects deeper than ${MAX_BUNDLE_BODY_DEPTH} levels.`,
+        );
+      }
+      const answer = await planBundle(await chainContext(sources, q.chainId), {
         fromAddress: q.fromAddress,
         receiver: q.receiver,
         spender: q.spender ?? q.fromAddress,
@@ -148,8 +137,8 @@ export const bundle = new Hono().post(
         actions: body,
         slippage: q.slippage,
         deadline: q.deadline,
-      },
-    );
-    return c.json(answer);
-  },
-);
+      });
+      return c.json(answer);
+    },
+  );
+}

@@ -1,16 +1,20 @@
-import { db } from "ponder:api";
-import { token, v2Pair, v3Pool, vault } from "ponder:schema";
 import { Hono } from "hono";
 import { count, eq, inArray } from "ponder";
 import { z } from "zod";
-import { servedChains } from "../../../chains.js";
+import type { ChainSetup } from "../../../engine/chain-setup.js";
 import { findProtocol, protocols } from "../../../engine/protocols/registry.js";
 import type { Protocol } from "../../../engine/protocols/types.js";
+import { token, v2Pair, v3Pool, vault } from "../../../ponder.schema.js";
+import type { ApiDatabase, ApiSources } from "../database.js";
 import { ApiError } from "../errors.js";
 import { describeEndpoint, errorResponse } from "../openapi/registry.js";
 import { parseQuery } from "../query.js";
 
-async function poolCount(protocol: Protocol): Promise<number> {
+async function poolCount(
+  protocol: Protocol,
+  db: ApiDatabase,
+  chains: readonly ChainSetup[],
+): Promise<number> {
   switch (protocol.poolSource) {
     case "v2Pair":
       return (await db.select({ n: count() }).from(v2Pair))[0]?.n ?? 0;
@@ -24,7 +28,7 @@ async function poolCount(protocol: Protocol): Promise<number> {
       );
     case "wrappedNative": {
       // One wrapper contract per chain, counted once the indexer has seen it.
-      const wrappers = servedChains().flatMap((c) =>
+      const wrappers = chains.flatMap((c) =>
         c.weth ? [c.weth.toLowerCase() as `0x${string}`] : [],
       );
       if (wrappers.length === 0) return 0;
@@ -56,10 +60,11 @@ export const projectEntrySchema = z.object({
 async function projectEntry(
   protocol: Protocol,
   origin: string,
+  sources: Pick<ApiSources, "db" | "chains">,
 ): Promise<z.output<typeof projectEntrySchema>> {
   const info = protocol.project;
   if (!info) throw new Error(`${protocol.slug} is not a project`);
-  const chainIds = servedChains()
+  const chainIds = sources.chains
     .filter((chain) => protocol.supports(chain))
     .map((chain) => chain.id);
   return {
@@ -71,7 +76,7 @@ async function projectEntry(
     description: info.description,
     twitter: info.twitter,
     category: info.category,
-    poolCount: await poolCount(protocol),
+    poolCount: await poolCount(protocol, sources.db, sources.chains),
     protocol: protocol.slug,
   };
 }
@@ -119,19 +124,24 @@ describeEndpoint({
   },
 });
 
-export const projects = new Hono()
-  .get("/", async (c) => {
-    parseQuery(c.req.url, noQuery);
-    const origin = new URL(c.req.url).origin;
-    return c.json(
-      await Promise.all(protocols.filter((p) => p.project).map((p) => projectEntry(p, origin))),
-    );
-  })
-  .get("/:id/logo.svg", (c) => {
-    const protocol = findProtocol(c.req.param("id"));
-    if (!protocol?.project) throw new ApiError(404, `Unknown project \`${c.req.param("id")}\`.`);
-    return c.body(logoSvg(protocol.project.title), 200, {
-      "content-type": "image/svg+xml",
-      "cache-control": "public, max-age=86400",
+/** `GET /v1/projects` and the projects' logos, counting pools in `db`. */
+export function projectsRoutes(sources: Pick<ApiSources, "db" | "chains">) {
+  return new Hono()
+    .get("/", async (c) => {
+      parseQuery(c.req.url, noQuery);
+      const origin = new URL(c.req.url).origin;
+      return c.json(
+        await Promise.all(
+          protocols.filter((p) => p.project).map((p) => projectEntry(p, origin, sources)),
+        ),
+      );
+    })
+    .get("/:id/logo.svg", (c) => {
+      const protocol = findProtocol(c.req.param("id"));
+      if (!protocol?.project) throw new ApiError(404, `Unknown project \`${c.req.param("id")}\`.`);
+      return c.body(logoSvg(protocol.project.title), 200, {
+        "content-type": "image/svg+xml",
+        "cache-control": "public, max-age=86400",
+      });
     });
-  });
+}

@@ -1,13 +1,12 @@
 import { Hono } from "hono";
 import type { PublicClient } from "viem";
-import { servedChains } from "../../../chains.js";
 import type { ChainSetup } from "../../../engine/chain-setup.js";
 import { rpcClient } from "../chain/clients.js";
 import { TokenSlotFinder } from "../chain/slots.js";
+import type { ApiSources } from "../database.js";
 import { ApiError } from "../errors.js";
 import { describeEndpoint, errorResponse } from "../openapi/registry.js";
 import { planRoute } from "../shortcuts/plan-route.js";
-import { routingGraph } from "../snapshot/snapshot.js";
 import { parseRouteQuery, routeQuerySchema } from "./route-query.js";
 import { routeAnswerSchema } from "./shortcuts-schemas.js";
 
@@ -20,8 +19,10 @@ const GAS_PRICE_TTL_MS = 2_000;
  * The chain a request targets: `chainId`, else chain 1 when it is indexed (SPEC's default), else
  * the only indexed chain (a devnet-only service answers without `chainId`).
  */
-export function resolveChain(chainId: number | undefined): ChainSetup {
-  const chains = servedChains();
+export function resolveChain(
+  chains: readonly ChainSetup[],
+  chainId: number | undefined,
+): ChainSetup {
   const known = chains.map((c) => c.id).join(", ");
   if (chainId !== undefined) {
     const chain = chains.find((c) => c.id === chainId);
@@ -92,30 +93,43 @@ describeEndpoint({
   },
 });
 
-export const shortcuts = new Hono().get("/route", async (c) => {
-  const req = parseRouteQuery(c.req.url);
-  const chain = resolveChain(req.chainId);
+/**
+ * What planning on a chain needs: the chain a request names, its RPC client and token slot
+ * finder, its routing graph and its gas price.
+ * @throws ApiError 400 for a chain not served, 503 while its graph is not loaded.
+ */
+export async function chainContext(
+  sources: Pick<ApiSources, "chains" | "snapshots">,
+  chainId: number | undefined,
+) {
+  const chain = resolveChain(sources.chains, chainId);
   const client = chainClient(chain);
-  const graph = await routingGraph(chain.id);
+  const graph = await sources.snapshots.routingGraph(chain.id);
   if (!graph)
     throw new ApiError(
       503,
       `The routing graph of chain ${chain.id} is not loaded yet; retry shortly.`,
     );
-  const answer = await planRoute(
-    {
-      chain,
-      client,
-      graph,
-      slots: slotFinder(chain, client),
-      gasPriceWei: await gasPrice(chain, client),
-      stablecoins: chain.stablecoins.map((a) => a.toLowerCase() as `0x${string}`),
-    },
-    req,
-  );
-  if (req.usedToEOA) {
-    c.header("Deprecation", "true");
-    c.header("Link", '</docs>; rel="deprecation"; title="toEOA is replaced by receiver"');
-  }
-  return c.json(answer);
-});
+  return {
+    chain,
+    client,
+    graph,
+    slots: slotFinder(chain, client),
+    gasPriceWei: await gasPrice(chain, client),
+  };
+}
+
+/** `GET /v1/shortcuts/route` on the served chains' routing graphs. */
+export function routeRoutes(sources: Pick<ApiSources, "chains" | "snapshots">) {
+  return new Hono().get("/route", async (c) => {
+    const req = parseRouteQuery(c.req.url);
+    const ctx = await chainContext(sources, req.chainId);
+    const stablecoins = ctx.chain.stablecoins.map((a) => a.toLowerCase() as `0x${string}`);
+    const answer = await planRoute({ ...ctx, stablecoins }, req);
+    if (req.usedToEOA) {
+      c.header("Deprecation", "true");
+      c.header("Link", '</docs>; rel="deprecation"; title="toEOA is replaced by receiver"');
+    }
+    return c.json(answer);
+  });
+}

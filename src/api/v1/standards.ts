@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { z } from "zod";
-import { servedChains } from "../../../chains.js";
+import type { ChainSetup } from "../../../engine/chain-setup.js";
 import { findProtocol, protocols } from "../../../engine/protocols/registry.js";
 import type { Protocol } from "../../../engine/protocols/types.js";
 import { ApiError } from "../errors.js";
@@ -26,8 +26,11 @@ export const standardEntrySchema = z.object({
 });
 
 /** A protocol standard entry (SPEC 2.3), generated from the protocol registry. */
-export function standardEntry(protocol: Protocol): z.output<typeof standardEntrySchema> {
-  const supportedChains = servedChains()
+export function standardEntry(
+  protocol: Protocol,
+  chains: readonly ChainSetup[],
+): z.output<typeof standardEntrySchema> {
+  const supportedChains = chains
     .filter((chain) => protocol.supports(chain))
     .map((chain) => ({ id: chain.id, name: chain.title }));
   return {
@@ -79,20 +82,23 @@ describeEndpoint({
   },
 });
 
-export const standards = new Hono()
-  .get("/", (c) => {
-    parseQuery(c.req.url, noQuery);
-    return c.json(protocols.map(standardEntry));
-  })
-  .get("/:slug", (c) => {
-    parseQuery(c.req.url, noQuery);
-    const slug = c.req.param("slug");
-    const protocol = findProtocol(slug);
-    if (!protocol) {
-      throw new ApiError(
-        404,
-        `Unknown protocol \`${slug}\`; known protocols: ${protocols.map((p) => p.slug).join(", ")}.`,
-      );
-    }
-    return c.json(standardEntry(protocol));
-  });
+/** `GET /v1/standards` and `/v1/standards/{slug}` for the served `chains`. */
+export function standardsRoutes(sources: { chains: readonly ChainSetup[] }) {
+  return new Hono()
+    .get("/", (c) => {
+      parseQuery(c.req.url, noQuery);
+      return c.json(protocols.map((p) => standardEntry(p, sources.chains)));
+    })
+    .get("/:slug", (c) => {
+      parseQuery(c.req.url, noQuery);
+      const slug = c.req.param("slug");
+      const protocol = findProtocol(slug);
+      if (!protocol) {
+        throw new ApiError(
+          404,
+          `Unknown protocol \`${slug}\`; known protocols: ${protocols.map((p) => p.slug).join(", ")}.`,
+        );
+      }
+      return c.json(standardEntry(protocol, sources.chains));
+    });
+}

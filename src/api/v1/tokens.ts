@@ -1,15 +1,14 @@
-import { db } from "ponder:api";
-import { token } from "ponder:schema";
 import { arrayContains, type SQL, sql } from "drizzle-orm";
 import { Hono } from "hono";
 import { and, asc, eq } from "ponder";
 import { z } from "zod";
+import { token } from "../../../ponder.schema.js";
+import type { ApiDatabase, ApiSources } from "../database.js";
 import { ApiError } from "../errors.js";
 import { describeEndpoint, errorResponse } from "../openapi/registry.js";
 import { pageMeta } from "../pagination.js";
 import { parseQuery } from "../query.js";
 import { addressParam, formatAddress, positiveIntParam } from "../schemas.js";
-import { snapshotVersion, startSnapshotRefresh } from "../snapshot/snapshot.js";
 
 /** SPEC 2.2: the token list is served in pages of 1000. */
 export const TOKENS_PER_PAGE = 1000;
@@ -127,7 +126,7 @@ type PageIndex = { total: number; starts: { chainId: number; address: string }[]
  * write sets it). Either moves when a token row changes; neither moves when none does, however
  * many blocks pass. Two index lookups.
  */
-async function catalogueState(): Promise<string> {
+async function catalogueState(db: ApiDatabase): Promise<string> {
   const result = await db.execute(
     sql`select (select max(operation_id) from ${sql.raw('"_reorg__token"')}) as operation, (select max(${token.updatedBlock}) from ${token}) as block`,
   );
@@ -142,6 +141,11 @@ async function catalogueState(): Promise<string> {
  * the count; each page is then an index range scan of 1,000 rows.
  */
 class TokenPages {
+  constructor(
+    private readonly db: ApiDatabase,
+    private readonly snapshotVersion: () => string | undefined,
+  ) {}
+
   private state: string | undefined;
   private readonly indexes = new Map<string, Promise<PageIndex>>();
   private readonly answers = new Map<string, TokenListJson>();
@@ -154,11 +158,10 @@ class TokenPages {
    * that the snapshot has not seen, and a burst of requests costs no query.
    */
   private currentState(): Promise<string> {
-    startSnapshotRefresh();
-    const version = snapshotVersion();
-    if (version === undefined) return catalogueState();
+    const version = this.snapshotVersion();
+    if (version === undefined) return catalogueState(this.db);
     if (this.stateAt?.version !== version) {
-      const entry = { version, state: catalogueState() };
+      const entry = { version, state: catalogueState(this.db) };
       this.stateAt = entry;
       entry.state.catch(() => {
         if (this.stateAt === entry) this.stateAt = undefined;
@@ -180,14 +183,14 @@ class TokenPages {
     let index = this.indexes.get(filterKey);
     if (!index) {
       if (this.indexes.size >= MAX_CACHED) this.indexes.clear();
-      index = pageIndex(filter);
+      index = pageIndex(this.db, filter);
       this.indexes.set(filterKey, index);
       index.catch(() => this.indexes.delete(filterKey));
     }
     const { total, starts } = await index;
     const start = starts[page - 1];
     const rows = start
-      ? await db
+      ? await this.db
           .select()
           .from(token)
           .where(
@@ -217,7 +220,7 @@ class TokenPages {
 const MAX_CACHED = 1_000;
 
 /** The first key of every page of `filter`'s tokens, in the catalogue's order, and their count. */
-async function pageIndex(filter: SQL | undefined): Promise<PageIndex> {
+async function pageIndex(db: ApiDatabase, filter: SQL | undefined): Promise<PageIndex> {
   const numbered = db
     .select({
       chainId: token.chainId,
@@ -241,31 +244,35 @@ async function pageIndex(filter: SQL | undefined): Promise<PageIndex> {
   };
 }
 
-const pages = new TokenPages();
+/** `GET /v1/tokens` over `db`'s token table. */
+export function tokensRoutes(sources: Pick<ApiSources, "db" | "snapshots">) {
+  const pages = new TokenPages(sources.db, () => sources.snapshots.snapshotVersion());
+  return new Hono().get("/", async (c) => {
+    const q = parseQuery(c.req.url, tokensQuery);
+    if (q.primayAddress && q.primaryAddress && q.primayAddress !== q.primaryAddress) {
+      throw new ApiError(
+        400,
+        "Query parameters `primayAddress` and `primaryAddress` name the same filter but were given different addresses.",
+      );
+    }
+    const primary = q.primaryAddress ?? q.primayAddress;
+    const conditions: SQL[] = [];
+    if (q.chainId !== undefined)
+      conditions.push(q.chainId > MAX_STORED_CHAIN_ID ? sql`false` : eq(token.chainId, q.chainId));
+    if (q.address) conditions.push(eq(token.address, q.address));
+    if (q.protocolSlug) conditions.push(eq(token.protocolSlug, q.protocolSlug));
+    if (q.type)
+      conditions.push(
+        eq(token.type, q.type === "baseToken" || q.type === "base" ? "base" : "defi"),
+      );
+    if (primary) conditions.push(eq(token.primaryAddress, primary));
+    if (q.underlyingTokens?.length)
+      conditions.push(arrayContains(token.underlyingTokens, q.underlyingTokens));
+    const where = conditions.length > 0 ? and(...conditions) : undefined;
 
-export const tokens = new Hono().get("/", async (c) => {
-  const q = parseQuery(c.req.url, tokensQuery);
-  if (q.primayAddress && q.primaryAddress && q.primayAddress !== q.primaryAddress) {
-    throw new ApiError(
-      400,
-      "Query parameters `primayAddress` and `primaryAddress` name the same filter but were given different addresses.",
-    );
-  }
-  const primary = q.primaryAddress ?? q.primayAddress;
-  const conditions: SQL[] = [];
-  if (q.chainId !== undefined)
-    conditions.push(q.chainId > MAX_STORED_CHAIN_ID ? sql`false` : eq(token.chainId, q.chainId));
-  if (q.address) conditions.push(eq(token.address, q.address));
-  if (q.protocolSlug) conditions.push(eq(token.protocolSlug, q.protocolSlug));
-  if (q.type)
-    conditions.push(eq(token.type, q.type === "baseToken" || q.type === "base" ? "base" : "defi"));
-  if (primary) conditions.push(eq(token.primaryAddress, primary));
-  if (q.underlyingTokens?.length)
-    conditions.push(arrayContains(token.underlyingTokens, q.underlyingTokens));
-  const where = conditions.length > 0 ? and(...conditions) : undefined;
-
-  const page = q.page ?? 1;
-  const filterKey = JSON.stringify({ ...q, page: undefined, primayAddress: undefined, primary });
-  const body = await pages.page(where, filterKey, page);
-  return c.body(body, 200, { "Content-Type": "application/json" });
-});
+    const page = q.page ?? 1;
+    const filterKey = JSON.stringify({ ...q, page: undefined, primayAddress: undefined, primary });
+    const body = await pages.page(where, filterKey, page);
+    return c.body(body, 200, { "Content-Type": "application/json" });
+  });
+}

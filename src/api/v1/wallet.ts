@@ -15,6 +15,7 @@ import {
   RpcRequestError,
 } from "viem";
 import { z } from "zod";
+import type { ChainSetup } from "../../../engine/chain-setup.js";
 import { describeRevert } from "../../../engine/program/revert.js";
 import { inputSpender } from "../../../engine/program/sending.js";
 import { isNativeToken, NATIVE_TOKEN_ADDRESS } from "../../../engine/protocols/native.js";
@@ -106,65 +107,68 @@ describeEndpoint({
   },
 });
 
-export const wallet = new Hono().get("/approve", async (c) => {
-  const q = parseQuery(c.req.url, approveQuerySchema);
-  if (isNativeToken(q.tokenAddress)) {
-    throw new ApiError(
-      400,
-      `Query parameter \`tokenAddress\`: ${NATIVE_TOKEN_ADDRESS} is the native currency, which needs no approval.`,
-    );
-  }
-  if (q.routingStrategy === "delegate") {
-    throw new ApiError(
-      400,
-      "Query parameter `routingStrategy`: with `delegate`, the caller's delegated (EIP-7702) account spends its own balance, so no approval is needed.",
-    );
-  }
-  const chain = resolveChain(q.chainId);
-  const client = chainClient(chain);
-  const contracts = await executionContracts(chain, client);
-  const from = getAddress(q.fromAddress);
-  const token = getAddress(q.tokenAddress);
-  const spender = inputSpender({ strategy: q.routingStrategy, contracts, from }) as Address;
-  const data = encodeFunctionData({
-    abi: erc20Abi,
-    functionName: "approve",
-    args: [spender, q.amount],
-  });
+/** `GET /v1/wallet/approve` on the served chains. */
+export function walletRoutes(sources: { chains: readonly ChainSetup[] }) {
+  return new Hono().get("/approve", async (c) => {
+    const q = parseQuery(c.req.url, approveQuerySchema);
+    if (isNativeToken(q.tokenAddress)) {
+      throw new ApiError(
+        400,
+        `Query parameter \`tokenAddress\`: ${NATIVE_TOKEN_ADDRESS} is the native currency, which needs no approval.`,
+      );
+    }
+    if (q.routingStrategy === "delegate") {
+      throw new ApiError(
+        400,
+        "Query parameter `routingStrategy`: with `delegate`, the caller's delegated (EIP-7702) account spends its own balance, so no approval is needed.",
+      );
+    }
+    const chain = resolveChain(sources.chains, q.chainId);
+    const client = chainClient(chain);
+    const contracts = await executionContracts(chain, client);
+    const from = getAddress(q.fromAddress);
+    const token = getAddress(q.tokenAddress);
+    const spender = inputSpender({ strategy: q.routingStrategy, contracts, from }) as Address;
+    const data = encodeFunctionData({
+      abi: erc20Abi,
+      functionName: "approve",
+      args: [spender, q.amount],
+    });
 
-  const unreachable = () =>
-    new ApiError(503, `The RPC node of chain ${chain.id} is unreachable; try again shortly.`);
-  // A call to an address without code succeeds (and estimates) like a plain transfer, so the
-  // code is read beside the estimate: no code, no token.
-  const [code, estimate] = await Promise.all([
-    client.getCode({ address: token }).catch(() => {
-      throw unreachable();
-    }),
-    client.request({ method: "eth_estimateGas", params: [{ from, to: token, data }] }).then(
-      (gas) => ({ ok: true, gas: BigInt(gas) }) as const,
-      (error: unknown) => ({ ok: false, error }) as const,
-    ),
-  ]);
-  if (code === undefined || code === "0x") {
-    throw new ApiError(
-      400,
-      `Query parameter \`tokenAddress\`: ${token} has no contract code on chain ${chain.id}, so it is not a token.`,
-    );
-  }
-  if (!estimate.ok) {
-    const reason = estimateFailure(estimate.error);
-    if (reason === undefined) throw unreachable();
-    throw new ApiError(
-      422,
-      `Approving ${spender} on token ${token} fails on chain ${chain.id}: ${reason}.`,
-    );
-  }
-  const answer: ApproveAnswer = {
-    tx: { data, to: token, from, value: "0" },
-    gas: estimate.gas.toString(),
-    token,
-    amount: q.amount.toString(),
-    spender,
-  };
-  return c.json(answer);
-});
+    const unreachable = () =>
+      new ApiError(503, `The RPC node of chain ${chain.id} is unreachable; try again shortly.`);
+    // A call to an address without code succeeds (and estimates) like a plain transfer, so the
+    // code is read beside the estimate: no code, no token.
+    const [code, estimate] = await Promise.all([
+      client.getCode({ address: token }).catch(() => {
+        throw unreachable();
+      }),
+      client.request({ method: "eth_estimateGas", params: [{ from, to: token, data }] }).then(
+        (gas) => ({ ok: true, gas: BigInt(gas) }) as const,
+        (error: unknown) => ({ ok: false, error }) as const,
+      ),
+    ]);
+    if (code === undefined || code === "0x") {
+      throw new ApiError(
+        400,
+        `Query parameter \`tokenAddress\`: ${token} has no contract code on chain ${chain.id}, so it is not a token.`,
+      );
+    }
+    if (!estimate.ok) {
+      const reason = estimateFailure(estimate.error);
+      if (reason === undefined) throw unreachable();
+      throw new ApiError(
+        422,
+        `Approving ${spender} on token ${token} fails on chain ${chain.id}: ${reason}.`,
+      );
+    }
+    const answer: ApproveAnswer = {
+      tx: { data, to: token, from, value: "0" },
+      gas: estimate.gas.toString(),
+      token,
+      amount: q.amount.toString(),
+      spender,
+    };
+    return c.json(answer);
+  });
+}

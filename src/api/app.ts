@@ -1,0 +1,178 @@
+/**
+ * The API app, assembled from what it needs (AppDeps): the service wires it in
+ * src/api/index.ts; a test builds one over its own database.
+ */
+import { Hono, type MiddlewareHandler } from "hono";
+import type { ApiSources } from "./database.js";
+import {
+  clientError,
+  databaseUnavailable,
+  errorBody,
+  handleError,
+  handleNotFound,
+} from "./errors.js";
+import { describeMiddleware, errorResponse } from "./openapi/registry.js";
+import { openApiRoutes } from "./openapi/routes.js";
+import { type KeyRing, requireApiKey } from "./ops/auth.js";
+import type { OpsEnv } from "./ops/context.js";
+import { requestDeadline } from "./ops/deadline.js";
+import { errorFields, log } from "./ops/log.js";
+import { type RateLimiter, rateLimit } from "./ops/rate-limit.js";
+import { requestContext } from "./ops/request-context.js";
+import { opsRoutes } from "./ops/routes.js";
+import { bundleRoutes } from "./v1/bundle.js";
+import { projectsRoutes } from "./v1/projects.js";
+import { routeRoutes } from "./v1/route.js";
+import { standardsRoutes } from "./v1/standards.js";
+import { tokensRoutes } from "./v1/tokens.js";
+import { walletRoutes } from "./v1/wallet.js";
+
+export type AppDeps = {
+  /** The tables, the served chains and the routing graphs the endpoints read. */
+  sources: ApiSources;
+  /** API keys (none: the API is open) and the limiter of their rate limits. */
+  keys: KeyRing;
+  limiter: RateLimiter;
+  /** Answers 503 until the index has caught up with the chain. */
+  requireIndexReady: MiddlewareHandler;
+  /** Answers 503 on `/v1/shortcuts/*` while the routing data lags (createFreshness). */
+  freshness: { guard: MiddlewareHandler };
+  /** MAX_LAG_BLOCKS, as the OpenAPI document states it. */
+  maxLagBlocks: number;
+  /** LOG_REQUESTS: one access-log line per request. */
+  logRequests: boolean;
+  /** The version the OpenAPI document states. */
+  version: string;
+  /** GraphQL (`/graphql`) and SQL (`/sql/*`) over the tables, as Ponder serves them. */
+  analytics?: { graphql: MiddlewareHandler; sql: MiddlewareHandler };
+};
+
+/** Longest a `/v1` request may take before it is answered with a 503. */
+const REQUEST_DEADLINE_MS = 10_000;
+
+/**
+ * The API as a Hono app built from its parts: every request's id, deadline, keys and limits,
+ * readiness and freshness, the `/v1` endpoints over `sources`, and one error handler. Nothing
+ * here connects or starts anything (src/api/index.ts does, for the service), so a test can
+ * answer requests with `app.request()`.
+ */
+export function createApp(deps: AppDeps): Hono<OpsEnv> {
+  const { keys, limiter, freshness } = deps;
+  const app = new Hono<OpsEnv>();
+
+  // ── Every request: id, in-flight tracking, metrics, access log ─────────────────────────────
+  app.use("*", requestContext({ logRequests: deps.logRequests }));
+  describeMiddleware({
+    name: "requestContext",
+    paths: ["/*"],
+    headers: {
+      "X-Request-Id": {
+        description: "The request's id (the caller's own `X-Request-Id` when it sent a plain one).",
+        required: true,
+      },
+    },
+    responses: {
+      500: errorResponse("A bug: `details.requestId` finds the log line."),
+      503: errorResponse("The service is shutting down; retry (another replica answers)."),
+    },
+  });
+
+  // A request the database or the node leaves hanging gets a 503 instead of no answer.
+  app.use("/v1/*", requestDeadline({ timeoutMs: REQUEST_DEADLINE_MS }));
+
+  // ── API keys and rate limits (DESIGN §5): /v1, GraphQL and SQL; open when no keys exist ────
+  const isPublic = (path: string) =>
+    path === "/v1/openapi.json" || /^\/v1\/projects\/[^/]+\/logo\.svg$/.test(path);
+  for (const path of ["/v1/*", "/graphql", "/sql/*"]) {
+    app.use(path, requireApiKey({ keys, isPublic }), rateLimit({ limiter }));
+  }
+  if (keys.size > 0) {
+    const guarded = {
+      paths: ["/v1/*", "/graphql"],
+      except: ["/v1/openapi.json", "/v1/projects/{id}/logo.svg"],
+    };
+    describeMiddleware({
+      name: "apiKey",
+      ...guarded,
+      bearerAuth: true,
+      responses: { 401: errorResponse("The API key is missing, malformed or unknown.") },
+    });
+    describeMiddleware({
+      name: "rateLimit",
+      ...guarded,
+      responses: {
+        429: errorResponse("The API key's rate limit is exhausted.", {
+          "Retry-After": {
+            description: "Seconds until the key may make its next request.",
+            schema: { type: "string", pattern: "^[0-9]+$" },
+            required: true,
+          },
+        }),
+      },
+    });
+  }
+
+  // Analysts: GraphQL and SQL over HTTP on the indexed tables, as Ponder provides them.
+  if (deps.analytics) {
+    app.use("/graphql", deps.analytics.graphql);
+    app.use("/sql/*", deps.analytics.sql);
+  }
+
+  // ── Readiness and freshness ────────────────────────────────────────────────────────────────
+  app.use("/v1/tokens", deps.requireIndexReady);
+  app.use("/v1/projects", deps.requireIndexReady);
+  // Readiness first: while the backfill runs, "still backfilling" says more than a lag in blocks.
+  app.use("/v1/shortcuts/*", deps.requireIndexReady);
+  describeMiddleware({
+    name: "indexReady",
+    paths: ["/v1/tokens", "/v1/projects", "/v1/shortcuts/*"],
+    responses: { 503: errorResponse("The indexer has not caught up with the chain yet.") },
+  });
+  app.use("/v1/shortcuts/*", freshness.guard);
+  describeMiddleware({
+    name: "freshness",
+    paths: ["/v1/shortcuts/*"],
+    responses: {
+      503: errorResponse(
+        `The routing data lags the chain head by more than MAX_LAG_BLOCKS (${deps.maxLagBlocks}) blocks, or the chain's RPC does not answer.`,
+      ),
+    },
+  });
+
+  // ── Endpoints ──────────────────────────────────────────────────────────────────────────────
+  app.route("/", opsRoutes);
+  app.route(
+    "/",
+    openApiRoutes({
+      info: {
+        title: "DeFi shortcuts API",
+        version: deps.version,
+        description:
+          "Tokens, protocols and projects of a chain indexed by this service, and (as they land) routes and bundles returned as unsigned transactions. Errors are JSON `{ statusCode, error, message, details? }`. When the operator configures API keys, `/v1` endpoints need `Authorization: Bearer <key>`.",
+      },
+    }),
+  );
+  app.route("/v1/tokens", tokensRoutes(deps.sources));
+  app.route("/v1/standards", standardsRoutes(deps.sources));
+  app.route("/v1/projects", projectsRoutes(deps.sources));
+  app.route("/v1/shortcuts", routeRoutes(deps.sources));
+  app.route("/v1/shortcuts", bundleRoutes(deps.sources));
+  // Reads only the chain (no index): neither readiness nor freshness applies.
+  app.route("/v1/wallet", walletRoutes(deps.sources));
+
+  // Ponder answers its own paths (/health, /ready, /status, /metrics) before this app is asked.
+  app.all("*", handleNotFound);
+  app.notFound(handleNotFound);
+  app.onError((error, c) => {
+    const answer = clientError(error) ?? databaseUnavailable(error);
+    if (answer) return handleError(answer, c);
+    const requestId = c.get("requestId");
+    log("error", "unhandled error", { requestId, ...errorFields(error) });
+    return c.json(
+      errorBody(500, "Internal error; the request was not processed.", { requestId }),
+      500,
+    );
+  });
+
+  return app;
+}
