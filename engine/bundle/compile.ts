@@ -9,7 +9,6 @@
 import type { Address } from "viem";
 import { erc20Abi, getAbiItem } from "viem";
 import type { z } from "zod";
-import type { ChainSetup } from "../chain-setup.js";
 import {
   EngineError,
   InvalidArgumentError,
@@ -24,17 +23,12 @@ import {
   addMinAmountOutCheck,
   addSweep,
 } from "../program/execution-steps.js";
-import {
-  type ExecutionContracts,
-  type RoutingStrategy,
-  UnsupportedRouteError,
-} from "../program/hop-context.js";
+import { UnsupportedRouteError } from "../program/hop-context.js";
 import { addApprove, addTransfer } from "../program/protocol-steps.js";
 import { addRouteHop } from "../program/route-program.js";
 import { isNativeToken } from "../protocols/native.js";
 import { protocols } from "../protocols/registry.js";
 import { type RouteStep, routeSteps as routeStepsOf } from "../route.js";
-import type { RoutingGraph } from "../routing/graph.js";
 import { quoteEdge } from "../routing/quote-edge.js";
 import { type FindRouteResult, findRoute } from "../routing/search.js";
 import { protocolActions } from "./actions/registry.js";
@@ -43,6 +37,7 @@ import type {
   AmountArg,
   CompileContext,
   OutputValue,
+  ProgramTarget,
   ResolvedAmount,
 } from "./actions/types.js";
 
@@ -75,17 +70,9 @@ export type CompiledBundle = {
   lastOutputToken: Address | undefined;
 };
 
-export type CompileBundleParameters = {
+export type CompileBundleParameters = ProgramTarget & {
   /** The request body's actions as sent: each is checked here, its mistakes named by path. */
   actions: readonly unknown[];
-  strategy: RoutingStrategy;
-  contracts: ExecutionContracts;
-  chain: ChainSetup;
-  graph: RoutingGraph;
-  gasPriceWei: bigint;
-  account: Address;
-  receiver: Address;
-  from: Address;
   /** The transaction's deadline (checked by the program outside the router). */
   deadline: bigint;
   /** Slippage of the bundle's own checks and of protocol steps' minimums, in basis points. */

@@ -12,7 +12,7 @@ import { CoreWalletAbi } from "../../abis/generated/CoreWallet.js";
 import { CoreWalletFactoryAbi } from "../../abis/generated/CoreWalletFactory.js";
 import { DelegateExecutorAbi } from "../../abis/generated/DelegateExecutor.js";
 import { ShortcutRouterAbi } from "../../abis/generated/ShortcutRouter.js";
-import { isNativeToken } from "./native-token.js";
+import { isNativeToken } from "../protocols/native.js";
 
 /** An unsigned transaction (the API serializes `value` as a decimal string). */
 export type EncodedTx = { to: Address; from: Address; data: Hex; value: bigint };
@@ -54,31 +54,17 @@ export type EncodeRouterSwapTxParameters = {
  * @example encodeRouterSwapTx({ router, from, tokenIn, amountIn, tokenOut, minAmountOut, receiver, program })
  */
 export function encodeRouterSwapTx(params: EncodeRouterSwapTxParameters): EncodedTx {
-  checkFee(params.fee);
+  const order = { ...routerOrder(params), tokenOut: params.tokenOut };
   const data = encodeFunctionData({
     abi: ShortcutRouterAbi,
     functionName: "swap",
     args: [
-      {
-        tokenIn: params.tokenIn,
-        amountIn: params.amountIn,
-        tokenOut: params.tokenOut,
-        minAmountOut: params.minAmountOut,
-        receiver: params.receiver,
-        feeBps: BigInt(params.fee?.bps ?? 0),
-        feeReceiver: params.fee?.receiver ?? ZERO_ADDRESS,
-        deadline: params.deadline ?? maxUint256,
-      },
+      { ...order, minAmountOut: params.minAmountOut },
       params.program.commands,
       params.program.state,
     ],
   });
-  return {
-    to: params.router,
-    from: params.from,
-    data,
-    value: nativeValue(params.tokenIn, params.amountIn),
-  };
+  return routerTx(params, data);
 }
 
 export type EncodeRouterBundleTxParameters = Omit<
@@ -91,25 +77,35 @@ export type EncodeRouterBundleTxParameters = Omit<
 
 /** `ShortcutRouter.bundle`: one input, several checked outputs. */
 export function encodeRouterBundleTx(params: EncodeRouterBundleTxParameters): EncodedTx {
-  checkFee(params.fee);
+  const order = routerOrder(params);
   if (params.outputs.length === 0) throw new RangeError("a router bundle needs a checked output");
+  const outputs = params.outputs.map((o) => ({ token: o.token, minAmountOut: o.minAmountOut }));
   const data = encodeFunctionData({
     abi: ShortcutRouterAbi,
     functionName: "bundle",
-    args: [
-      {
-        tokenIn: params.tokenIn,
-        amountIn: params.amountIn,
-        outputs: params.outputs.map((o) => ({ token: o.token, minAmountOut: o.minAmountOut })),
-        receiver: params.receiver,
-        feeBps: BigInt(params.fee?.bps ?? 0),
-        feeReceiver: params.fee?.receiver ?? ZERO_ADDRESS,
-        deadline: params.deadline ?? maxUint256,
-      },
-      params.program.commands,
-      params.program.state,
-    ],
+    args: [{ ...order, outputs }, params.program.commands, params.program.state],
   });
+  return routerTx(params, data);
+}
+
+/** The fields both router orders share, the fee checked. */
+function routerOrder(params: EncodeRouterBundleTxParameters | EncodeRouterSwapTxParameters) {
+  checkFee(params.fee);
+  return {
+    tokenIn: params.tokenIn,
+    amountIn: params.amountIn,
+    receiver: params.receiver,
+    feeBps: BigInt(params.fee?.bps ?? 0),
+    feeReceiver: params.fee?.receiver ?? ZERO_ADDRESS,
+    deadline: params.deadline ?? maxUint256,
+  };
+}
+
+/** A router call from the caller, with the native input as its value. */
+function routerTx(
+  params: { router: Address; from: Address; tokenIn: Address; amountIn: bigint },
+  data: Hex,
+): EncodedTx {
   return {
     to: params.router,
     from: params.from,

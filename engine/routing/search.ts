@@ -21,7 +21,11 @@
  * per-step constants of gas.ts. Every amount in the result is an exact quote.
  */
 import { type ApproxQuote, approxEdgeQuoter } from "./approx-edge.js";
-import { type CandidatePath, findCandidatePaths } from "./candidate-paths.js";
+import {
+  type CandidatePath,
+  type FindCandidatePathsParameters,
+  findCandidatePaths,
+} from "./candidate-paths.js";
 import { routeGas } from "./gas.js";
 import type { RoutingGraph } from "./graph.js";
 import { quotePath, quotePathOut } from "./quote-path.js";
@@ -537,7 +541,7 @@ export function findRoute(params: FindRouteParameters): FindRouteResult {
     tokenOut,
     params.gasPriceWei,
   );
-  const candidates = (amount: number) =>
+  const find = (amount: number, options: Partial<FindCandidatePathsParameters> = {}) =>
     findCandidatePaths({
       graph,
       tokenIn,
@@ -547,7 +551,9 @@ export function findRoute(params: FindRouteParameters): FindRouteResult {
       gasToOut: gas.perUnit,
       limit: CANDIDATE_PATHS,
       unitValue: gas.unitValue,
+      ...options,
     });
+  const candidates = (amount: number) => find(amount);
   const amountFloat = Number(amountIn);
   const { paths, connected } = candidates(amountFloat);
   if (!connected) return { ok: false, reason: "no-path" };
@@ -586,15 +592,7 @@ export function findRoute(params: FindRouteParameters): FindRouteResult {
     }
   }
   const disjointPaths = (amount: number, exclude: ReadonlySet<Address>) =>
-    findCandidatePaths({
-      graph,
-      tokenIn,
-      tokenOut,
-      amountIn: amount,
-      maxHops,
-      gasToOut: gas.perUnit,
-      limit: CANDIDATE_PATHS,
-      unitValue: gas.unitValue,
+    find(amount, {
       excludePools: exclude,
       exactConnectivity: false,
       limits: PARTNER_SEARCH_LIMITS,

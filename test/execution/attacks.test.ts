@@ -27,7 +27,6 @@ import {
   encodeRouterBundleTx,
   encodeRouterSwapTx,
 } from "../../engine/program/encode.js";
-import { NATIVE_TOKEN_ADDRESS } from "../../engine/program/native-token.js";
 import { ProgramPlanner } from "../../engine/program/planner.js";
 import {
   addExecutorUniswapV2Swap,
@@ -35,6 +34,7 @@ import {
   addWrapNative,
   uniswapV3CallbackData,
 } from "../../engine/program/protocol-steps.js";
+import { NATIVE_TOKEN_ADDRESS } from "../../engine/protocols/native.js";
 import {
   allErrorsAbi,
   approve,

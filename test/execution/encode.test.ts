@@ -12,7 +12,7 @@ import {
   encodeRouterSwapTx,
   routeFeeAmount,
 } from "../../engine/program/encode.js";
-import { NATIVE_TOKEN_ADDRESS } from "../../engine/program/native-token.js";
+import { NATIVE_TOKEN_ADDRESS } from "../../engine/protocols/native.js";
 
 const router: Address = "0x1000000000000000000000000000000000000001";
 const user: Address = "0x2000000000000000000000000000000000000002";

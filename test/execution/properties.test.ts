@@ -26,7 +26,6 @@ import { ArgProbeAbi } from "../../abis/generated/ArgProbe.js";
 import { CommandVMHarnessAbi } from "../../abis/generated/CommandVMHarness.js";
 import { encodeRouterSwapTx, routeFeeAmount } from "../../engine/program/encode.js";
 import { addSweep } from "../../engine/program/execution-steps.js";
-import { NATIVE_TOKEN_ADDRESS } from "../../engine/program/native-token.js";
 import { ProgramPlanner, type ProgramValue } from "../../engine/program/planner.js";
 import {
   addErc4626Deposit,
@@ -35,6 +34,7 @@ import {
   addUnwrapNative,
   addWrapNative,
 } from "../../engine/program/protocol-steps.js";
+import { NATIVE_TOKEN_ADDRESS } from "../../engine/protocols/native.js";
 import { approve, balances, gasCost, sendOk, useExecutionWorld } from "./harness.js";
 import { previewDeposit, quoteV2, quoteV3 } from "./quotes.js";
 import type { ExecutionWorld } from "./world.js";

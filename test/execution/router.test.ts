@@ -17,7 +17,6 @@ import {
   routeFeeAmount,
 } from "../../engine/program/encode.js";
 import { addArrayElement, addSweep } from "../../engine/program/execution-steps.js";
-import { NATIVE_TOKEN_ADDRESS } from "../../engine/program/native-token.js";
 import { ProgramPlanner } from "../../engine/program/planner.js";
 import {
   addApprove,
@@ -29,6 +28,7 @@ import {
   addWrapNative,
 } from "../../engine/program/protocol-steps.js";
 import { describeRevert } from "../../engine/program/revert.js";
+import { NATIVE_TOKEN_ADDRESS } from "../../engine/protocols/native.js";
 import {
   approve,
   balanceOf,

@@ -21,9 +21,9 @@ import { loadArtifact } from "../../contracts/build.js";
 import { devnetReceipt } from "../../devnet/receipts.js";
 import { encodeRouterSwapTx } from "../../engine/program/encode.js";
 import { addSweep } from "../../engine/program/execution-steps.js";
-import { NATIVE_TOKEN_ADDRESS } from "../../engine/program/native-token.js";
 import { ProgramPlanner } from "../../engine/program/planner.js";
 import { addExecutorUniswapV2Swap } from "../../engine/program/protocol-steps.js";
+import { NATIVE_TOKEN_ADDRESS } from "../../engine/protocols/native.js";
 import {
   allErrorsAbi,
   approve,

@@ -16,7 +16,6 @@ import {
   encodeDelegateTx,
 } from "../../engine/program/encode.js";
 import { addBalanceSnapshot, addMinAmountOutCheck } from "../../engine/program/execution-steps.js";
-import { NATIVE_TOKEN_ADDRESS } from "../../engine/program/native-token.js";
 import { type PlannedProgram, ProgramPlanner } from "../../engine/program/planner.js";
 import {
   addUniswapV2Swap,
@@ -24,6 +23,7 @@ import {
   addUnwrapNative,
   addWrapNative,
 } from "../../engine/program/protocol-steps.js";
+import { NATIVE_TOKEN_ADDRESS } from "../../engine/protocols/native.js";
 import {
   allErrorsAbi,
   approve,

@@ -86,8 +86,8 @@ export function hopAction(
   return [{ kind: "amount", value, estimate, token: edge.tokenOut }];
 }
 
-/** The arguments of a swap on a named pool. */
-function poolSwapArgs() {
+/** The arguments of one hop through a named pool; with `receiver`, who gets its output. */
+function poolHopArgs() {
   return z.object({
     primaryAddress: addressArg,
     tokenIn: addressArg,
@@ -95,19 +95,45 @@ function poolSwapArgs() {
     amountIn: amountArg,
   });
 }
+function poolHopToArgs() {
+  return poolHopArgs().extend({ receiver: addressArg.optional() });
+}
 
-/** `swap` on a named pool of `kind`: one hop, its output kept by the executing account. */
-export function poolSwap(kind: Pool["kind"]): ActionSpec<ReturnType<typeof poolSwapArgs>> {
+/**
+ * `action` (a swap, a vault's redeem…) through a named pool of `kind`: one hop, its output kept
+ * by the executing account.
+ */
+export function poolHop(
+  kind: Pool["kind"],
+  action: EdgeAction,
+): ActionSpec<ReturnType<typeof poolHopArgs>> {
+  return hopSpec(poolHopArgs(), kind, action, (ctx) => ctx.account);
+}
+
+/** As `poolHop`, paying its output to the optional `receiver` argument (default: the account). */
+export function poolHopTo(
+  kind: Pool["kind"],
+  action: EdgeAction,
+): ActionSpec<ReturnType<typeof poolHopToArgs>> {
+  return hopSpec(poolHopToArgs(), kind, action, (ctx, args) => args.receiver ?? ctx.account);
+}
+
+function hopSpec<S extends ReturnType<typeof poolHopArgs>>(
+  args: S,
+  kind: Pool["kind"],
+  action: EdgeAction,
+  recipient: (ctx: CompileContext, args: z.infer<S>) => Address,
+): ActionSpec<S> {
   return {
-    args: poolSwapArgs(),
+    args,
     amountFields: ["amountIn"],
-    input: (args) => literalInput(args.tokenIn, args.amountIn),
-    compile: (ctx, args) =>
+    input: (a) => literalInput(a.tokenIn, a.amountIn),
+    compile: (ctx, a) =>
       hopAction(
         ctx,
-        namedEdge(ctx, args.primaryAddress, args.tokenIn, args.tokenOut, [kind], "swap"),
-        args.amountIn,
-        ctx.account,
+        namedEdge(ctx, a.primaryAddress, a.tokenIn, a.tokenOut, [kind], action),
+        a.amountIn,
+        recipient(ctx, a),
       ),
   };
 }

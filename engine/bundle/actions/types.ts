@@ -40,11 +40,8 @@ export type ActionRouting = {
   routeSteps: typeof routeSteps;
 };
 
-/** What the compiler knows while adding one action's steps. */
-export type CompileContext = {
-  /** The route search, route steps and quotes (see ActionRouting). */
-  routing: ActionRouting;
-  planner: ProgramPlanner;
+/** Where a bundle's program runs and for whom: what the compiler and each action know of it. */
+export type ProgramTarget = {
   strategy: RoutingStrategy;
   contracts: ExecutionContracts;
   chain: ChainSetup;
@@ -55,6 +52,13 @@ export type CompileContext = {
   /** Where leftovers go at the end. */
   receiver: Address;
   from: Address;
+};
+
+/** What the compiler knows while adding one action's steps. */
+export type CompileContext = ProgramTarget & {
+  /** The route search, route steps and quotes (see ActionRouting). */
+  routing: ActionRouting;
+  planner: ProgramPlanner;
   /** Resolves an amount argument (a literal, or a reference checked beforehand). */
   amount: (arg: AmountArg, field: string) => ResolvedAmount;
   /** Collects the steps of `route` actions for the response. */

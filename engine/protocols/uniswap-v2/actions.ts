@@ -3,7 +3,7 @@ import { type Address, getAbiItem, maxUint256 } from "viem";
 import { z } from "zod";
 import { UniswapV2Router02Abi } from "../../../abis/UniswapV2Router02.js";
 import { addressArg, amountArg } from "../../bundle/actions/args.js";
-import { literalInput, poolSwap, valuesContract } from "../../bundle/actions/pool-action.js";
+import { literalInput, poolHop, valuesContract } from "../../bundle/actions/pool-action.js";
 import type {
   ActionSpec,
   AmountArg,
@@ -181,7 +181,7 @@ const uniswapV2Redeem: ActionSpec<typeof lpRedeemArgs> = {
 
 /** Uniswap V2's actions, by method. */
 export const uniswapV2Actions: Record<string, ActionSpec> = {
-  swap: poolSwap("v2"),
+  swap: poolHop("v2", "swap"),
   deposit: uniswapV2Deposit,
   redeem: uniswapV2Redeem,
 };

@@ -1,6 +1,6 @@
 /** Uniswap V3's bundle action: `swap` on a named pool. */
-import { poolSwap } from "../../bundle/actions/pool-action.js";
+import { poolHop } from "../../bundle/actions/pool-action.js";
 import type { ActionSpec } from "../../bundle/actions/types.js";
 
 /** Uniswap V3's actions, by method. */
-export const uniswapV3Actions: Record<string, ActionSpec> = { swap: poolSwap("v3") };
+export const uniswapV3Actions: Record<string, ActionSpec> = { swap: poolHop("v3", "swap") };
