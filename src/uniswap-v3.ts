@@ -53,11 +53,11 @@ ponder.on("UniswapV3Pool:Swap", async ({ event, context }) => {
 async function modifyPosition(
   context: Context,
   pool: Address,
-  tickLower: number,
-  tickUpper: number,
+  range: { tickLower: number; tickUpper: number },
   liquidityDelta: bigint,
   block: bigint,
 ): Promise<void> {
+  const { tickLower, tickUpper } = range;
   if (liquidityDelta === 0n) return; // a poke to collect fees
   const chainId = context.chain.id;
   for (const [tick, netDelta] of [
@@ -88,26 +88,23 @@ async function modifyPosition(
   });
 }
 
+// A mint adds its amount of liquidity to the position's range; a burn takes it away.
 ponder.on("UniswapV3Pool:Mint", async ({ event, context }) => {
-  const { tickLower, tickUpper, amount } = event.args;
   await modifyPosition(
     context,
     event.log.address,
-    tickLower,
-    tickUpper,
-    amount,
+    event.args,
+    event.args.amount,
     event.block.number,
   );
 });
 
 ponder.on("UniswapV3Pool:Burn", async ({ event, context }) => {
-  const { tickLower, tickUpper, amount } = event.args;
   await modifyPosition(
     context,
     event.log.address,
-    tickLower,
-    tickUpper,
-    -amount,
+    event.args,
+    -event.args.amount,
     event.block.number,
   );
 });

@@ -139,13 +139,7 @@ async function run(
  */
 export async function planBundle(ctx: BundleContext, req: BundleRequest): Promise<BundleAnswer> {
   const contracts = await executionContracts(ctx.chain, ctx.client);
-  const build = buildBundle({
-    chain: ctx.chain,
-    contracts,
-    graph: ctx.graph,
-    gasPriceWei: ctx.gasPriceWei,
-    request: req,
-  });
+  const build = buildBundle({ ...ctx, contracts, request: req });
   const { strategy, from, account, input } = build;
   const target = { chainId: ctx.chain.id, client: ctx.client, slots: ctx.slots };
   const simulatedDeadline = req.deadline ?? PROVISIONAL_DEADLINE;

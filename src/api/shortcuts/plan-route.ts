@@ -70,13 +70,7 @@ export type RouteAnswer = {
  */
 export async function planRoute(ctx: PlanRouteContext, req: RouteRequest): Promise<RouteAnswer> {
   const contracts = await executionContracts(ctx.chain, ctx.client);
-  const route = buildRoute({
-    chain: ctx.chain,
-    contracts,
-    graph: ctx.graph,
-    gasPriceWei: ctx.gasPriceWei,
-    request: req,
-  });
+  const route = buildRoute({ ...ctx, contracts, request: req });
   recordRouteSearch(route.searchMs);
   const { quote, receiver, strategy } = route;
   const minFor = (amountOut: bigint) => minimumOf(amountOut, req.slippage);
