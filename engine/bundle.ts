@@ -104,7 +104,9 @@ export function buildBundle(params: BuildBundleParameters): BundleBuild {
   const { chain, contracts, graph, request: req } = params;
   const strategy = req.routingStrategy;
   const from = getAddress(req.fromAddress);
-  if (req.spender !== lower(from) && strategy !== "corewallet") {
+  // Under corewallet a spender other than the caller is its wallet, spending what it holds.
+  const walletSpendsOwn = req.spender !== lower(from);
+  if (walletSpendsOwn && strategy !== "corewallet") {
     throw new InvalidArgumentError(
       `Query parameter \`spender\` must equal \`fromAddress\` with routingStrategy=${strategy}.`,
     );
@@ -142,7 +144,7 @@ export function buildBundle(params: BuildBundleParameters): BundleBuild {
     );
   }
   // What a core wallet pulls from its owner: the input, unless the wallet spends its own.
-  const pulled = input && req.spender === lower(from) ? input : undefined;
+  const pulled = input && !walletSpendsOwn ? input : undefined;
 
   return {
     strategy,
@@ -157,7 +159,7 @@ export function buildBundle(params: BuildBundleParameters): BundleBuild {
       contracts,
       from,
       wallet,
-      walletSpendsOwn: req.spender !== lower(from),
+      walletSpendsOwn,
     }),
     compile,
     watchList: (c) => {

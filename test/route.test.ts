@@ -10,21 +10,12 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { QuoterV2Abi } from "../abis/QuoterV2.js";
 import { UniswapV2Router02Abi } from "../abis/UniswapV2Router02.js";
 import { NATIVE_TOKEN_ADDRESS } from "../engine/protocols/native.js";
+import type { RouteStep } from "../engine/route.js";
 import { devnetActors } from "./harness/actors.js";
 import { type ServiceInstance, startService, waitForIndexedBlock } from "./harness/service.js";
 
 type RouteAnswer = {
-  route: {
-    tokenIn: string[];
-    positionInId: string[];
-    tokenOut: string[];
-    positionOutId: string[];
-    protocol: string;
-    action: string;
-    primaryAddress: string;
-    amountIn: string;
-    amountOut: string;
-  }[];
+  route: RouteStep[];
   gas: string;
   gasUsed: string;
   deadline: number;

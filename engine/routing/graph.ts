@@ -9,25 +9,17 @@ import type { Address, Edge, Pool } from "./types.js";
 /** How a pool's edges are derived. */
 export type EdgesOf = (pool: Pool) => Edge[];
 
-/**
- * Each routed protocol's pool kind, read from the registry at first use: the protocol modules
- * import the routing code (their bundle actions route), so the registry may still be loading
- * when this module is.
- */
-let routedProtocols: Map<string, Pool["kind"]> | undefined;
-function routedKind(slug: string): Pool["kind"] | undefined {
-  routedProtocols ??= new Map(
-    protocols.flatMap((p) => (p.poolKind ? [[p.slug, p.poolKind.kind] as const] : [])),
-  );
-  return routedProtocols.get(slug);
-}
+/** Each routed protocol's pool kind. */
+const routedProtocols = new Map<string, Pool["kind"]>(
+  protocols.flatMap((p) => (p.poolKind ? [[p.slug, p.poolKind.kind] as const] : [])),
+);
 
 /**
  * A pool's edges as its protocol's pool kind defines them (none for an unknown protocol, or a
  * pool of a kind its protocol does not route through).
  */
 export function protocolEdges(pool: Pool): Edge[] {
-  return routedKind(pool.protocol) === pool.kind ? poolKindOf(pool).edges(pool) : [];
+  return routedProtocols.get(pool.protocol) === pool.kind ? poolKindOf(pool).edges(pool) : [];
 }
 
 /** The edges at one token, grouped by pool; the flat list is rebuilt lazily after a change. */

@@ -25,20 +25,31 @@ function isArrayField(field: z.core.$ZodType): boolean {
   return inner !== undefined && isArrayField(inner);
 }
 
+type QueryParameters = { arrays: Set<string>; scalars: Set<string>; known: string[] };
+
+/** Each schema's parameters, read from it once (every request of its endpoint asks). */
+const parameters = new WeakMap<z.ZodObject, QueryParameters>();
+
+function parametersOf(schema: z.ZodObject): QueryParameters {
+  let found = parameters.get(schema);
+  if (!found) {
+    const fields = Object.entries(schema.shape);
+    const arrays = fields.filter(([, f]) => isArrayField(f)).map(([name]) => name);
+    const scalars = fields.filter(([, f]) => !isArrayField(f)).map(([name]) => name);
+    found = { arrays: new Set(arrays), scalars: new Set(scalars), known: [...scalars, ...arrays] };
+    parameters.set(schema, found);
+  }
+  return found;
+}
+
 /**
  * Turns a request's query into a plain object checked against `schema`, the one description
  * of the endpoint's parameters: its array fields accept repeats (and the `name[]` form), every
  * other field is a scalar. Unknown parameters and repeated scalars are 400s naming the parameter.
  */
 export function parseQuery<S extends z.ZodObject>(url: string, schema: S): z.output<S> {
-  const fields = Object.entries(schema.shape);
-  const spec = {
-    scalars: fields.filter(([, f]) => !isArrayField(f)).map(([name]) => name),
-    arrays: fields.filter(([, f]) => isArrayField(f)).map(([name]) => name),
-  };
+  const { arrays, scalars, known } = parametersOf(schema);
   const query = collectQuery(url);
-  const arrays = new Set(spec.arrays);
-  const scalars = new Set(spec.scalars);
   const raw: Record<string, string | string[]> = {};
   for (const [key, values] of query) {
     if (arrays.has(key)) {
@@ -52,7 +63,6 @@ export function parseQuery<S extends z.ZodObject>(url: string, schema: S): z.out
       }
       raw[key] = values[0] ?? "";
     } else {
-      const known = [...spec.scalars, ...spec.arrays];
       throw new ApiError(
         400,
         known.length > 0

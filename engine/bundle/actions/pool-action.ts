@@ -40,7 +40,7 @@ export function namedEdge(
   }
   const edge = ctx.graph
     .edgesFromVia(tokenIn, pool.address)
-    .find((e) => e.tokenIn === tokenIn && e.tokenOut === tokenOut && e.action === action);
+    .find((e) => e.tokenOut === tokenOut && e.action === action);
   if (!edge) {
     throw new UnknownPoolError(
       `${displayAddress(primaryAddress)} does not ${action} ${displayAddress(tokenIn)} for ${displayAddress(tokenOut)}.`,
@@ -50,13 +50,20 @@ export function namedEdge(
   return edge;
 }
 
-function hopContext(ctx: CompileContext) {
+/**
+ * What a route hop needs of the compile context; `slippageBps` replaces the bundle's slippage
+ * in the hop's own minimums (outside the router).
+ */
+export function hopContext(ctx: CompileContext, slippageBps?: number) {
   return {
     strategy: ctx.strategy,
     execution: ctx.contracts,
     swapRouter: ctx.chain.uniswapV3?.swapRouter,
     account: ctx.account,
-    bounds: ctx.bounds,
+    bounds:
+      ctx.bounds && slippageBps !== undefined
+        ? { deadline: ctx.bounds.deadline, slippageBps }
+        : ctx.bounds,
   };
 }
 
@@ -87,38 +94,31 @@ export function hopAction(
 }
 
 /** The arguments of one hop through a named pool; with `receiver`, who gets its output. */
-function poolHopArgs() {
-  return z.object({
-    primaryAddress: addressArg,
-    tokenIn: addressArg,
-    tokenOut: addressArg,
-    amountIn: amountArg,
-  });
-}
-function poolHopToArgs() {
-  return poolHopArgs().extend({ receiver: addressArg.optional() });
-}
+const poolHopArgs = z.object({
+  primaryAddress: addressArg,
+  tokenIn: addressArg,
+  tokenOut: addressArg,
+  amountIn: amountArg,
+});
+const poolHopToArgs = poolHopArgs.extend({ receiver: addressArg.optional() });
 
 /**
  * `action` (a swap, a vault's redeem…) through a named pool of `kind`: one hop, its output kept
  * by the executing account.
  */
-export function poolHop(
-  kind: Pool["kind"],
-  action: EdgeAction,
-): ActionSpec<ReturnType<typeof poolHopArgs>> {
-  return hopSpec(poolHopArgs(), kind, action, (ctx) => ctx.account);
+export function poolHop(kind: Pool["kind"], action: EdgeAction): ActionSpec<typeof poolHopArgs> {
+  return hopSpec(poolHopArgs, kind, action, (ctx) => ctx.account);
 }
 
 /** As `poolHop`, paying its output to the optional `receiver` argument (default: the account). */
 export function poolHopTo(
   kind: Pool["kind"],
   action: EdgeAction,
-): ActionSpec<ReturnType<typeof poolHopToArgs>> {
-  return hopSpec(poolHopToArgs(), kind, action, (ctx, args) => args.receiver ?? ctx.account);
+): ActionSpec<typeof poolHopToArgs> {
+  return hopSpec(poolHopToArgs, kind, action, (ctx, args) => args.receiver ?? ctx.account);
 }
 
-function hopSpec<S extends ReturnType<typeof poolHopArgs>>(
+function hopSpec<S extends typeof poolHopArgs>(
   args: S,
   kind: Pool["kind"],
   action: EdgeAction,

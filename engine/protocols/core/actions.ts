@@ -14,7 +14,7 @@ import { z } from "zod";
 import { MinAmountOutCheckAbi } from "../../../abis/generated/MinAmountOutCheck.js";
 import { ProgramValuesAbi } from "../../../abis/generated/ProgramValues.js";
 import { addressArg, amountArg, slippageArg } from "../../bundle/actions/args.js";
-import { literalInput, valuesContract } from "../../bundle/actions/pool-action.js";
+import { hopContext, literalInput, valuesContract } from "../../bundle/actions/pool-action.js";
 import type { ActionSpec, CompileContext, OutputValue } from "../../bundle/actions/types.js";
 import {
   InsufficientLiquidityError,
@@ -111,13 +111,7 @@ const route: ActionSpec<typeof routeArgs> = {
     }
     const quote = found.quote;
     const slippage = args.slippage ?? DEFAULT_SLIPPAGE_BPS;
-    const hopContext = {
-      strategy: ctx.strategy,
-      execution: ctx.contracts,
-      swapRouter: ctx.chain.uniswapV3?.swapRouter,
-      account: ctx.account,
-      bounds: ctx.bounds && { deadline: ctx.bounds.deadline, slippageBps: slippage },
-    };
+    const hop = hopContext(ctx, slippage);
     const before = addBalanceSnapshot(ctx.planner, {
       minAmountOutCheck: ctx.contracts.minAmountOutCheck,
       token: args.tokenOut,
@@ -125,8 +119,8 @@ const route: ActionSpec<typeof routeArgs> = {
     });
     for (const leg of quote.legs) {
       let value: bigint | ProgramValue = literal ? leg.amountIn : amount.value;
-      for (const hop of leg.hops) {
-        value = ctx.routing.addRouteHop(ctx.planner, hopContext, hop, value, ctx.account);
+      for (const step of leg.hops) {
+        value = ctx.routing.addRouteHop(ctx.planner, hop, step, value, ctx.account);
       }
     }
     const received = addMinAmountOutCheck(ctx.planner, {
