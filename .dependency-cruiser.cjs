@@ -37,6 +37,19 @@ const PROTOCOLS_SHARED = [
 /** A protocol module; group 1 is its slug, so `$1` names the importer's own protocol. */
 const PROTOCOL_MODULE = "^engine/protocols/([^/.]+)(\\.ts$|/)";
 
+/**
+ * The service's half of a protocol: what the indexer does (`src/protocols/<slug>/`: tables,
+ * contracts, handlers) and how the API reads it back (`src/api/protocols/<slug>.ts`). Group 1 is
+ * the slug. The files that are no protocol are the shared ones below.
+ */
+const SERVICE_PROTOCOL_MODULE = "^src/(?:api/)?protocols/([^/.]+)(\\.ts$|/)";
+const SERVICE_PROTOCOLS_SHARED = [
+  "^src/protocols/per-chain\\.ts$",
+  "^src/protocols/factory-children\\.ts$",
+  "^src/api/protocols/registry\\.ts$",
+  "^src/api/protocols/types\\.ts$",
+];
+
 /** Ponder's virtual modules: provided by Ponder's bundler at run time, not files on disk. */
 const PONDER_VIRTUAL_MODULES = ["ponder:api", "ponder:schema", "ponder:registry"];
 
@@ -63,6 +76,23 @@ module.exports = {
       to: {
         path: PROTOCOL_MODULE,
         pathNot: ["^engine/protocols/$1(\\.ts$|/)", ...PROTOCOLS_SHARED],
+      },
+    },
+    {
+      name: "service-protocol-not-to-other-protocol",
+      severity: "error",
+      comment:
+        "A protocol's indexing (src/protocols/<slug>/) and its reader in the API " +
+        "(src/api/protocols/<slug>.ts) import their own protocol's files, engine or service, " +
+        "and shared code, but no other protocol's.",
+      from: { path: SERVICE_PROTOCOL_MODULE, pathNot: SERVICE_PROTOCOLS_SHARED },
+      to: {
+        path: ["^(?:src/(?:api/)?|engine/)protocols/([^/.]+)(\\.ts$|/)"],
+        pathNot: [
+          "^(?:src/(?:api/)?|engine/)protocols/$1(\\.ts$|/)",
+          ...SERVICE_PROTOCOLS_SHARED,
+          ...PROTOCOLS_SHARED,
+        ],
       },
     },
     {

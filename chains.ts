@@ -4,6 +4,7 @@
  * `ponder.config.ts`, the indexing handlers and the API all read this one list.
  */
 import { type Address, getAddress, isAddress } from "viem";
+import { readConfig } from "./config.js";
 import { deploymentPath, readDeployment } from "./devnet/deployment.js";
 import type { ChainSetup, VaultConfig } from "./engine/chain-setup.js";
 import {
@@ -96,13 +97,6 @@ function addressFromEnv(env: NodeJS.ProcessEnv, variable: string): Address | und
   return getAddress(raw);
 }
 
-/**
- * Ponder paces each RPC endpoint adaptively, starting at 20 requests/s: right for a hosted
- * provider, a needless brake on a local node. The devnet node is therefore given as several
- * endpoints (lanes), each paced on its own.
- */
-const DEFAULT_DEVNET_RPC_LANES = 8;
-
 function realChain(id: number, rpc: string[], env: NodeJS.ProcessEnv): ChainSetup {
   const known = KNOWN_CHAINS[id];
   const v2Factory = addressFromEnv(env, `UNISWAP_V2_FACTORY_${id}`) ?? known?.uniswapV2?.factory;
@@ -147,15 +141,17 @@ function realChain(id: number, rpc: string[], env: NodeJS.ProcessEnv): ChainSetu
 
 /** The devnet chain from its deployment file, or undefined when nothing was deployed. */
 function devnetChain(env: NodeJS.ProcessEnv): ChainSetup | undefined {
+  const settings = readConfig(env).devnet;
   const deployment = readDeployment(deploymentPath(env));
   if (!deployment) return undefined;
   return {
     id: deployment.chainId,
     name: "devnet",
     title: "Devnet",
+    // One endpoint per lane (config.ts `DEFAULTS.devnetRpcLanes`).
     rpc: Array.from(
-      { length: intFromEnv(env, "DEVNET_RPC_LANES") ?? DEFAULT_DEVNET_RPC_LANES },
-      () => env.RPC_URL ?? "http://127.0.0.1:8545",
+      { length: settings.rpcLanes },
+      () => settings.rpcUrl ?? "http://127.0.0.1:8545",
     ),
     startBlock: deployment.startBlock,
     weth: deployment.weth,
@@ -195,7 +191,7 @@ export function indexedChains(env: NodeJS.ProcessEnv = process.env): ChainSetup[
       chains.push(realChain(Number(match[1]), urls, env));
     }
   }
-  if (env.DEVNET !== "false") {
+  if (readConfig(env).devnet.enabled) {
     const devnet = devnetChain(env);
     if (devnet && !chains.some((c) => c.id === devnet.id)) chains.push(devnet);
   }

@@ -1,8 +1,8 @@
 import { z } from "zod";
 
 /**
- * The service's settings from the environment: one schema for every variable the indexer and
- * the API read by a fixed name (the per-chain `PONDER_RPC_URL_<id>`, `VAULTS_<id>`,
+ * The service's settings from the environment: one schema for every variable the indexer, the
+ * API and the devnet launcher read by a fixed name (the per-chain `PONDER_RPC_URL_<id>`, `VAULTS_<id>`,
  * `START_BLOCK_<id>`, `EXECUTION_<id>` are read by `chains.ts`). A malformed value
  * stops the process at startup with a message naming the variable.
  */
@@ -31,6 +31,21 @@ export type Config = {
   rpcTimeoutMs: number;
   /** From the head at startup on, vault totals are re-read this often (blocks). */
   vaultRefreshBlocks: number;
+  /** Where the index lives: Postgres (`DATABASE_URL`, `DATABASE_SCHEMA`) or PGlite. */
+  database: { url: string | undefined; schema: string | undefined; pgliteDir: string | undefined };
+  /** `npm start` and the activity generator: the devnet node, anvil's port, the API's port. */
+  devnet: {
+    /** `DEVNET=false`: do not index the devnet even when its deployment file exists. */
+    enabled: boolean;
+    /** Where the devnet deployment file is (`DEVNET_DEPLOYMENT`); the default when unset. */
+    deploymentFile: string | undefined;
+    /** How many endpoints (lanes) the indexer is given for the devnet node, each paced alone. */
+    rpcLanes: number;
+    rpcUrl: string | undefined;
+    anvilPort: number;
+    port: number;
+    activityIntervalMs: number;
+  };
 };
 
 const count = (name: string) =>
@@ -38,6 +53,11 @@ const count = (name: string) =>
     .string()
     .regex(/^[0-9]+$/, { error: `${name} must be a whole number` })
     .transform(Number);
+
+const port = (name: string) =>
+  count(name).refine((n) => n >= 1 && n <= 65_535, {
+    error: `${name} must be a port from 1 to 65535`,
+  });
 
 const decimal = (name: string) =>
   z
@@ -73,6 +93,28 @@ const envSchema = z.object({
   VAULT_REFRESH_BLOCKS: count("VAULT_REFRESH_BLOCKS")
     .refine((n) => n >= 1, { error: "VAULT_REFRESH_BLOCKS must be at least 1" })
     .optional(),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, {
+      error: "DATABASE_URL must start with postgres:// or postgresql://",
+    })
+    .optional(),
+  DATABASE_SCHEMA: z.string().optional(),
+  PONDER_PGLITE_DIR: z.string().optional(),
+  RPC_URL: z
+    .string()
+    .regex(/^(https?|wss?):\/\//, {
+      error: "RPC_URL must start with http://, https://, ws:// or wss://",
+    })
+    .optional(),
+  ANVIL_PORT: port("ANVIL_PORT").optional(),
+  PORT: port("PORT").optional(),
+  ACTIVITY_INTERVAL_MS: count("ACTIVITY_INTERVAL_MS").optional(),
+  DEVNET: z.enum(["true", "false"], { error: "DEVNET must be true or false" }).optional(),
+  DEVNET_DEPLOYMENT: z.string().optional(),
+  DEVNET_RPC_LANES: count("DEVNET_RPC_LANES")
+    .refine((n) => n >= 1, { error: "DEVNET_RPC_LANES must be at least 1" })
+    .optional(),
 });
 
 /** Defaults of every setting, as README.md lists them. */
@@ -87,6 +129,15 @@ export const DEFAULTS = {
   snapshotRefreshMs: 200,
   rpcTimeoutMs: 3_000,
   vaultRefreshBlocks: 1,
+  anvilPort: 8545,
+  port: 42069,
+  activityIntervalMs: 1000,
+  /**
+   * Ponder paces each RPC endpoint adaptively, starting at 20 requests/s: right for a hosted
+   * provider, a needless brake on a local node. The devnet node is therefore given as several
+   * endpoints (lanes), each paced on its own.
+   */
+  devnetRpcLanes: 8,
 } as const;
 
 /**
@@ -130,6 +181,16 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     snapshotRefreshMs: e.SNAPSHOT_REFRESH_MS ?? DEFAULTS.snapshotRefreshMs,
     rpcTimeoutMs: e.API_RPC_TIMEOUT_MS ?? DEFAULTS.rpcTimeoutMs,
     vaultRefreshBlocks: e.VAULT_REFRESH_BLOCKS ?? DEFAULTS.vaultRefreshBlocks,
+    database: { url: e.DATABASE_URL, schema: e.DATABASE_SCHEMA, pgliteDir: e.PONDER_PGLITE_DIR },
+    devnet: {
+      enabled: e.DEVNET !== "false",
+      deploymentFile: e.DEVNET_DEPLOYMENT,
+      rpcLanes: e.DEVNET_RPC_LANES ?? DEFAULTS.devnetRpcLanes,
+      rpcUrl: e.RPC_URL,
+      anvilPort: e.ANVIL_PORT ?? DEFAULTS.anvilPort,
+      port: e.PORT ?? DEFAULTS.port,
+      activityIntervalMs: e.ACTIVITY_INTERVAL_MS ?? DEFAULTS.activityIntervalMs,
+    },
   };
 }
 

@@ -1,13 +1,12 @@
-import { createConfig, factory } from "ponder";
-import { erc4626Abi, getAbiItem } from "viem";
-import { UniswapV2FactoryAbi } from "./abis/UniswapV2Factory.js";
-import { UniswapV2PairAbi } from "./abis/UniswapV2Pair.js";
-import { UniswapV3FactoryAbi } from "./abis/UniswapV3Factory.js";
-import { UniswapV3PoolAbi } from "./abis/UniswapV3Pool.js";
+import { createConfig } from "ponder";
 import { indexedChains } from "./chains.js";
 import { readConfig } from "./config.js";
-import type { ChainSetup } from "./engine/chain-setup.js";
+import { erc4626Blocks, erc4626Contracts } from "./src/protocols/erc4626/contracts.js";
+import { perChain } from "./src/protocols/per-chain.js";
+import { uniswapV2Contracts } from "./src/protocols/uniswap-v2/contracts.js";
+import { uniswapV3Contracts } from "./src/protocols/uniswap-v3/contracts.js";
 
+const settings = readConfig();
 const chains = indexedChains();
 if (chains.length === 0) {
   throw new Error(
@@ -16,26 +15,15 @@ if (chains.length === 0) {
 }
 
 /**
- * Vault share prices move without events (yield): from the head at startup on, re-read vault
- * totals this often (blocks). One `eth_call` per refresh for all vaults (src/erc4626.ts).
+ * The chains, and each protocol's contracts (`src/protocols/<slug>/contracts.ts`: a protocol
+ * indexes only where its contracts are configured for the chain, see chains.ts).
  */
-const VAULT_REFRESH_BLOCKS = readConfig().vaultRefreshBlocks;
-
-function perChain<T>(select: (chain: ChainSetup) => T | undefined): Record<string, T> {
-  const out: Record<string, T> = {};
-  for (const chain of chains) {
-    const value = select(chain);
-    if (value !== undefined) out[chain.name] = value;
-  }
-  return out;
-}
-
 export default createConfig({
-  database: process.env.DATABASE_URL
-    ? { kind: "postgres", connectionString: process.env.DATABASE_URL }
-    : { kind: "pglite", directory: process.env.PONDER_PGLITE_DIR ?? ".ponder/pglite" },
+  database: settings.database.url
+    ? { kind: "postgres", connectionString: settings.database.url }
+    : { kind: "pglite", directory: settings.database.pgliteDir ?? ".ponder/pglite" },
   ordering: "multichain",
-  chains: perChain((c) => ({
+  chains: perChain(chains, (c) => ({
     id: c.id,
     rpc: c.rpc,
     // A devnet is restarted as a new chain with the same id: never reuse cached RPC answers.
@@ -43,68 +31,11 @@ export default createConfig({
     pollingInterval: c.devnet ? 200 : 1_000,
   })),
   contracts: {
-    UniswapV2Factory: {
-      abi: UniswapV2FactoryAbi,
-      chain: perChain((c) =>
-        c.uniswapV2
-          ? { address: c.uniswapV2.factory, startBlock: c.uniswapV2.startBlock }
-          : undefined,
-      ),
-    },
-    UniswapV2Pair: {
-      abi: UniswapV2PairAbi,
-      chain: perChain((c) =>
-        c.uniswapV2
-          ? {
-              address: factory({
-                address: c.uniswapV2.factory,
-                event: getAbiItem({ abi: UniswapV2FactoryAbi, name: "PairCreated" }),
-                parameter: "pair",
-              }),
-              startBlock: c.uniswapV2.startBlock,
-            }
-          : undefined,
-      ),
-    },
-    UniswapV3Factory: {
-      abi: UniswapV3FactoryAbi,
-      chain: perChain((c) =>
-        c.uniswapV3
-          ? { address: c.uniswapV3.factory, startBlock: c.uniswapV3.startBlock }
-          : undefined,
-      ),
-    },
-    UniswapV3Pool: {
-      abi: UniswapV3PoolAbi,
-      chain: perChain((c) =>
-        c.uniswapV3
-          ? {
-              address: factory({
-                address: c.uniswapV3.factory,
-                event: getAbiItem({ abi: UniswapV3FactoryAbi, name: "PoolCreated" }),
-                parameter: "pool",
-              }),
-              startBlock: c.uniswapV3.startBlock,
-            }
-          : undefined,
-      ),
-    },
-    ERC4626Vault: {
-      abi: erc4626Abi,
-      chain: perChain((c) =>
-        c.vaults.length > 0
-          ? { address: c.vaults.map((v) => v.address), startBlock: c.startBlock }
-          : undefined,
-      ),
-    },
+    ...uniswapV2Contracts(chains),
+    ...uniswapV3Contracts(chains),
+    ...erc4626Contracts(chains),
   },
   blocks: {
-    VaultRefresh: {
-      // Not during a historical backfill: the vault handlers add event amounts there, and the
-      // first refresh, at the block that was the head when indexing started, adds the yield.
-      chain: perChain((c) =>
-        c.vaults.length > 0 ? { startBlock: "latest", interval: VAULT_REFRESH_BLOCKS } : undefined,
-      ),
-    },
+    ...erc4626Blocks(chains, settings.vaultRefreshBlocks),
   },
 });

@@ -24,13 +24,10 @@ import { RoutingGraph } from "../engine/routing/graph.js";
 import { findRoute, prepareRouteSearch } from "../engine/routing/search.js";
 import type { Address } from "../engine/routing/types.js";
 import packageJson from "../package.json" with { type: "json" };
-import {
-  AddressInterner,
-  type V3TickRow,
-  v2PoolOf,
-  v3PoolOf,
-  vaultPoolOf,
-} from "../src/api/snapshot/snapshot-rows.js";
+import { vaultPoolOf } from "../src/api/protocols/erc4626.js";
+import { v2PoolOf } from "../src/api/protocols/uniswap-v2.js";
+import { type V3TickRow, v3PoolOf } from "../src/api/protocols/uniswap-v3.js";
+import { AddressInterner } from "../src/api/snapshot/address-interner.js";
 import {
   blockEndCheckpoint,
   createPonderSchema,

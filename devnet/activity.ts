@@ -5,6 +5,7 @@
  * `npm run devnet:activity` (reads the deployment file; `RPC_URL`, `ACTIVITY_INTERVAL_MS`)
  * or `npm start -- --activity`.
  */
+
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
@@ -25,6 +26,7 @@ import { SwapRouterAbi } from "../abis/SwapRouter.js";
 import { UniswapV2PairAbi } from "../abis/UniswapV2Pair.js";
 import { UniswapV2Router02Abi } from "../abis/UniswapV2Router02.js";
 import { UniswapV3PoolAbi } from "../abis/UniswapV3Pool.js";
+import { readConfig } from "../config.js";
 import { DEVNET_DEPLOYER_KEY } from "./anvil.js";
 import { type Deployment, readDeployment } from "./deployment.js";
 import { mulberry32 } from "./random.js";
@@ -284,10 +286,11 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const controller = new AbortController();
   process.on("SIGINT", () => controller.abort());
   process.on("SIGTERM", () => controller.abort());
+  const { devnet } = readConfig();
   await runActivity({
-    rpcUrl: process.env.RPC_URL ?? "http://127.0.0.1:8545",
+    rpcUrl: devnet.rpcUrl ?? "http://127.0.0.1:8545",
     deployment,
-    intervalMs: Number(process.env.ACTIVITY_INTERVAL_MS ?? 1000),
+    intervalMs: devnet.activityIntervalMs,
     signal: controller.signal,
     onAction: (kind, block) => console.log(`[activity] ${kind} in block ${block}`),
   });

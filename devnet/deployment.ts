@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Address, Hex } from "viem";
+import { readConfig } from "../config.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -51,7 +52,7 @@ export type Deployment = {
 
 /** Where the devnet deployment file lives: `DEVNET_DEPLOYMENT` or `.devnet/deployment.json`. */
 export function deploymentPath(env: NodeJS.ProcessEnv = process.env): string {
-  return resolve(root, env.DEVNET_DEPLOYMENT ?? ".devnet/deployment.json");
+  return resolve(root, readConfig(env).devnet.deploymentFile ?? ".devnet/deployment.json");
 }
 
 /** Reads the deployment file, or `undefined` when there is none. */

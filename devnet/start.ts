@@ -6,12 +6,14 @@
  * Flags: `--activity` keeps making swaps, mints, burns, deposits and redeems;
  * `--pools N --tokens M` deploy N extra pools among M extra tokens (benchmarks).
  */
+
 import { type ChildProcess, spawn } from "node:child_process";
 import { rmSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { createPublicClient, http } from "viem";
+import { readConfig } from "../config.js";
 import { type AnvilInstance, startAnvil } from "./anvil.js";
 import { type Deployment, deploymentPath, readDeployment, writeDeployment } from "./deployment.js";
 import { devnetIndex } from "./devnet-index.js";
@@ -47,11 +49,12 @@ async function main(): Promise<void> {
     },
   });
   const started = Date.now();
+  const settings = readConfig();
   let anvil: AnvilInstance | undefined;
   const rpcUrl =
-    process.env.RPC_URL ??
+    settings.devnet.rpcUrl ??
     (await (async () => {
-      anvil = await startAnvil({ port: Number(process.env.ANVIL_PORT ?? 8545) });
+      anvil = await startAnvil({ port: settings.devnet.anvilPort });
       log(`anvil listening on ${anvil.url}`);
       return anvil.url;
     })());
@@ -71,7 +74,7 @@ async function main(): Promise<void> {
   }
 
   // A new devnet chain must meet a new index: the database is keyed to the chain's genesis.
-  const pgliteDir = resolve(root, process.env.PONDER_PGLITE_DIR ?? `.devnet/pglite`);
+  const pgliteDir = resolve(root, settings.database.pgliteDir ?? `.devnet/pglite`);
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     RPC_URL: rpcUrl,
@@ -79,12 +82,12 @@ async function main(): Promise<void> {
     PONDER_PGLITE_DIR: pgliteDir,
     PONDER_TELEMETRY_DISABLED: "true",
   };
-  const args = ["start", "--port", process.env.PORT ?? "42069"];
+  const args = ["start", "--port", String(settings.devnet.port)];
   const index = devnetIndex({
     genesisHash: deployment.genesisHash,
     freshWorld,
-    databaseUrl: process.env.DATABASE_URL,
-    databaseSchema: process.env.DATABASE_SCHEMA,
+    databaseUrl: settings.database.url,
+    databaseSchema: settings.database.schema,
     pgliteDir,
   });
   args.push("--schema", index.schema);

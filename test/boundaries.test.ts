@@ -95,6 +95,29 @@ const TREE: Record<string, string> = {
     'import { search } from "../search.js"; // bad: outside the math',
     "export const swap = (p: Pool) => [p, maxUint256, search];",
   ].join("\n"),
+  "src/protocols/per-chain.ts": "export const perChain = () => ({});\n",
+  "src/protocols/gamma/tables.ts": [
+    'import { perChain } from "../per-chain.js"; // ok: shared',
+    'import { alpha } from "../../../engine/protocols/alpha.js"; // bad: another protocol',
+    "export const gammaTable = [perChain, alpha];",
+  ].join("\n"),
+  "src/protocols/delta/tables.ts": [
+    'import { beta } from "../../../engine/protocols/beta/index.js"; // bad: another protocol',
+    'import { NATIVE } from "../../../engine/protocols/native.js"; // ok: shared',
+    "export const deltaTable = [beta, NATIVE];",
+  ].join("\n"),
+  "src/api/protocols/types.ts": "export type Source = { load(): void };\n",
+  "src/api/protocols/gamma.ts": [
+    'import { gammaTable } from "../../protocols/gamma/tables.js"; // ok: its own tables',
+    'import type { Source } from "./types.js"; // ok: shared',
+    'import { deltaTable } from "../../protocols/delta/tables.js"; // bad: another protocol',
+    "export const gamma: Source = { load: () => [gammaTable, deltaTable] };",
+  ].join("\n"),
+  "src/api/protocols/registry.ts": [
+    'import { gamma } from "./gamma.js"; // ok: the registry lists every source',
+    'import { deltaTable } from "../../protocols/delta/tables.js";',
+    "export const sources = [gamma, deltaTable];",
+  ].join("\n"),
 };
 
 let dir: string;
@@ -139,8 +162,11 @@ describe("import boundaries", () => {
       "error routing-below-programs: engine/routing/search.ts -> engine/program/steps.ts",
       "error routing-math-self-contained: engine/routing/math/swap.ts -> engine/routing/search.ts",
       "error routing-types-import-free: engine/routing/types.ts -> hono",
+      "error service-protocol-not-to-other-protocol: src/api/protocols/gamma.ts -> src/protocols/delta/tables.ts",
+      "error service-protocol-not-to-other-protocol: src/protocols/delta/tables.ts -> engine/protocols/beta/index.ts",
+      "error service-protocol-not-to-other-protocol: src/protocols/gamma/tables.ts -> engine/protocols/alpha.ts",
     ]);
-    expect(result.summary.error).toBe(15);
+    expect(result.summary.error).toBe(18);
   });
 
   it("takes Ponder's virtual modules as built in, not as unresolvable imports", () => {

@@ -15,6 +15,16 @@ describe("configuration", () => {
       snapshotRefreshMs: 200,
       rpcTimeoutMs: 3_000,
       vaultRefreshBlocks: 1,
+      database: { url: undefined, schema: undefined, pgliteDir: undefined },
+      devnet: {
+        enabled: true,
+        deploymentFile: undefined,
+        rpcLanes: 8,
+        rpcUrl: undefined,
+        anvilPort: 8545,
+        port: 42069,
+        activityIntervalMs: 1000,
+      },
     });
   });
 
@@ -35,6 +45,16 @@ describe("configuration", () => {
         SNAPSHOT_REFRESH_MS: "50",
         API_RPC_TIMEOUT_MS: "1500",
         VAULT_REFRESH_BLOCKS: "10",
+        DATABASE_URL: "postgresql://u@db:5432/shortcuts",
+        DATABASE_SCHEMA: "mainnet_1",
+        PONDER_PGLITE_DIR: "/var/pglite",
+        RPC_URL: "http://127.0.0.1:8546",
+        ANVIL_PORT: "8547",
+        PORT: "3000",
+        ACTIVITY_INTERVAL_MS: "250",
+        DEVNET: "false",
+        DEVNET_DEPLOYMENT: "/srv/devnet.json",
+        DEVNET_RPC_LANES: "2",
       }),
     ).toEqual({
       apiKeys: ["k1-0123456789abcdef", "k2-0123456789abcdef"],
@@ -48,6 +68,20 @@ describe("configuration", () => {
       snapshotRefreshMs: 50,
       rpcTimeoutMs: 1_500,
       vaultRefreshBlocks: 10,
+      database: {
+        url: "postgresql://u@db:5432/shortcuts",
+        schema: "mainnet_1",
+        pgliteDir: "/var/pglite",
+      },
+      devnet: {
+        enabled: false,
+        deploymentFile: "/srv/devnet.json",
+        rpcLanes: 2,
+        rpcUrl: "http://127.0.0.1:8546",
+        anvilPort: 8547,
+        port: 3000,
+        activityIntervalMs: 250,
+      },
     });
   });
 
@@ -61,6 +95,16 @@ describe("configuration", () => {
       [{ SNAPSHOT_REFRESH_MS: "0" }, "SNAPSHOT_REFRESH_MS must be at least 1"],
       [{ API_RPC_TIMEOUT_MS: "3s" }, "API_RPC_TIMEOUT_MS must be a whole number"],
       [{ VAULT_REFRESH_BLOCKS: "0" }, "VAULT_REFRESH_BLOCKS must be at least 1"],
+      [
+        { DATABASE_URL: "mysql://db/x" },
+        "DATABASE_URL must start with postgres:// or postgresql://",
+      ],
+      [{ RPC_URL: "localhost:8545" }, "RPC_URL must start with http://, https://, ws:// or wss://"],
+      [{ ANVIL_PORT: "70000" }, "ANVIL_PORT must be a port from 1 to 65535"],
+      [{ PORT: "http" }, "PORT must be a whole number"],
+      [{ ACTIVITY_INTERVAL_MS: "1s" }, "ACTIVITY_INTERVAL_MS must be a whole number"],
+      [{ DEVNET: "no" }, "DEVNET must be true or false"],
+      [{ DEVNET_RPC_LANES: "0" }, "DEVNET_RPC_LANES must be at least 1"],
     ];
     for (const [env, message] of cases) {
       expect(() => readConfig(env)).toThrow(`Invalid configuration: ${message}.`);

@@ -74,6 +74,8 @@ export type RoutingGraphParameters = {
 export class RoutingGraph {
   /** The block the pools' state was read at (set by whoever builds the snapshot). */
   blockNumber = 0n;
+  /** The timestamp (unix seconds) of `blockNumber`; 0 when not known. */
+  blockTimestamp = 0n;
   private changes = 0;
   private readonly edgesOf: EdgesOf;
   private readonly entries = new Map<Address, { pool: Pool; edges: Edge[] }>();

@@ -34,9 +34,11 @@ const chainId = 900_000 + Math.floor(Math.random() * 90_000);
 const suffix = `${process.pid}_${randomBytes(3).toString("hex")}`;
 const RESUMED = `faults_kill_${suffix}`;
 const CLEAN = `faults_clean_${suffix}`;
+/** Every table of the schema, by name (the schema gathers them from several modules). */
 const tables = Object.values(schema)
   .filter((t) => isTable(t))
-  .map((t) => getTableName(t));
+  .map((t) => getTableName(t))
+  .sort();
 
 let chain: DevnetChain;
 const processes: PonderProcess[] = [];

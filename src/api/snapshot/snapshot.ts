@@ -19,35 +19,31 @@
  * say from which block on rows were written, replacement blocks included.
  */
 
-import { and, eq, gt, inArray, sql } from "ponder";
 import { config } from "../../../config.js";
 import type { ChainSetup } from "../../../engine/chain-setup.js";
 import { RoutingGraph } from "../../../engine/routing/graph.js";
 import { prepareRouteSearch } from "../../../engine/routing/search.js";
 import type { Address } from "../../../engine/routing/types.js";
-import { token, v2Pair, v3Pool, v3Tick, vault } from "../../../ponder.schema.js";
 import type { ApiDatabase, SnapshotSource } from "../database.js";
 import { recordSnapshotRefresh, setSnapshotBlock } from "../ops/metrics.js";
-import {
-  AddressInterner,
-  type V3TickRow,
-  v2PoolOf,
-  v3PoolOf,
-  vaultPoolOf,
-} from "./snapshot-rows.js";
+import { indexedSources } from "../protocols/registry.js";
+import { AddressInterner } from "./address-interner.js";
+import { lower, type Reader, rowsOf } from "./reader.js";
 
-/** The tables the snapshot reads, by the name of their undo log, with their key column. */
-const UNDO_LOGS = {
-  token: "address",
-  v2_pair: "address",
-  v3_pool: "address",
-  v3_tick: "pool",
-  vault: "address",
-} as const;
-type LoggedTable = keyof typeof UNDO_LOGS;
+/** Where each pool source's pools come from (src/api/protocols/registry.ts). */
+const SOURCES = Object.values(indexedSources);
+
+/**
+ * The tables the snapshot reads, by the name of their undo log, with their key column: the
+ * token catalogue's (share decimals), and each source's.
+ */
+const UNDO_LOGS: Readonly<Record<string, string>> = Object.assign(
+  { token: "address" },
+  ...SOURCES.map((source) => source.undoLogs),
+);
 
 /** A write the undo log recorded in a block not yet final: a reorg may revert it. */
-type LoggedWrite = { id: number; table: LoggedTable; key: Address; block: bigint };
+type LoggedWrite = { id: number; table: string; key: Address; block: bigint };
 
 type ChainSnapshot = {
   chain: ChainSetup;
@@ -62,9 +58,6 @@ type ChainSnapshot = {
   /** Counts the refreshes that changed the graph (part of `snapshotVersion`). */
   updates: number;
 };
-
-/** What the snapshot reads through: Ponder's read-only database or one transaction of it. */
-type Reader = Pick<ApiDatabase, "select" | "selectDistinct" | "execute">;
 
 /**
  * Ponder's types leave `transaction` out of the API's database because the API cannot write,
@@ -98,203 +91,36 @@ let refreshing: Promise<void> | undefined;
 let timer: NodeJS.Timeout | undefined;
 const listeners: ((chainId: number, block: bigint) => void)[] = [];
 
-const lower = (a: string) => a.toLowerCase() as Address;
-
-/**
- * Most values one `IN (…)` list binds. Postgres accepts at most 65,535 bind parameters per
- * query; a mainnet-sized list (30,000+ V3 pools) is read in slices of this size.
- */
-const MAX_IN_LIST = 10_000;
-
-/** `values` in slices of at most MAX_IN_LIST. */
-function slices<T>(values: readonly T[]): T[][] {
-  const out: T[][] = [];
-  for (let at = 0; at < values.length; at += MAX_IN_LIST) {
-    out.push(values.slice(at, at + MAX_IN_LIST));
-  }
-  return out;
-}
-
-/** Rows of `raw` SQL (Ponder's node-pg and PGlite drivers both answer `{ rows }`). */
-async function rowsOf<T>(reader: Reader, raw: string): Promise<T[]> {
-  const result = await reader.execute(sql.raw(raw));
-  return (result as unknown as { rows: T[] }).rows;
-}
-
-/** The ticks of `pools`, or of every pool of the chain (`"all"`, a full load: no list to bind). */
-async function loadTicks(
-  reader: Reader,
-  chainId: number,
-  pools: Address[] | "all",
-): Promise<Map<string, V3TickRow[]>> {
-  const byPool = new Map<string, V3TickRow[]>();
-  if (pools !== "all" && pools.length === 0) return byPool;
-  const select = () =>
-    reader
-      .select({
-        pool: v3Tick.pool,
-        tick: v3Tick.tick,
-        liquidityNet: v3Tick.liquidityNet,
-        liquidityGross: v3Tick.liquidityGross,
-      })
-      .from(v3Tick);
-  const batches =
-    pools === "all"
-      ? [await select().where(eq(v3Tick.chainId, chainId))]
-      : await Promise.all(
-          slices(pools).map((slice) =>
-            select().where(and(eq(v3Tick.chainId, chainId), inArray(v3Tick.pool, slice))),
-          ),
-        );
-  for (const rows of batches) {
-    for (const r of rows) {
-      const list = byPool.get(r.pool);
-      if (list) list.push(r);
-      else byPool.set(r.pool, [r]);
-    }
-  }
-  return byPool;
-}
-
-/** Rows of `table` whose key is one of `keys`, read in slices. */
-async function rowsByKey<T>(keys: readonly Address[], read: (slice: Address[]) => Promise<T[]>) {
-  return (await Promise.all(slices(keys).map(read))).flat();
-}
-
-/** Rows the snapshot must re-read by key (reverted by a reorg), per table. */
-type KeysToReread = Record<LoggedTable, Set<Address>>;
-
-function noKeys(): KeysToReread {
-  return {
-    token: new Set(),
-    v2_pair: new Set(),
-    v3_pool: new Set(),
-    v3_tick: new Set(),
-    vault: new Set(),
-  };
-}
+/** Keys of rows the snapshot must re-read (reverted by a reorg), by undo log. */
+type KeysToReread = Map<string, Set<Address>>;
 
 /**
  * Applies every row updated after `since` (all rows when since is -1), and the current rows of
- * `reread` (a row gone from its table removes its pool), to the graph.
+ * `reread` (a row gone from its table removes its pool), to the graph: each source its own.
  */
 async function applyUpdates(
   reader: Reader,
   s: ChainSnapshot,
   since: bigint,
-  reread: KeysToReread = noKeys(),
+  reread: KeysToReread = new Map(),
 ): Promise<void> {
-  const chainId = s.chain.id;
-  const pairColumns = {
-    address: v2Pair.address,
-    token0: v2Pair.token0,
-    token1: v2Pair.token1,
-    reserve0: v2Pair.reserve0,
-    reserve1: v2Pair.reserve1,
-    fee: v2Pair.fee,
-  };
-  const poolColumns = {
-    address: v3Pool.address,
-    token0: v3Pool.token0,
-    token1: v3Pool.token1,
-    fee: v3Pool.fee,
-    tickSpacing: v3Pool.tickSpacing,
-    sqrtPriceX96: v3Pool.sqrtPriceX96,
-    tick: v3Pool.tick,
-    liquidity: v3Pool.liquidity,
-  };
-  // One query at a time: a transaction is one connection.
-  const pairs = await reader
-    .select(pairColumns)
-    .from(v2Pair)
-    .where(and(eq(v2Pair.chainId, chainId), gt(v2Pair.updatedBlock, since)));
-  const pools = await reader
-    .select(poolColumns)
-    .from(v3Pool)
-    .where(and(eq(v3Pool.chainId, chainId), gt(v3Pool.updatedBlock, since)));
-  const tickPools =
-    since < 0n
-      ? []
-      : await reader
-          .selectDistinct({ pool: v3Tick.pool })
-          .from(v3Tick)
-          .where(and(eq(v3Tick.chainId, chainId), gt(v3Tick.updatedBlock, since)));
-  const vaults = await reader
-    .select()
-    .from(vault)
-    .where(and(eq(vault.chainId, chainId), gt(vault.updatedBlock, since)));
-
-  // Reverted pairs: their current row, or none (created in a reorged block).
-  const revertedPairs = [...reread.v2_pair];
-  const pairsNow = await rowsByKey(revertedPairs, (slice) =>
-    reader
-      .select(pairColumns)
-      .from(v2Pair)
-      .where(and(eq(v2Pair.chainId, chainId), inArray(v2Pair.address, slice))),
-  );
-  for (const p of [...pairs, ...pairsNow]) s.graph.upsertPool(v2PoolOf(p, addresses));
-  const pairsFound = new Set(pairsNow.map((p) => lower(p.address)));
-  for (const address of revertedPairs) if (!pairsFound.has(address)) s.graph.removePool(address);
-
-  // A pool whose ticks changed needs its whole tick list again; its own row may not have changed.
-  const poolRows = new Map(pools.map((p) => [lower(p.address), p]));
-  const rereadPools = new Set([...reread.v3_pool, ...reread.v3_tick]);
-  const missing = [...new Set([...tickPools.map((t) => lower(t.pool)), ...rereadPools])].filter(
-    (a) => !poolRows.has(a),
-  );
-  const extra = await rowsByKey(missing, (slice) =>
-    reader
-      .select(poolColumns)
-      .from(v3Pool)
-      .where(and(eq(v3Pool.chainId, chainId), inArray(v3Pool.address, slice))),
-  );
-  for (const p of extra) poolRows.set(lower(p.address), p);
-  for (const address of rereadPools) if (!poolRows.has(address)) s.graph.removePool(address);
-  const ticks = await loadTicks(reader, chainId, since < 0n ? "all" : [...poolRows.keys()]);
-  for (const [address, p] of poolRows) {
-    const pool = v3PoolOf(p, ticks.get(address) ?? [], addresses);
-    // Not initialized (yet, or again after a reorg reverted its Initialize).
-    if (pool) s.graph.upsertPool(pool);
-    else s.graph.removePool(address);
-  }
-
-  // A vault's row, or its share token's (decimals), reverted: its current row, or none.
-  const rereadVaults = [...new Set([...reread.vault, ...reread.token])];
-  const vaultsNow = await rowsByKey(rereadVaults, (slice) =>
-    reader
-      .select()
-      .from(vault)
-      .where(and(eq(vault.chainId, chainId), inArray(vault.address, slice))),
-  );
-  const vaultsFound = new Set(vaultsNow.map((v) => lower(v.address)));
-  for (const address of reread.vault) if (!vaultsFound.has(address)) s.graph.removePool(address);
-  const allVaults = [...vaults, ...vaultsNow];
-  if (allVaults.length > 0) {
-    const decimals = await rowsByKey(
-      [...new Set(allVaults.flatMap((v) => [lower(v.address), lower(v.asset)]))],
-      (slice) =>
-        reader
-          .select({ address: token.address, decimals: token.decimals })
-          .from(token)
-          .where(and(eq(token.chainId, chainId), inArray(token.address, slice))),
-    );
-    const decimalsOf = new Map(decimals.map((d) => [lower(d.address), d.decimals]));
-    for (const v of allVaults) {
-      s.graph.upsertPool(
-        vaultPoolOf(
-          v,
-          { share: decimalsOf.get(lower(v.address)), asset: decimalsOf.get(lower(v.asset)) },
-          addresses,
-        ),
-      );
-    }
+  const none: ReadonlySet<Address> = new Set();
+  // One source at a time: a transaction is one connection.
+  for (const source of SOURCES) {
+    await source.load?.({
+      reader,
+      chainId: s.chain.id,
+      since,
+      reread: (undoLog) => reread.get(undoLog) ?? none,
+      graph: s.graph,
+      addresses,
+    });
   }
 }
 
 function newSnapshot(chain: ChainSetup): ChainSnapshot {
   const graph = new RoutingGraph();
-  if (chain.weth)
-    graph.upsertPool({ kind: "wrap", protocol: "wrapped-native", address: lower(chain.weth) });
+  for (const source of SOURCES) source.seed?.(graph, chain);
   return {
     chain,
     graph,
@@ -309,17 +135,29 @@ function newSnapshot(chain: ChainSetup): ChainSnapshot {
 /** Where a checkpoint holds its block number (after 10 digits of timestamp, 16 of chain id). */
 const blockOf = (column: string) => `substring(${column}, 27, 16)::numeric`;
 
-type Checkpoint = { chainId: number; indexedBlock: bigint; finalizedBlock: bigint };
+type Checkpoint = {
+  chainId: number;
+  indexedBlock: bigint;
+  /** The indexed block's timestamp (a checkpoint's first 10 digits). */
+  indexedTimestamp: bigint;
+  finalizedBlock: bigint;
+};
 
 /** Ponder's checkpoints: the last block indexed and the last block final, per chain. */
 async function checkpoints(reader: Reader): Promise<Checkpoint[]> {
-  const rows = await rowsOf<{ chain_id: number | string; latest: string; finalized: string }>(
+  const rows = await rowsOf<{
+    chain_id: number | string;
+    latest: string;
+    latest_time: string;
+    finalized: string;
+  }>(
     reader,
-    `select chain_id, ${blockOf("latest_checkpoint")} as latest, ${blockOf("finalized_checkpoint")} as finalized from _ponder_checkpoint`,
+    `select chain_id, ${blockOf("latest_checkpoint")} as latest, substring(latest_checkpoint, 1, 10)::numeric as latest_time, ${blockOf("finalized_checkpoint")} as finalized from _ponder_checkpoint`,
   );
   return rows.map((r) => ({
     chainId: Number(r.chain_id),
     indexedBlock: BigInt(r.latest),
+    indexedTimestamp: BigInt(r.latest_time),
     finalizedBlock: BigInt(r.finalized),
   }));
 }
@@ -361,7 +199,7 @@ async function undoLogSince(
       .filter((r) => r.t in UNDO_LOGS)
       .map((r) => ({
         id: Number(r.id),
-        table: r.t as LoggedTable,
+        table: r.t,
         key: lower(r.key),
         block: BigInt(r.block),
       })),
@@ -400,11 +238,16 @@ async function refreshChain(
   }
   const s = current;
   const log = await undoLogSince(reader, chain.id, s.loggedThrough);
-  const reread = noKeys();
+  const reread: KeysToReread = new Map();
   if (!log.kept) {
     // Entries read before are gone: a reorg may have reverted their rows (finality removes
     // only entries of final blocks, which `unfinal` no longer holds).
-    for (const w of s.unfinal) if (w.block > at.finalizedBlock) reread[w.table].add(w.key);
+    for (const w of s.unfinal) {
+      if (w.block <= at.finalizedBlock) continue;
+      const keys = reread.get(w.table);
+      if (keys) keys.add(w.key);
+      else reread.set(w.table, new Set([w.key]));
+    }
   }
   const firstBlock = log.entries.reduce<bigint | undefined>(
     (min, e) => (min === undefined || e.block < min ? e.block : min),
@@ -413,7 +256,7 @@ async function refreshChain(
   // Blocks that replaced reorged ones wrote rows at or below the block last seen.
   const since =
     firstBlock !== undefined && firstBlock <= s.lastBlock ? firstBlock - 1n : s.lastBlock;
-  const rereads = Object.values(reread).some((keys) => keys.size > 0);
+  const rereads = reread.size > 0;
   const changed = rereads || since !== s.lastBlock || at.indexedBlock !== s.lastBlock;
   s.finalizedBlock = at.finalizedBlock;
   if (changed) await applyUpdates(reader, s, since, reread);
@@ -442,6 +285,7 @@ export function refreshSnapshots(): Promise<void> {
             const { s, full } = result;
             s.lastBlock = at.indexedBlock;
             s.graph.blockNumber = at.indexedBlock;
+            s.graph.blockTimestamp = at.indexedTimestamp;
             // Reprice here, off the request path (the first search after many changes would).
             if (chain.weth) prepareRouteSearch({ graph: s.graph, weth: lower(chain.weth) });
             snapshots.set(chain.id, s);

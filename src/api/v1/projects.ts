@@ -1,45 +1,22 @@
 import { Hono } from "hono";
-import { count, eq, inArray } from "ponder";
 import { z } from "zod";
 import type { ChainSetup } from "../../../engine/chain-setup.js";
 import { findProtocol, protocols } from "../../../engine/protocols/registry.js";
 import type { Protocol } from "../../../engine/protocols/types.js";
-import { token, v2Pair, v3Pool, vault } from "../../../ponder.schema.js";
 import type { ApiDatabase, ApiSources } from "../database.js";
 import { ApiError } from "../errors.js";
 import { describeEndpoint, errorResponse } from "../openapi/registry.js";
+import { indexedSources } from "../protocols/registry.js";
 import { parseQuery } from "../query.js";
 
+/** The protocol's pools in the index, read by its pool source. */
 async function poolCount(
   protocol: Protocol,
   db: ApiDatabase,
   chains: readonly ChainSetup[],
 ): Promise<number> {
-  switch (protocol.poolSource) {
-    case "v2Pair":
-      return (await db.select({ n: count() }).from(v2Pair))[0]?.n ?? 0;
-    case "v3Pool":
-      return (await db.select({ n: count() }).from(v3Pool))[0]?.n ?? 0;
-    case "vault":
-      return (
-        (
-          await db.select({ n: count() }).from(vault).where(eq(vault.protocolSlug, protocol.slug))
-        )[0]?.n ?? 0
-      );
-    case "wrappedNative": {
-      // One wrapper contract per chain, counted once the indexer has seen it.
-      const wrappers = chains.flatMap((c) =>
-        c.weth ? [c.weth.toLowerCase() as `0x${string}`] : [],
-      );
-      if (wrappers.length === 0) return 0;
-      return (
-        (await db.select({ n: count() }).from(token).where(inArray(token.address, wrappers)))[0]
-          ?.n ?? 0
-      );
-    }
-    default:
-      return 0;
-  }
+  if (!protocol.poolSource) return 0;
+  return indexedSources[protocol.poolSource].poolCount(db, protocol, chains);
 }
 
 /** A project entry (SPEC 2.4) as served. */

@@ -1,7 +1,7 @@
 import { type Context, ponder } from "ponder:registry";
 import { v3Pool, v3Tick } from "ponder:schema";
 import type { Address } from "viem";
-import { ensureNativeToken, ensureTokens } from "./tokens.js";
+import { ensureNativeToken, ensureTokens } from "../../tokens/tokens.js";
 
 ponder.on("UniswapV3Factory:setup", async ({ context }) => {
   await ensureNativeToken(context, 0n);

@@ -1,7 +1,7 @@
 import { ponder } from "ponder:registry";
 import { v2Pair } from "ponder:schema";
 import { zeroAddress } from "viem";
-import { ensureNativeToken, ensureTokens } from "./tokens.js";
+import { ensureNativeToken, ensureTokens } from "../../tokens/tokens.js";
 
 /** Uniswap V2 charges 0.3% on every pair, in millionths as V3 counts fees. */
 const V2_FEE = 3000;

@@ -13,8 +13,8 @@
 import { type Context, ponder } from "ponder:registry";
 import { vault } from "ponder:schema";
 import { type Address, erc4626Abi } from "viem";
-import { indexedChains } from "../chains.js";
-import { ensureTokens } from "./tokens.js";
+import { indexedChains } from "../../../chains.js";
+import { ensureTokens } from "../../tokens/tokens.js";
 
 /** Vault address (lowercase) → protocol slug, per chain id, from the configured vault lists. */
 const vaultSlugs = new Map<number, Map<string, string>>(

@@ -1,0 +1,65 @@
+import { and, count, eq, gt, inArray } from "ponder";
+import type { Address, V2Pool } from "../../../engine/routing/types.js";
+import { v2Pair } from "../../protocols/uniswap-v2/tables.js";
+import type { AddressInterner } from "../snapshot/address-interner.js";
+import { lower, rowsByKey } from "../snapshot/reader.js";
+import type { IndexedSource } from "./types.js";
+
+export type V2PairRow = {
+  address: string;
+  token0: string;
+  token1: string;
+  reserve0: bigint;
+  reserve1: bigint;
+  fee: number;
+};
+
+/** An indexed pair as the routing engine's pool. Pure (the scale benchmark reads rows itself). */
+export function v2PoolOf(row: V2PairRow, addresses: AddressInterner): V2Pool {
+  return {
+    kind: "v2",
+    protocol: "uniswap-v2",
+    address: row.address.toLowerCase() as Address,
+    token0: addresses.of(row.token0),
+    token1: addresses.of(row.token1),
+    reserve0: row.reserve0,
+    reserve1: row.reserve1,
+    feePpm: row.fee,
+  };
+}
+
+const columns = {
+  address: v2Pair.address,
+  token0: v2Pair.token0,
+  token1: v2Pair.token1,
+  reserve0: v2Pair.reserve0,
+  reserve1: v2Pair.reserve1,
+  fee: v2Pair.fee,
+};
+
+/** Uniswap V2 pairs (`v2_pair`). */
+export const uniswapV2Source: IndexedSource = {
+  undoLogs: { v2_pair: "address" },
+
+  async load({ reader, chainId, since, reread, graph, addresses }) {
+    const pairs = await reader
+      .select(columns)
+      .from(v2Pair)
+      .where(and(eq(v2Pair.chainId, chainId), gt(v2Pair.updatedBlock, since)));
+    // Reverted pairs: their current row, or none (created in a reorged block).
+    const reverted = [...reread("v2_pair")];
+    const now = await rowsByKey(reverted, (slice) =>
+      reader
+        .select(columns)
+        .from(v2Pair)
+        .where(and(eq(v2Pair.chainId, chainId), inArray(v2Pair.address, slice))),
+    );
+    for (const p of [...pairs, ...now]) graph.upsertPool(v2PoolOf(p, addresses));
+    const found = new Set(now.map((p) => lower(p.address)));
+    for (const address of reverted) if (!found.has(address)) graph.removePool(address);
+  },
+
+  async poolCount(db) {
+    return (await db.select({ n: count() }).from(v2Pair))[0]?.n ?? 0;
+  },
+};

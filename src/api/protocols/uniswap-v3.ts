@@ -1,0 +1,143 @@
+import { and, count, eq, gt, inArray } from "ponder";
+import type { Address, V3Pool, V3Tick } from "../../../engine/routing/types.js";
+import { v3Pool, v3Tick } from "../../protocols/uniswap-v3/tables.js";
+import type { AddressInterner } from "../snapshot/address-interner.js";
+import { lower, type Reader, rowsByKey, slices } from "../snapshot/reader.js";
+import type { IndexedSource } from "./types.js";
+
+export type V3PoolRow = {
+  address: string;
+  token0: string;
+  token1: string;
+  fee: number;
+  tickSpacing: number;
+  sqrtPriceX96: bigint;
+  tick: number | null;
+  liquidity: bigint;
+};
+
+export type V3TickRow = { tick: number; liquidityNet: bigint; liquidityGross: bigint };
+
+/**
+ * An indexed pool and its ticks as the routing engine's pool, or undefined while it is not
+ * initialized (no price yet). Pure (the scale benchmark reads rows itself).
+ */
+export function v3PoolOf(
+  row: V3PoolRow,
+  ticks: readonly V3TickRow[],
+  addresses: AddressInterner,
+): V3Pool | undefined {
+  if (row.tick === null || row.sqrtPriceX96 === 0n) return undefined;
+  return {
+    kind: "v3",
+    protocol: "uniswap-v3",
+    address: row.address.toLowerCase() as Address,
+    token0: addresses.of(row.token0),
+    token1: addresses.of(row.token1),
+    feePpm: row.fee,
+    tickSpacing: row.tickSpacing,
+    sqrtPriceX96: row.sqrtPriceX96,
+    tick: row.tick,
+    liquidity: row.liquidity,
+    ticks: initializedTicks(ticks),
+  };
+}
+
+/** Ticks ascending, without those every position has left (liquidityGross back to 0). */
+export function initializedTicks(rows: readonly V3TickRow[]): V3Tick[] {
+  const out: V3Tick[] = [];
+  for (const r of rows)
+    if (r.liquidityGross !== 0n) out.push({ tick: r.tick, liquidityNet: r.liquidityNet });
+  return out.sort((a, b) => a.tick - b.tick);
+}
+
+const columns = {
+  address: v3Pool.address,
+  token0: v3Pool.token0,
+  token1: v3Pool.token1,
+  fee: v3Pool.fee,
+  tickSpacing: v3Pool.tickSpacing,
+  sqrtPriceX96: v3Pool.sqrtPriceX96,
+  tick: v3Pool.tick,
+  liquidity: v3Pool.liquidity,
+};
+
+/** The ticks of `pools`, or of every pool of the chain (`"all"`, a full load: no list to bind). */
+async function loadTicks(
+  reader: Reader,
+  chainId: number,
+  pools: Address[] | "all",
+): Promise<Map<string, V3TickRow[]>> {
+  const byPool = new Map<string, V3TickRow[]>();
+  if (pools !== "all" && pools.length === 0) return byPool;
+  const select = () =>
+    reader
+      .select({
+        pool: v3Tick.pool,
+        tick: v3Tick.tick,
+        liquidityNet: v3Tick.liquidityNet,
+        liquidityGross: v3Tick.liquidityGross,
+      })
+      .from(v3Tick);
+  const batches =
+    pools === "all"
+      ? [await select().where(eq(v3Tick.chainId, chainId))]
+      : await Promise.all(
+          slices(pools).map((slice) =>
+            select().where(and(eq(v3Tick.chainId, chainId), inArray(v3Tick.pool, slice))),
+          ),
+        );
+  for (const rows of batches) {
+    for (const r of rows) {
+      const list = byPool.get(r.pool);
+      if (list) list.push(r);
+      else byPool.set(r.pool, [r]);
+    }
+  }
+  return byPool;
+}
+
+/** Uniswap V3 pools (`v3_pool`) and their ticks (`v3_tick`). */
+export const uniswapV3Source: IndexedSource = {
+  undoLogs: { v3_pool: "address", v3_tick: "pool" },
+
+  async load({ reader, chainId, since, reread, graph, addresses }) {
+    // One query at a time: a transaction is one connection.
+    const pools = await reader
+      .select(columns)
+      .from(v3Pool)
+      .where(and(eq(v3Pool.chainId, chainId), gt(v3Pool.updatedBlock, since)));
+    const tickPools =
+      since < 0n
+        ? []
+        : await reader
+            .selectDistinct({ pool: v3Tick.pool })
+            .from(v3Tick)
+            .where(and(eq(v3Tick.chainId, chainId), gt(v3Tick.updatedBlock, since)));
+    // A pool whose ticks changed needs its whole tick list again; its own row may not have changed.
+    const poolRows = new Map(pools.map((p) => [lower(p.address), p]));
+    const rereadPools = new Set([...reread("v3_pool"), ...reread("v3_tick")]);
+    const missing = [...new Set([...tickPools.map((t) => lower(t.pool)), ...rereadPools])].filter(
+      (a) => !poolRows.has(a),
+    );
+    const extra = await rowsByKey(missing, (slice) =>
+      reader
+        .select(columns)
+        .from(v3Pool)
+        .where(and(eq(v3Pool.chainId, chainId), inArray(v3Pool.address, slice))),
+    );
+    for (const p of extra) poolRows.set(lower(p.address), p);
+    for (const address of rereadPools) if (!poolRows.has(address)) graph.removePool(address);
+    const ticks = await loadTicks(reader, chainId, since < 0n ? "all" : [...poolRows.keys()]);
+    for (const [address, p] of poolRows) {
+      const pool = v3PoolOf(p, ticks.get(address) ?? [], addresses);
+      // Not initialized (yet, or again after a reorg reverted its Initialize).
+      if (pool) graph.upsertPool(pool);
+      else graph.removePool(address);
+    }
+  },
+
+  async poolCount(db) {
+    return (await db.select({ n: count() }).from(v3Pool))[0]?.n ?? 0;
+  },
+};

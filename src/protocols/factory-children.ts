@@ -1,0 +1,52 @@
+import { factory } from "ponder";
+import type { Abi, AbiEvent, Address } from "viem";
+import type { ChainSetup } from "../../engine/chain-setup.js";
+import { perChain } from "./per-chain.js";
+
+/** Where a factory is deployed on a chain, and the block its events start at. */
+type FactoryAt = { factory: Address; startBlock: number };
+
+/**
+ * A factory contract and every contract it creates (Ponder's `factory()` address), on the
+ * chains where `at` finds the factory: the two contract entries of a Uniswap-style protocol.
+ */
+export function factoryAndChildren<
+  FactoryAbi extends Abi,
+  ChildAbi extends Abi,
+  Created extends AbiEvent,
+>(params: {
+  chains: readonly ChainSetup[];
+  at: (chain: ChainSetup) => FactoryAt | undefined;
+  factoryAbi: FactoryAbi;
+  childAbi: ChildAbi;
+  /** The factory's event that announces a child, and the argument holding its address. */
+  created: Created;
+  parameter: NonNullable<Parameters<typeof factory<Created>>[0]["parameter"]>;
+}) {
+  const { chains, at } = params;
+  return {
+    factory: {
+      abi: params.factoryAbi,
+      chain: perChain(chains, (c) => {
+        const where = at(c);
+        return where && { address: where.factory, startBlock: where.startBlock };
+      }),
+    },
+    children: {
+      abi: params.childAbi,
+      chain: perChain(chains, (c) => {
+        const where = at(c);
+        return (
+          where && {
+            address: factory({
+              address: where.factory,
+              event: params.created,
+              parameter: params.parameter,
+            }),
+            startBlock: where.startBlock,
+          }
+        );
+      }),
+    },
+  };
+}
