@@ -109,7 +109,25 @@ describe("while the indexer backfills", () => {
       body: backfilling,
     });
     expect(await answer(await postBundle())).toEqual({ status: 503, body: backfilling });
-    // Still backfilling after all four answers: they were given from an incomplete index.
+    // /v1/networks answers meanwhile: how far the held backfill is behind the chain's head.
+    const head = Number(await rpc(service.anvil.url, "eth_blockNumber", []));
+    const indexed = Number(await indexedBlock());
+    expect(indexed).toBeLessThan(head);
+    expect(await answer(await fetch(`${service.url}/v1/networks`))).toEqual({
+      status: 200,
+      body: [
+        {
+          id: service.deployment.chainId,
+          name: "Devnet",
+          isConnected: true,
+          indexedBlock: indexed,
+          snapshotBlock: indexed,
+          headBlock: head,
+          lagBlocks: head - indexed,
+        },
+      ],
+    });
+    // Still backfilling after all these answers: they were given from an incomplete index.
     expect((await fetch(`${service.url}/ready`)).status).toBe(503);
   });
 

@@ -1,3 +1,4 @@
+import { EnsoClient } from "@ensofinance/sdk";
 import { type Address, getAddress, type Hex, maxUint256, parseEther } from "viem";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { UniswapV2PairAbi } from "../abis/UniswapV2Pair.js";
@@ -73,6 +74,40 @@ describe("POST /v1/shortcuts/bundle on the devnet", () => {
     await service?.stop();
   });
 
+  test("the client SDK's bundle, with `enso` for core, is answered as the same bundle sent plainly", async () => {
+    const from = a.user(0).account.address;
+    const third = "0x0000000000000000000000000000000000007413" as Address;
+    const usdc = a.token("USDC");
+    const actions = (protocol: string) => [
+      {
+        protocol,
+        action: "route",
+        args: {
+          tokenIn: NATIVE_TOKEN_ADDRESS,
+          tokenOut: usdc,
+          amountIn: parseEther("0.1").toString(),
+        },
+      },
+      {
+        protocol,
+        action: "transfer",
+        args: { token: usdc, receiver: third, amount: { useOutputOfCallAt: 0 } },
+      },
+    ];
+    const chainId = service.deployment.chainId;
+    const plain = await bundle(
+      { chainId: String(chainId), fromAddress: from, routingStrategy: "router" },
+      actions("core"),
+    );
+    const client = new EnsoClient({ apiKey: "none", baseURL: `${service.url}/v1` });
+    const viaSdk = await client.getBundleData(
+      { chainId, fromAddress: from, routingStrategy: "router" },
+      actions("enso") as never,
+    );
+    expect(viaSdk).toEqual(plain);
+    expect(plain.bundle.map((b) => b.protocol)).toEqual(["core", "core"]);
+  });
+
   test("SPEC example (router): ETH → USDC, deposit into the USDC vault, transfer the shares to a third address", async () => {
     const u = a.user(0);
     const from = u.account.address;
@@ -109,7 +144,7 @@ describe("POST /v1/shortcuts/bundle on the devnet", () => {
         action: "route",
         args: {
           tokenIn: NATIVE,
-          tokenOut: usdc.toLowerCase(),
+          tokenOut: getAddress(usdc),
           amountIn: parseEther("1").toString(),
           slippage: 100,
         },
@@ -118,9 +153,9 @@ describe("POST /v1/shortcuts/bundle on the devnet", () => {
         protocol: "savings-vaults",
         action: "deposit",
         args: {
-          primaryAddress: vault.toLowerCase(),
-          tokenIn: usdc.toLowerCase(),
-          tokenOut: vault.toLowerCase(),
+          primaryAddress: getAddress(vault),
+          tokenIn: getAddress(usdc),
+          tokenOut: getAddress(vault),
           amountIn: { useOutputOfCallAt: 0, index: 0 },
         },
       },
@@ -128,7 +163,7 @@ describe("POST /v1/shortcuts/bundle on the devnet", () => {
         protocol: "core",
         action: "transfer",
         args: {
-          token: vault.toLowerCase(),
+          token: getAddress(vault),
           receiver: third,
           amount: { useOutputOfCallAt: 1, index: 0 },
         },
@@ -497,11 +532,11 @@ describe("POST /v1/shortcuts/bundle on the devnet", () => {
           {
             protocol: "savings-vaults",
             action: "deposit",
-            args: { primaryAddress: vault, tokenIn: usdc, tokenOut: vault, amountIn: 5 },
+            args: { primaryAddress: vault, tokenIn: usdc, tokenOut: vault, amountIn: 5.5 },
           },
         ],
         bad(
-          "actions[2].args.amountIn: expected an amount in wei (a decimal string) or an output reference { useOutputOfCallAt: <earlier action index> }.",
+          "actions[2].args.amountIn: expected an amount in wei (a decimal string, or a JSON integer up to 2^53 - 1) or an output reference { useOutputOfCallAt: <earlier action index> }.",
         ),
       ],
       [

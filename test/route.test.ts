@@ -1,11 +1,15 @@
+import { EnsoClient } from "@ensofinance/sdk";
 import {
   type Address,
+  encodeFunctionData,
+  erc4626Abi,
   getAddress,
   type Hex,
   maxUint256,
   parseEther,
   type WalletClient,
 } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { QuoterV2Abi } from "../abis/QuoterV2.js";
 import { UniswapV2Router02Abi } from "../abis/UniswapV2Router02.js";
@@ -79,6 +83,128 @@ describe("GET /v1/shortcuts/route on the devnet", () => {
 
   afterAll(async () => {
     await service?.stop();
+  });
+
+  test("balances: an account's catalogue tokens at one block with USD values; useEoa=false reads its CoreWallet; the client SDK reads them", async () => {
+    const owner = privateKeyToAccount(generatePrivateKey()).address;
+    await fund(owner, token("USDC"), usd("USDC", 1234));
+    await fund(owner, token("WETH"), parseEther("2"));
+    const client = new EnsoClient({ apiKey: "none", baseURL: `${service.url}/v1` });
+    // The CoreWallet is the spender of its owner's approvals (the SDK's approvals are the
+    // router's only: asked plainly).
+    const { spender: wallet } = (await (
+      await fetch(
+        `${service.url}/v1/wallet/approve?chainId=${chainId}&fromAddress=${owner}&tokenAddress=${token("USDC")}&amount=1&routingStrategy=corewallet`,
+      )
+    ).json()) as { spender: Address };
+    await fund(wallet, token("USDC"), usd("USDC", 5));
+    await settle();
+    const head = Number(await a.client.getBlockNumber({ cacheTime: 0 }));
+    type Balance = { token: string; amount: string; value: number | null };
+    const balances = async (query: string) =>
+      (await (
+        await fetch(`${service.url}/v1/wallet/balances?chainId=${chainId}&${query}`)
+      ).json()) as Balance[];
+    const usdcHeld = {
+      token: getAddress(token("USDC")),
+      chainId,
+      amount: "1234000000",
+      decimals: 6,
+      name: "USD Coin",
+      symbol: "USDC",
+      logoUri: null,
+      price: 1,
+      value: 1234,
+      type: "base",
+      underlyingTokens: [],
+      blockNumber: head,
+    };
+    const own = await balances(`eoaAddress=${owner}`);
+    expect(Object.fromEntries(own.map((b) => [b.token, b.amount]))).toEqual({
+      [getAddress(token("WETH"))]: parseEther("2").toString(),
+      [getAddress(token("USDC"))]: "1234000000",
+    });
+    expect(own.find((b) => b.token === usdcHeld.token)).toEqual(usdcHeld);
+    // Largest USD value first.
+    const values = own.map((b) => b.value ?? -1);
+    expect(values).toEqual([...values].sort((x, y) => y - x));
+    expect(await balances(`eoaAddress=${owner}&useEoa=false`)).toEqual([
+      { ...usdcHeld, amount: "5000000", value: 5 },
+    ]);
+    expect(await client.getBalances({ chainId, eoaAddress: owner })).toEqual(own);
+  });
+
+  test("balances: a position token is listed with the token it holds", async () => {
+    const owner = privateKeyToAccount(generatePrivateKey()).address;
+    const depositor = user(5);
+    const assets = usd("USDC", 300);
+    await fund(depositor.account.address, token("USDC"), assets);
+    await a.approve(depositor, token("USDC"), vault("svUSDC"), assets);
+    await a.send(depositor, {
+      to: vault("svUSDC"),
+      data: encodeFunctionData({ abi: erc4626Abi, functionName: "deposit", args: [assets, owner] }),
+    });
+    await settle();
+    const shares = await balanceOf(vault("svUSDC"), owner);
+    expect(shares).toBeGreaterThan(0n);
+    const res = await fetch(
+      `${service.url}/v1/wallet/balances?chainId=${chainId}&eoaAddress=${owner}`,
+    );
+    const held = (await res.json()) as Record<string, unknown>[];
+    expect(
+      held.map(({ token, amount, type, underlyingTokens }) => ({
+        token,
+        amount,
+        type,
+        underlyingTokens,
+      })),
+    ).toEqual([
+      {
+        token: getAddress(vault("svUSDC")),
+        amount: shares.toString(),
+        type: "defi",
+        underlyingTokens: [getAddress(token("USDC"))],
+      },
+    ]);
+  });
+
+  test("the client SDK's route request is answered as the same request sent plainly", async () => {
+    const from = privateKeyToAccount(generatePrivateKey()).address;
+    const amountIn = usd("USDC", 100).toString();
+    const plain = await route({
+      chainId: String(chainId),
+      fromAddress: from,
+      tokenIn: token("USDC"),
+      tokenOut: token("WETH"),
+      amountIn,
+      routingStrategy: "router",
+    });
+    const client = new EnsoClient({ apiKey: "none", baseURL: `${service.url}/v1` });
+    const viaSdk = await client.getRouteData({
+      chainId,
+      fromAddress: from,
+      tokenIn: [token("USDC")],
+      tokenOut: [token("WETH")],
+      amountIn: [amountIn],
+      routingStrategy: "router",
+    });
+    expect(viaSdk).toEqual(plain);
+  });
+
+  test("prices come from the indexed graph, stamped with its block's own timestamp; native is priced as WETH", async () => {
+    await settle();
+    const res = await fetch(
+      `${service.url}/v1/prices/${chainId}?addresses=${NATIVE}&addresses=${token("WETH")}&addresses=${token("USDC")}`,
+    );
+    const [native, weth, usdc] = (await res.json()) as {
+      price: number | null;
+      blockNumber: number;
+      timestamp: number;
+    }[];
+    const block = await a.client.getBlock({ blockNumber: BigInt(weth?.blockNumber ?? -1) });
+    expect(weth?.timestamp).toBe(Number(block.timestamp));
+    expect(native?.price).toBe(weth?.price);
+    expect(usdc).toMatchObject({ price: 1, confidence: 1, decimals: 6, symbol: "USDC" });
   });
 
   test("router: USDC → WETH, sent as returned, pays exactly the quoted amount", async () => {

@@ -26,7 +26,7 @@ import {
 import { UnsupportedRouteError } from "../program/hop-context.js";
 import { addApprove, addTransfer } from "../program/protocol-steps.js";
 import { addRouteHop } from "../program/route-program.js";
-import { isNativeToken } from "../protocols/native.js";
+import { displayAddress, isNativeToken } from "../protocols/native.js";
 import { protocols } from "../protocols/registry.js";
 import { type RouteStep, routeSteps as routeStepsOf } from "../route.js";
 import { quoteEdge } from "../routing/quote-edge.js";
@@ -49,6 +49,12 @@ import {
   ProgramPlanner,
   type ProgramValue,
 } from "../program/planner.js";
+
+/**
+ * Other names a bundle may give a protocol, for existing clients of this API family: `enso`
+ * is the built-in protocol's name there. The echo and every output say `core`.
+ */
+const PROTOCOL_ALIASES: Readonly<Record<string, string>> = { enso: "core" };
 
 /** Most actions one bundle may hold. */
 export const MAX_BUNDLE_ACTIONS = 32;
@@ -116,9 +122,13 @@ function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
   return at;
 }
 
-/** Serializable echo of parsed args (bigints as decimal strings). */
+/** Serializable echo of parsed args, defaults included (bigints as decimal strings). */
 function echo(value: unknown): unknown {
   if (typeof value === "bigint") return value.toString();
+  // Addresses arrive lowercased by the argument schemas; the echo shows them checksummed.
+  if (typeof value === "string" && /^0x[0-9a-f]{40}$/.test(value)) {
+    return displayAddress(value as Address);
+  }
   if (Array.isArray(value)) return value.map(echo);
   if (value && typeof value === "object") {
     if ("ref" in value && "index" in value) {
@@ -209,7 +219,8 @@ function compilePass(
     if (typeof action.action !== "string") {
       throw new InvalidArgumentError("expected an action name string.", at(".action"));
     }
-    const protocol = protocols.find((p) => p.slug === action.protocol);
+    const slug = PROTOCOL_ALIASES[action.protocol] ?? action.protocol;
+    const protocol = protocols.find((p) => p.slug === slug);
     if (!protocol) {
       throw new UnknownActionError(
         `unknown protocol "${action.protocol}"; known protocols and actions: ${listing()}.`,
@@ -232,6 +243,15 @@ function compilePass(
         at(".args"),
       );
     }
+    // Every argument must be one the action reads: a misspelt one is not silently dropped.
+    const names = Object.keys(spec.args.shape);
+    const unknown = Object.keys(rawArgs).find((name) => !names.includes(name));
+    if (unknown !== undefined) {
+      throw new InvalidArgumentError(
+        `unknown argument; the arguments of ${protocol.slug} ${action.action} are ${names.join(", ")}.`,
+        at(`.args.${unknown}`),
+      );
+    }
     const parsed = spec.args.safeParse(rawArgs);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
@@ -245,7 +265,7 @@ function compilePass(
           });
     }
     const args = parsed.data as Record<string, unknown>;
-    const literal = spec.input?.(args as never, { graph: params.graph });
+    const literal = spec.input?.(args as never, { chain: params.chain });
     if (literal) inputs.set(literal.token, (inputs.get(literal.token) ?? 0n) + literal.amount);
 
     const resolve = (arg: AmountArg, field: string): ResolvedAmount => {

@@ -4,7 +4,7 @@
  * at exactly one dollar (spot-prices.ts).
  */
 import type { RoutingGraph } from "./graph.js";
-import { PRICE_SCALE, spotPrices, type TokenPrices } from "./spot-prices.js";
+import { PRICE_SCALE, type SpotPrices, spotPrices, type TokenPrices } from "./spot-prices.js";
 import type { Address } from "./types.js";
 
 /** A stablecoin taken to be worth one dollar. */
@@ -29,6 +29,14 @@ export type UsdPricesParameters = {
  * 1 USDC (6 decimals) gives 10^30. Cached per graph version.
  */
 export function usdPrices(params: UsdPricesParameters): TokenPrices {
+  return usdSpotPrices(params).prices;
+}
+
+/**
+ * The USD spot prices of {@link usdPrices} with their floats and the depth behind each (in
+ * dollars when every stablecoin comes with its decimals).
+ */
+export function usdSpotPrices(params: UsdPricesParameters): SpotPrices {
   const { graph, stablecoins } = params;
   const withDecimals = stablecoins.filter((s): s is UsdStablecoin => typeof s !== "string");
   let anchors: { token: Address; price: bigint }[];
@@ -43,7 +51,7 @@ export function usdPrices(params: UsdPricesParameters): TokenPrices {
       .find((a) => graph.hasToken(a));
     anchors = first ? [{ token: first, price: PRICE_SCALE }] : [];
   }
-  return spotPrices({ graph, anchors, maxStaleChanges: params.maxStaleChanges }).prices;
+  return spotPrices({ graph, anchors, maxStaleChanges: params.maxStaleChanges });
 }
 
 export type PriceImpactParameters = {

@@ -29,6 +29,11 @@ export type SpotPrices = {
   prices: TokenPrices;
   /** The same as floats, for ranking (never for amounts). */
   approx: ReadonlyMap<Address, number>;
+  /**
+   * The depth behind each price, in the anchors' unit: what the shallowest pool on the token's
+   * path to an anchor holds on its input side (infinite for an anchor).
+   */
+  depth: ReadonlyMap<Address, number>;
 };
 
 export type SpotPricesParameters = {
@@ -161,7 +166,11 @@ function computeSpotPrices({ graph, anchors }: SpotPricesParameters): SpotPrices
     }
   }
   const approx = new Map<Address, number>();
-  for (const [token, p] of priced) approx.set(token, p.value);
+  const depth = new Map<Address, number>();
+  for (const [token, p] of priced) {
+    approx.set(token, p.value);
+    depth.set(token, p.width);
+  }
   const prices: TokenPrices = {
     get(token) {
       const known = exact.get(token);
@@ -175,5 +184,5 @@ function computeSpotPrices({ graph, anchors }: SpotPricesParameters): SpotPrices
       return price;
     },
   };
-  return { prices, approx };
+  return { prices, approx, depth };
 }

@@ -17,11 +17,17 @@ import { type KeyRing, requireApiKey } from "./ops/auth.js";
 import type { OpsEnv } from "./ops/context.js";
 import { requestDeadline } from "./ops/deadline.js";
 import { errorFields, log } from "./ops/log.js";
+import type { ChainLag } from "./ops/metrics.js";
 import { type RateLimiter, rateLimit } from "./ops/rate-limit.js";
 import { requestContext } from "./ops/request-context.js";
 import { opsRoutes } from "./ops/routes.js";
+import { actionsRoutes } from "./v1/actions.js";
+import { balancesRoutes } from "./v1/balances.js";
 import { bundleRoutes } from "./v1/bundle.js";
+import { networksRoutes } from "./v1/networks.js";
+import { pricesRoutes } from "./v1/prices.js";
 import { projectsRoutes } from "./v1/projects.js";
+import { protocolsRoutes } from "./v1/protocols.js";
 import { routeRoutes } from "./v1/route.js";
 import { standardsRoutes } from "./v1/standards.js";
 import { tokensRoutes } from "./v1/tokens.js";
@@ -35,8 +41,16 @@ export type AppDeps = {
   limiter: RateLimiter;
   /** Answers 503 until the index has caught up with the chain. */
   requireIndexReady: MiddlewareHandler;
-  /** Answers 503 on `/v1/shortcuts/*` while the routing data lags (createFreshness). */
-  freshness: { guard: MiddlewareHandler };
+  /**
+   * Answers 503 on `/v1/shortcuts/*` while the routing data lags, and reports each chain's lag
+   * for `/v1/networks` (createFreshness).
+   */
+  freshness: {
+    guard: MiddlewareHandler;
+    chainLags: (chainId: number) => Promise<ChainLag[]>;
+    /** The chain's head, from its RPC (cached briefly; rejects when the RPC does not answer). */
+    headBlock: (chainName: string) => Promise<bigint>;
+  };
   /** MAX_LAG_BLOCKS, as the OpenAPI document states it. */
   maxLagBlocks: number;
   /** LOG_REQUESTS: one access-log line per request. */
@@ -121,11 +135,13 @@ export function createApp(deps: AppDeps): Hono<OpsEnv> {
   // ── Readiness and freshness ────────────────────────────────────────────────────────────────
   app.use("/v1/tokens", deps.requireIndexReady);
   app.use("/v1/projects", deps.requireIndexReady);
+  app.use("/v1/prices/*", deps.requireIndexReady);
+  app.use("/v1/wallet/balances", deps.requireIndexReady);
   // Readiness first: while the backfill runs, "still backfilling" says more than a lag in blocks.
   app.use("/v1/shortcuts/*", deps.requireIndexReady);
   describeMiddleware({
     name: "indexReady",
-    paths: ["/v1/tokens", "/v1/projects", "/v1/shortcuts/*"],
+    paths: ["/v1/tokens", "/v1/projects", "/v1/prices/*", "/v1/wallet/balances", "/v1/shortcuts/*"],
     responses: { 503: errorResponse("The indexer has not caught up with the chain yet.") },
   });
   app.use("/v1/shortcuts/*", freshness.guard);
@@ -155,10 +171,17 @@ export function createApp(deps: AppDeps): Hono<OpsEnv> {
   app.route("/v1/tokens", tokensRoutes(deps.sources));
   app.route("/v1/standards", standardsRoutes(deps.sources));
   app.route("/v1/projects", projectsRoutes(deps.sources));
+  app.route("/v1/protocols", protocolsRoutes(deps.sources));
+  app.route("/v1/actions", actionsRoutes());
+  app.route("/v1/prices", pricesRoutes(deps.sources));
+  // Answered during a backfill too: it says how far the index has come.
+  app.route("/v1/networks", networksRoutes(deps.sources, freshness));
   app.route("/v1/shortcuts", routeRoutes(deps.sources));
   app.route("/v1/shortcuts", bundleRoutes(deps.sources));
   // Reads only the chain (no index): neither readiness nor freshness applies.
   app.route("/v1/wallet", walletRoutes(deps.sources));
+  // Reads the catalogue, then the chain.
+  app.route("/v1/wallet", balancesRoutes(deps.sources));
 
   // Ponder answers its own paths (/health, /ready, /status, /metrics) before this app is asked.
   app.all("*", handleNotFound);

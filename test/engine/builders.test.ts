@@ -255,7 +255,8 @@ describe("bundle builder", () => {
   ];
 
   test("delegate: route then transfer of its output, compiled to the program the account runs", () => {
-    // The echo shows each action's arguments as sent, references in their full form.
+    // The echo shows each action's arguments as understood: addresses checksummed, the
+    // defaults it applied (the route's slippage), references in their full form.
     const built = bundle({ actions: swapThenSend });
     expect([...built.compiled.inputs]).toEqual([[tokenA, E18]]);
     expect(built.compiled.bundle).toEqual([
@@ -263,16 +264,17 @@ describe("bundle builder", () => {
         protocol: "core",
         action: "route",
         args: {
-          tokenIn: tokenA,
-          tokenOut: tokenB,
+          tokenIn: getAddress(tokenA),
+          tokenOut: getAddress(tokenB),
           amountIn: E18.toString(),
+          slippage: 300,
         },
       },
       {
         protocol: "core",
         action: "transfer",
         args: {
-          token: tokenB,
+          token: getAddress(tokenB),
           receiver: third,
           amount: { useOutputOfCallAt: 0, index: 0 },
         },
@@ -299,6 +301,45 @@ describe("bundle builder", () => {
       ["checkMinAmountOut", contracts.minAmountOutCheck],
       ["transfer", getAddress(tokenB)],
     ]);
+  });
+
+  test("clients of this API family may say `enso` for core, and send amounts and shares as JSON integers", () => {
+    const sent = bundle({ actions: swapThenSend }).compiled;
+    // The same bundle as another client writes it: `enso`, a JSON integer amount, and a split
+    // whose shares are decimal strings; and the bundle with the split written in numbers.
+    const aliased = bundle({
+      actions: [
+        {
+          ...swapThenSend[0],
+          protocol: "enso",
+          args: { tokenIn: tokenA, tokenOut: tokenB, amountIn: 10 ** 15 },
+        },
+        {
+          protocol: "enso",
+          action: "split",
+          args: { amount: { useOutputOfCallAt: 0 }, bps: ["6000", "4000"] },
+        },
+      ],
+    }).compiled;
+    const numeric = bundle({
+      actions: [
+        {
+          ...swapThenSend[0],
+          args: { tokenIn: tokenA, tokenOut: tokenB, amountIn: "1000000000000000" },
+        },
+        {
+          protocol: "core",
+          action: "split",
+          args: { amount: { useOutputOfCallAt: 0 }, bps: [6000, 4000] },
+        },
+      ],
+    }).compiled;
+    expect(aliased.program).toEqual(numeric.program);
+    // The echo says `core`, whatever the request called it.
+    expect(aliased.bundle.map((a) => a.protocol)).toEqual(["core", "core"]);
+    expect(aliased.bundle[0]?.args.amountIn).toBe("1000000000000000");
+    expect(aliased.bundle[1]?.args.bps).toEqual([6000, 4000]);
+    expect(sent.bundle[0]?.args.amountIn).toBe("1000000000000000000");
   });
 
   test("the checks follow what a first run delivered, less the slippage", () => {

@@ -397,6 +397,43 @@ describe("bundle compilation failures, without chain or server", () => {
       message: "actions[1].args.tokenOut: the same token as tokenIn; there is nothing to route.",
     },
     {
+      what: "a misspelt argument, named instead of dropped",
+      actions: [route({ tokenIn: tokenA, tokenOut: tokenB, amountIn: "1000", slipage: 50 })],
+      kind: InvalidArgumentError,
+      path: "actions[0].args.slipage",
+      actionIndex: 0,
+      status: 400,
+      message:
+        "actions[0].args.slipage: unknown argument; the arguments of core route are tokenIn, tokenOut, amountIn, slippage.",
+    },
+    {
+      what: "a JSON integer amount beyond 2^53 - 1 (not exact in every JSON parser)",
+      actions: [route({ tokenIn: tokenA, tokenOut: tokenB, amountIn: 2 ** 53 })],
+      kind: InvalidArgumentError,
+      path: "actions[0].args.amountIn",
+      actionIndex: 0,
+      status: 400,
+      message:
+        "actions[0].args.amountIn: expected an amount in wei (a decimal string, or a JSON integer up to 2^53 - 1) or an output reference { useOutputOfCallAt: <earlier action index> }.",
+    },
+    {
+      what: "a share that is no whole number of basis points",
+      actions: [
+        first,
+        {
+          protocol: "core",
+          action: "split",
+          args: { amount: { useOutputOfCallAt: 0 }, bps: ["6000", 4000.5] },
+        },
+      ],
+      kind: InvalidArgumentError,
+      path: "actions[1].args.bps[1]",
+      actionIndex: 1,
+      status: 400,
+      message:
+        "actions[1].args.bps[1]: expected basis points: a whole number from 0 to 10000 (a JSON integer or a decimal string).",
+    },
+    {
       what: "an unknown token",
       actions: [route({ tokenIn: tokenA, tokenOut: unknown, amountIn: "1000" })],
       kind: UnknownTokenError,

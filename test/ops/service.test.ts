@@ -383,11 +383,34 @@ describe("OpenAPI document", () => {
       { op: "GET /v1/openapi.json", responses: ["200", "500", "503"], bearer: false },
       { op: "GET /docs", responses: ["200", "500", "503"], bearer: false },
       { op: "GET /metrics/api", responses: ["200", "500", "503"], bearer: false },
+      { op: "GET /v1/actions", responses: ["200", "400", ...guarded], bearer: true },
+      {
+        op: "GET /v1/actions/{slug}",
+        responses: ["200", "400", "401", "404", "429", "500", "503"],
+        bearer: true,
+      },
+      {
+        op: "GET /v1/prices/{chainId}/{address}",
+        responses: ["200", "400", "401", "404", "429", "500", "503"],
+        bearer: true,
+      },
+      {
+        op: "GET /v1/prices/{chainId}",
+        responses: ["200", "400", "401", "404", "429", "500", "503"],
+        bearer: true,
+      },
+      { op: "GET /v1/wallet/balances", responses: ["200", "400", ...guarded], bearer: true },
+      { op: "GET /v1/networks", responses: ["200", "400", ...guarded], bearer: true },
       { op: "GET /v1/projects", responses: ["200", "400", ...guarded], bearer: true },
       {
         op: "GET /v1/projects/{id}/logo.svg",
         responses: ["200", "404", "500", "503"],
         bearer: false,
+      },
+      {
+        op: "GET /v1/protocols",
+        responses: ["200", "400", "401", "404", "429", "500", "503"],
+        bearer: true,
       },
       { op: "GET /v1/standards", responses: ["200", "400", ...guarded], bearer: true },
       {
@@ -482,11 +505,18 @@ describe("reference page", () => {
         ),
       );
     expect(listed.filter((op) => !op.includes("/v1/shortcuts/"))).toEqual([
+      "GET /v1/actions",
+      "GET /v1/actions/{slug}",
+      "GET /v1/prices/{chainId}/{address}",
+      "GET /v1/prices/{chainId}",
+      "GET /v1/networks",
       "GET /v1/projects",
       "GET /v1/projects/{id}/logo.svg",
+      "GET /v1/protocols",
       "GET /v1/standards",
       "GET /v1/standards/{slug}",
       "GET /v1/tokens",
+      "GET /v1/wallet/balances",
       "GET /v1/wallet/approve",
       "GET /health",
       "GET /ready",

@@ -12,9 +12,23 @@ export const addressArg = z
   })
   .transform((v) => v.toLowerCase() as `0x${string}`);
 
-/** A literal amount in wei (decimal string) or `{ useOutputOfCallAt: i, index?: n }`. */
+/**
+ * A JSON integer a client may send for a number: up to 2^53 - 1, the largest every JSON parser
+ * reads exactly. Larger amounts are decimal strings.
+ */
+const jsonInteger = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+
+/** How `/v1/standards` and `/v1/actions` describe an amount argument (`amountArg`). */
+export const AMOUNT_DESCRIPTION =
+  "Amount in wei (a decimal string, or a JSON integer up to 2^53 - 1) or an output reference { useOutputOfCallAt: i }";
+
+/**
+ * A literal amount in wei — a decimal string, or a JSON integer up to 2^53 - 1 — or
+ * `{ useOutputOfCallAt: i, index?: n }`.
+ */
 export const amountArg = z.union(
   [
+    jsonInteger.transform((v): AmountArg => BigInt(v)),
     z
       .string()
       .refine((v) => /^[0-9]+$/.test(v) && BigInt(v) <= MAX_UINT256, {
@@ -31,14 +45,29 @@ export const amountArg = z.union(
   ],
   {
     error:
-      "expected an amount in wei (a decimal string) or an output reference { useOutputOfCallAt: <earlier action index> }",
+      "expected an amount in wei (a decimal string, or a JSON integer up to 2^53 - 1) or an output reference { useOutputOfCallAt: <earlier action index> }",
   },
 );
 
-/** Slippage in basis points, as a number or a decimal string. */
-export const slippageArg = z
-  .union([z.number(), z.string()])
-  .refine((v) => /^[0-9]+$/.test(String(v)) && Number(v) <= 10_000, {
-    message: "expected basis points: a whole number from 0 to 10000",
-  })
-  .transform(Number);
+/** A share in basis points (0 to 10000), as a JSON integer or a decimal string. */
+export const bpsArg = z
+  .union(
+    [
+      jsonInteger,
+      z
+        .string()
+        .regex(/^[0-9]+$/)
+        .transform(Number),
+    ],
+    {
+      error:
+        "expected basis points: a whole number from 0 to 10000 (a JSON integer or a decimal string)",
+    },
+  )
+  .refine((v) => v <= 10_000, {
+    message:
+      "expected basis points: a whole number from 0 to 10000 (a JSON integer or a decimal string)",
+  });
+
+/** Slippage in basis points: the same rule as every share. */
+export const slippageArg = bpsArg;

@@ -85,7 +85,7 @@ export type CompileContext = ProgramTarget & {
  * One bundle action of a protocol. Its functions are methods so that an action of any argument
  * schema is an `ActionSpec` (the compiler only ever calls them with what `args` parsed).
  */
-export type ActionSpec<S extends z.ZodType = z.ZodType> = {
+export type ActionSpec<S extends z.ZodObject = z.ZodObject> = {
   /** Validates `args` (amount fields accept output references). */
   args: S;
   /** Names of the args holding amounts, and whether an output reference is allowed there. */
@@ -93,7 +93,7 @@ export type ActionSpec<S extends z.ZodType = z.ZodType> = {
   /** The caller's token and literal amount this action consumes, if any (pulled at the start). */
   input?(
     args: z.infer<S>,
-    ctx: { graph: RoutingGraph },
+    ctx: { chain: ChainSetup },
   ): { token: Address; amount: bigint } | undefined;
   /** Adds the steps; returns the outputs later actions may reference (index 0, 1, …). */
   compile(ctx: CompileContext, args: z.infer<S>): OutputValue[];

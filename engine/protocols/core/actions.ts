@@ -13,7 +13,7 @@ import {
 import { z } from "zod";
 import { MinAmountOutCheckAbi } from "../../../abis/generated/MinAmountOutCheck.js";
 import { ProgramValuesAbi } from "../../../abis/generated/ProgramValues.js";
-import { addressArg, amountArg, slippageArg } from "../../bundle/actions/args.js";
+import { addressArg, amountArg, bpsArg, slippageArg } from "../../bundle/actions/args.js";
 import { hopContext, literalInput, valuesContract } from "../../bundle/actions/pool-action.js";
 import type { ActionSpec, CompileContext, OutputValue } from "../../bundle/actions/types.js";
 import {
@@ -43,7 +43,7 @@ const routeArgs = z.object({
   tokenIn: addressArg,
   tokenOut: addressArg,
   amountIn: amountArg,
-  slippage: slippageArg.optional(),
+  slippage: slippageArg.default(DEFAULT_SLIPPAGE_BPS),
 });
 
 /** `route`: the route calculator's best path, inlined; its output is checked against slippage. */
@@ -110,7 +110,7 @@ const route: ActionSpec<typeof routeArgs> = {
           );
     }
     const quote = found.quote;
-    const slippage = args.slippage ?? DEFAULT_SLIPPAGE_BPS;
+    const slippage = args.slippage;
     const hop = hopContext(ctx, slippage);
     const before = addBalanceSnapshot(ctx.planner, {
       minAmountOutCheck: ctx.contracts.minAmountOutCheck,
@@ -383,7 +383,7 @@ const balance: ActionSpec<typeof balanceArgs> = {
 const splitArgs = z.object({
   amount: amountArg,
   bps: z
-    .array(z.number().int().min(0).max(10_000), { error: "expected an array of basis points" })
+    .array(bpsArg, { error: "expected an array of basis points" })
     .min(2)
     .max(16)
     .refine((b) => b.reduce((s, x) => s + x, 0) === 10_000, {

@@ -1,7 +1,8 @@
+import { AMOUNT_DESCRIPTION } from "../../bundle/actions/args.js";
 import type { Protocol } from "../types.js";
 import { coreActions } from "./actions.js";
 
-const amount = "Amount in wei (decimal string) or an output reference { useOutputOfCallAt: i }";
+const amount = AMOUNT_DESCRIPTION;
 
 /** The built-in actions: routes, raw calls and token plumbing. */
 export const core: Protocol = {

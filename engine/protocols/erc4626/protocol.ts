@@ -1,8 +1,9 @@
+import { AMOUNT_DESCRIPTION } from "../../bundle/actions/args.js";
 import type { ProjectInfo, Protocol } from "../types.js";
 import { erc4626Actions } from "./actions.js";
 import { erc4626Pool } from "./pool.js";
 
-const amount = "Amount in wei (decimal string) or an output reference { useOutputOfCallAt: i }";
+const amount = AMOUNT_DESCRIPTION;
 
 /**
  * A protocol made of ERC4626 vaults: deposit assets for shares, redeem shares for assets.

@@ -1,8 +1,9 @@
+import { AMOUNT_DESCRIPTION } from "../../bundle/actions/args.js";
 import type { Protocol } from "../types.js";
 import { uniswapV2Actions } from "./actions.js";
 import { uniswapV2Pool } from "./pool.js";
 
-const amount = "Amount in wei (decimal string) or an output reference { useOutputOfCallAt: i }";
+const amount = AMOUNT_DESCRIPTION;
 
 export const uniswapV2: Protocol = {
   slug: "uniswap-v2",

@@ -1,3 +1,4 @@
+import { AMOUNT_DESCRIPTION } from "../../bundle/actions/args.js";
 import type { Protocol } from "../types.js";
 import { uniswapV3Actions } from "./actions.js";
 import { uniswapV3Pool } from "./pool.js";
@@ -26,7 +27,7 @@ export const uniswapV3: Protocol = {
         primaryAddress: "Pool address",
         tokenIn: "Token to sell",
         tokenOut: "Token to buy",
-        amountIn: "Amount in wei (decimal string) or an output reference { useOutputOfCallAt: i }",
+        amountIn: AMOUNT_DESCRIPTION,
       },
       outputs: { amountOut: "Amount of tokenOut received" },
     },

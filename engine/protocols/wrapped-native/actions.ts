@@ -3,7 +3,7 @@ import type { Address } from "viem";
 import { z } from "zod";
 import { addressArg, amountArg } from "../../bundle/actions/args.js";
 import { hopAction, literalInput, namedEdge } from "../../bundle/actions/pool-action.js";
-import type { ActionSpec, CompileContext } from "../../bundle/actions/types.js";
+import type { ActionSpec, CompileContext, OutputValue } from "../../bundle/actions/types.js";
 import { InvalidArgumentError, UnsupportedOnChainError } from "../../errors.js";
 import { displayAddress, NATIVE_TOKEN_ADDRESS } from "../native.js";
 
@@ -24,37 +24,36 @@ function wethOf(ctx: CompileContext, given: Address | undefined): Address {
   return weth;
 }
 
+/** One hop across the wrapper: native → WETH (`wrap`) or WETH → native (`unwrap`). */
+function wrapHop(
+  ctx: CompileContext,
+  args: z.infer<typeof wrapArgs>,
+  action: "wrap" | "unwrap",
+): OutputValue[] {
+  const weth = wethOf(ctx, args.primaryAddress);
+  const [from, to] =
+    action === "wrap" ? [NATIVE_TOKEN_ADDRESS, weth] : [weth, NATIVE_TOKEN_ADDRESS];
+  return hopAction(
+    ctx,
+    namedEdge(ctx, weth, from, to, ["wrap"], action),
+    args.amountIn,
+    ctx.account,
+  );
+}
+
 const wrap: ActionSpec<typeof wrapArgs> = {
   args: wrapArgs,
   amountFields: ["amountIn"],
   input: (args) => literalInput(NATIVE_TOKEN_ADDRESS, args.amountIn),
-  compile: (ctx, args) => {
-    const weth = wethOf(ctx, args.primaryAddress);
-    return hopAction(
-      ctx,
-      namedEdge(ctx, weth, NATIVE_TOKEN_ADDRESS, weth, ["wrap"], "wrap"),
-      args.amountIn,
-      ctx.account,
-    );
-  },
+  compile: (ctx, args) => wrapHop(ctx, args, "wrap"),
 };
 
 const unwrap: ActionSpec<typeof wrapArgs> = {
   args: wrapArgs,
   amountFields: ["amountIn"],
-  input: (args, { graph }) => {
-    const weth = [...graph.pools()].find((p) => p.kind === "wrap")?.address;
-    return weth ? literalInput(weth, args.amountIn) : undefined;
-  },
-  compile: (ctx, args) => {
-    const weth = wethOf(ctx, args.primaryAddress);
-    return hopAction(
-      ctx,
-      namedEdge(ctx, weth, weth, NATIVE_TOKEN_ADDRESS, ["wrap"], "unwrap"),
-      args.amountIn,
-      ctx.account,
-    );
-  },
+  input: (args, { chain }) =>
+    chain.weth ? literalInput(chain.weth.toLowerCase() as Address, args.amountIn) : undefined,
+  compile: (ctx, args) => wrapHop(ctx, args, "unwrap"),
 };
 
 /** The wrapped native token's actions, by method. */

@@ -1,8 +1,9 @@
+import { AMOUNT_DESCRIPTION } from "../../bundle/actions/args.js";
 import type { Protocol } from "../types.js";
 import { wrappedNativeActions } from "./actions.js";
 import { wrappedNativePool } from "./pool.js";
 
-const amount = "Amount in wei (decimal string) or an output reference { useOutputOfCallAt: i }";
+const amount = AMOUNT_DESCRIPTION;
 
 /** WETH9-style wrapping of the native currency. */
 export const wrappedNative: Protocol = {

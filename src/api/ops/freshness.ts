@@ -155,5 +155,5 @@ export function createFreshness(params: FreshnessParameters) {
     return next();
   });
 
-  return { chainLags, guard };
+  return { chainLags, guard, headBlock: head };
 }

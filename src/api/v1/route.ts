@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import type { PublicClient } from "viem";
 import type { ChainSetup } from "../../../engine/chain-setup.js";
+import type { RoutingGraph } from "../../../engine/routing/graph.js";
 import { rpcClient } from "../chain/clients.js";
 import { TokenSlotFinder } from "../chain/slots.js";
 import type { ApiSources } from "../database.js";
@@ -98,18 +99,27 @@ describeEndpoint({
  * finder, its routing graph and its gas price.
  * @throws ApiError 400 for a chain not served, 503 while its graph is not loaded.
  */
-export async function chainContext(
-  sources: Pick<ApiSources, "chains" | "snapshots">,
-  chainId: number | undefined,
-) {
-  const chain = resolveChain(sources.chains, chainId);
-  const client = chainClient(chain);
+/** The chain's routing graph, or a 503 while it is not loaded. */
+export async function loadedGraph(
+  sources: Pick<ApiSources, "snapshots">,
+  chain: ChainSetup,
+): Promise<RoutingGraph> {
   const graph = await sources.snapshots.routingGraph(chain.id);
   if (!graph)
     throw new ApiError(
       503,
       `The routing graph of chain ${chain.id} is not loaded yet; retry shortly.`,
     );
+  return graph;
+}
+
+export async function chainContext(
+  sources: Pick<ApiSources, "chains" | "snapshots">,
+  chainId: number | undefined,
+) {
+  const chain = resolveChain(sources.chains, chainId);
+  const client = chainClient(chain);
+  const graph = await loadedGraph(sources, chain);
   return {
     chain,
     client,

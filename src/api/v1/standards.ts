@@ -1,11 +1,11 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import type { ChainSetup } from "../../../engine/chain-setup.js";
-import { findProtocol, protocols } from "../../../engine/protocols/registry.js";
+import { protocols } from "../../../engine/protocols/registry.js";
 import type { Protocol } from "../../../engine/protocols/types.js";
-import { ApiError } from "../errors.js";
 import { describeEndpoint, errorResponse } from "../openapi/registry.js";
 import { parseQuery } from "../query.js";
+import { knownProtocol } from "./known-protocol.js";
 
 /** A protocol standard entry (SPEC 2.3) as served. */
 export const standardEntrySchema = z.object({
@@ -91,14 +91,6 @@ export function standardsRoutes(sources: { chains: readonly ChainSetup[] }) {
     })
     .get("/:slug", (c) => {
       parseQuery(c.req.url, noQuery);
-      const slug = c.req.param("slug");
-      const protocol = findProtocol(slug);
-      if (!protocol) {
-        throw new ApiError(
-          404,
-          `Unknown protocol \`${slug}\`; known protocols: ${protocols.map((p) => p.slug).join(", ")}.`,
-        );
-      }
-      return c.json(standardEntry(protocol, sources.chains));
+      return c.json(standardEntry(knownProtocol(c.req.param("slug")), sources.chains));
     });
 }

@@ -1,0 +1,15 @@
+import { findProtocol, protocols } from "../../../engine/protocols/registry.js";
+import type { Protocol } from "../../../engine/protocols/types.js";
+import { ApiError } from "../errors.js";
+
+/** The protocol of `slug`, or a 404 that lists the known ones. */
+export function knownProtocol(slug: string): Protocol {
+  const protocol = findProtocol(slug);
+  if (!protocol) {
+    throw new ApiError(
+      404,
+      `Unknown protocol \`${slug}\`; known protocols: ${protocols.map((p) => p.slug).join(", ")}.`,
+    );
+  }
+  return protocol;
+}

@@ -1,0 +1,107 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import type { ChainSetup } from "../../../engine/chain-setup.js";
+import { describeEndpoint, errorResponse } from "../openapi/registry.js";
+import type { ChainLag } from "../ops/metrics.js";
+import { parseQuery } from "../query.js";
+import { positiveIntParam } from "../schemas.js";
+
+/** A served chain (the SDK's `ConnectedNetwork`), with how far the index is behind its head. */
+export const networkSchema = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  isConnected: z.boolean().meta({
+    description:
+      "Whether the chain's RPC answered for its head just now (also false before the indexer's first block of the chain).",
+  }),
+  indexedBlock: z.number().int().nullable().meta({
+    description:
+      "The last block the indexer has processed; null before it has recorded one (early in a backfill).",
+  }),
+  snapshotBlock: z
+    .number()
+    .int()
+    .nullable()
+    .meta({ description: "The block the routing graph reflects; null until it is loaded." }),
+  headBlock: z
+    .number()
+    .int()
+    .nullable()
+    .meta({ description: "The chain's head block; null when its RPC did not answer." }),
+  lagBlocks: z.number().int().nullable().meta({
+    description:
+      "Blocks between the head and the routing graph (or the index, before the graph is loaded); null when unknown.",
+  }),
+});
+
+const networksQuery = z.object({
+  chainId: positiveIntParam("a chain id").optional().meta({ description: "Only this chain." }),
+  name: z
+    .string()
+    .optional()
+    .meta({
+      description: "Only chains whose name or title is this (any case).",
+      examples: ["devnet"],
+    }),
+});
+
+describeEndpoint({
+  method: "get",
+  path: "/v1/networks",
+  operationId: "listNetworks",
+  tag: "catalogue",
+  summary: "The indexed chains, with their heads and lag",
+  description:
+    "Every chain this service indexes, whether its RPC answers, and how far the index and the routing graph are behind its head. Answered during a backfill too.",
+  query: networksQuery,
+  responses: {
+    200: { description: "The chains, filtered by the query.", schema: z.array(networkSchema) },
+    400: errorResponse("A query parameter is invalid or unknown."),
+  },
+});
+
+/**
+ * `GET /v1/networks`: the served chains with their lag (the freshness check's `chainLags`), or
+ * only their head while the indexer has not recorded a block of the chain yet.
+ */
+export function networksRoutes(
+  sources: { chains: readonly ChainSetup[] },
+  freshness: {
+    chainLags: (chainId: number) => Promise<ChainLag[]>;
+    headBlock: (chainName: string) => Promise<bigint>;
+  },
+) {
+  return new Hono().get("/", async (c) => {
+    const q = parseQuery(c.req.url, networksQuery);
+    const name = q.name?.toLowerCase();
+    const chains = sources.chains.filter(
+      (chain) =>
+        (q.chainId === undefined || chain.id === q.chainId) &&
+        (name === undefined ||
+          chain.name.toLowerCase() === name ||
+          chain.title.toLowerCase() === name),
+    );
+    const number = (value: bigint | undefined) => (value === undefined ? null : Number(value));
+    const answers = await Promise.all(
+      chains.map(async (chain) => {
+        // A chain whose RPC does not answer is listed as not connected, not an error.
+        const lag = await freshness.chainLags(chain.id).then(
+          (lags) => lags.find((l) => l.chainId === chain.id),
+          () => undefined,
+        );
+        const head =
+          lag?.headBlock ?? (await freshness.headBlock(chain.name).catch(() => undefined));
+        return {
+          id: chain.id,
+          name: chain.title,
+          isConnected: head !== undefined,
+          indexedBlock: number(lag?.indexedBlock),
+          snapshotBlock: number(lag?.snapshotBlock),
+          headBlock: number(head),
+          lagBlocks: number(lag?.lagBlocks),
+        };
+      }),
+    );
+    return c.json(answers);
+  });
+}
