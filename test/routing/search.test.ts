@@ -154,6 +154,45 @@ describe("findRoute", () => {
     expect(quote.amountOut * 10_000n).toBeGreaterThanOrEqual(best.out * 9_999n);
   });
 
+  it("splits across at most four paths by default, though more would pay more", () => {
+    const [a, b] = [token(1), token(2)];
+    // Six identical shallow pairs and a trade that moves any one of them far: every extra
+    // leg pays more, gas costing nothing.
+    const pairs = Array.from({ length: 6 }, () => v2(a, b, 1000n * E18, 1000n * E18));
+    const graph = graphOf(...pairs);
+    const amountIn = 600n * E18;
+    const find = (maxSplits?: number) =>
+      route(
+        findRoute({
+          graph,
+          tokenIn: a,
+          tokenOut: b,
+          amountIn,
+          maxSplits,
+          gasPriceWei: 0n,
+          weth: NO_WETH,
+        }),
+      );
+    const byDefault = find();
+    expect(byDefault.legs.length).toBe(4);
+    expectConsistent(byDefault);
+    const six = find(6);
+    expect(six.legs.length).toBe(6);
+    expectConsistent(six);
+    // Equal legs are the best split of identical pairs; each search comes within a billionth
+    // of its own bound, and six legs beat the best that four can do.
+    const equalLegs = (n: bigint) =>
+      n * (quotePathOut([edge(graph, pairs[0] as Pool, a)], amountIn / n) as bigint);
+    for (const [quote, n] of [
+      [byDefault, 4n],
+      [six, 6n],
+    ] as const) {
+      expect(quote.amountOut).toBeLessThanOrEqual(equalLegs(n) + n);
+      expect(quote.amountOut).toBeGreaterThanOrEqual(equalLegs(n) - equalLegs(n) / 1_000_000_000n);
+    }
+    expect(six.amountOut).toBeGreaterThan(equalLegs(4n));
+  });
+
   it("takes a split only when its gain exceeds the extra leg's gas", () => {
     const [a, weth] = [token(1), token(9)];
     const first = v2(a, weth, 1000n * E18, 1000n * E18);
