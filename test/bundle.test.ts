@@ -1,5 +1,5 @@
 import { EnsoClient } from "@ensofinance/sdk";
-import { type Address, getAddress, type Hex, maxUint256, parseEther } from "viem";
+import { type Address, getAddress, type Hex, maxUint256, parseEther, parseEventLogs } from "viem";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { UniswapV2PairAbi } from "../abis/UniswapV2Pair.js";
 import { NATIVE_TOKEN_ADDRESS } from "../engine/protocols/native.js";
@@ -449,6 +449,66 @@ describe("POST /v1/shortcuts/bundle on the devnet", () => {
     expect((res.body as { message: string }).message).toMatch(
       /^Action 6 \(core minamountout\) failed in simulation: Step \d+ \(check minimum output on 0x[0-9a-fA-F]{40}\) failed: /,
     );
+  });
+
+  test("router: a V2 deposit's literal amount is pulled from the caller like any other input", async () => {
+    const u = a.user(0);
+    const from = u.account.address;
+    const weth = a.token("WETH");
+    const usdc = a.token("USDC");
+    const pair = pool(weth, usdc, "v2");
+    const executor = service.deployment.execution.executor as Address;
+    const routed = a.usd("USDC", 1_000);
+    const deposited = a.usd("USDC", 2_000);
+    const actions = [
+      {
+        protocol: "core",
+        action: "route",
+        args: { tokenIn: usdc, tokenOut: weth, amountIn: routed.toString() },
+      },
+      {
+        protocol: "uniswap-v2",
+        action: "deposit",
+        args: {
+          primaryAddress: pair,
+          tokenIn: [usdc, weth],
+          amountIn: [deposited.toString(), ref(0)],
+        },
+      },
+      {
+        protocol: "core",
+        action: "transfer",
+        args: { token: pair, receiver: from, amount: ref(1) },
+      },
+    ];
+    const r = await bundle({ fromAddress: from, routingStrategy: "router" }, actions);
+    // Both USDC amounts, the routed and the deposited one, are approved and pulled by the router.
+    expect(r.beforeSending).toEqual([
+      {
+        type: "approve",
+        token: getAddress(usdc),
+        spender: r.tx.to,
+        amount: (routed + deposited).toString(),
+      },
+    ]);
+    await a.fund(from, usdc, routed + deposited);
+    await a.approve(u, usdc, r.tx.to, routed + deposited);
+    const lpBefore = await a.balanceOf(pair, from);
+    const usdcBefore = await a.balanceOf(usdc, from);
+    const receipt = await a.send(u, { to: r.tx.to, data: r.tx.data });
+    expect(receipt.status).toBe("success");
+    expect((await a.balanceOf(pair, from)) - lpBefore).toBe(
+      BigInt(r.amountsOut[getAddress(pair)] as string),
+    );
+    // The caller paid both literal amounts; of the deposited USDC, what the pair did not take
+    // (its ratio, as its Mint event says) came back.
+    const [mint] = parseEventLogs({ abi: UniswapV2PairAbi, eventName: "Mint", logs: receipt.logs });
+    const usdcIsToken0 = usdc.toLowerCase() < weth.toLowerCase();
+    const taken = usdcIsToken0 ? mint?.args.amount0 : mint?.args.amount1;
+    expect(taken).toBeGreaterThan(0n);
+    expect((await a.balanceOf(usdc, from)) - usdcBefore).toBe(-routed - (taken as bigint));
+    for (const t of [weth, usdc, pair]) expect(await a.balanceOf(t, executor)).toBe(0n);
+    await settle();
   });
 
   test("a call to transferFrom(victim, attacker) cannot take the victim's tokens", async () => {

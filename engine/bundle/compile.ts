@@ -266,7 +266,9 @@ function compilePass(
     }
     const args = parsed.data as Record<string, unknown>;
     const literal = spec.input?.(args as never, { chain: params.chain });
-    if (literal) inputs.set(literal.token, (inputs.get(literal.token) ?? 0n) + literal.amount);
+    for (const one of literal === undefined ? [] : "token" in literal ? [literal] : literal) {
+      inputs.set(one.token, (inputs.get(one.token) ?? 0n) + one.amount);
+    }
 
     const resolve = (arg: AmountArg, field: string): ResolvedAmount => {
       if (typeof arg === "bigint") return { value: arg, estimate: arg };

@@ -81,6 +81,9 @@ export type CompileContext = ProgramTarget & {
   routeCache: Map<string, FindRouteResult>;
 };
 
+/** A token and the literal amount of it an action spends from the caller. */
+export type ActionInput = { token: Address; amount: bigint };
+
 /**
  * One bundle action of a protocol. Its functions are methods so that an action of any argument
  * schema is an `ActionSpec` (the compiler only ever calls them with what `args` parsed).
@@ -90,11 +93,14 @@ export type ActionSpec<S extends z.ZodObject = z.ZodObject> = {
   args: S;
   /** Names of the args holding amounts, and whether an output reference is allowed there. */
   amountFields: readonly string[];
-  /** The caller's token and literal amount this action consumes, if any (pulled at the start). */
+  /**
+   * The caller's tokens and literal amounts this action consumes, if any (pulled at the start):
+   * one, or several for an action that spends two tokens (adding liquidity).
+   */
   input?(
     args: z.infer<S>,
     ctx: { chain: ChainSetup },
-  ): { token: Address; amount: bigint } | undefined;
+  ): ActionInput | readonly ActionInput[] | undefined;
   /** Adds the steps; returns the outputs later actions may reference (index 0, 1, …). */
   compile(ctx: CompileContext, args: z.infer<S>): OutputValue[];
 };

@@ -73,6 +73,12 @@ function liquidityMinimums(
 const uniswapV2Deposit: ActionSpec<typeof lpDepositArgs> = {
   args: lpDepositArgs,
   amountFields: ["amountIn"],
+  // Each literal amount is the caller's, pulled like any other action's input.
+  input: (args) =>
+    args.tokenIn.flatMap((token, i) => {
+      const literal = literalInput(token, args.amountIn[i] as AmountArg);
+      return literal ? [literal] : [];
+    }),
   compile: (ctx, args) => {
     const pair = pairOf(ctx, args.primaryAddress);
     const tokens = new Set([pair.token0, pair.token1]);
