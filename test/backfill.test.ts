@@ -4,12 +4,15 @@
  * completes. The indexer's `eth_getLogs` requests are held back at a gate in front of the chain
  * node, so the backfill cannot finish while the suite asks.
  */
+import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { ensureChromium } from "./harness/chromium.js";
 import { type RpcGate, startRpcGate } from "./harness/rpc-gate.js";
 import { type ServiceInstance, startService, waitForIndexedBlock } from "./harness/service.js";
 
 let service: ServiceInstance;
 let gate: RpcGate;
+let browser: Browser | undefined;
 /** While set, the head the indexer is shown trails the chain's by this many blocks. */
 let latestLagBlocks = 0;
 
@@ -29,6 +32,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await browser?.close();
   gate?.open();
   await service?.stop();
   await gate?.close();
@@ -50,6 +54,40 @@ async function indexedBlock(): Promise<bigint> {
     { block: { number: number } }
   >;
   return BigInt(Math.max(...Object.values(status).map((s) => s.block.number)));
+}
+
+/**
+ * What the front page shows for the one chain, once it has read its figures at least `reads`
+ * times (it reads every 2 s; a pace needs two reads) and shows an indexed block of at least `block`.
+ */
+async function frontPage(page: Page, block: number, reads = 1): Promise<Record<string, string>> {
+  const section = page.locator(`section[data-chain="${service.deployment.chainId}"]`);
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const done = Number(await page.locator("body").getAttribute("data-reads"));
+    const shown = Number(
+      await section
+        .locator('[data-field="indexedBlock"]')
+        .textContent()
+        .catch(() => ""),
+    );
+    if (done >= reads && shown >= block) break;
+    if (Date.now() > deadline) throw new Error(`the page still shows indexed block ${shown}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const fields = await section
+    .locator("[data-field]")
+    .evaluateAll((els) =>
+      Object.fromEntries(els.map((el) => [el.getAttribute("data-field"), el.textContent ?? ""])),
+    );
+  const bar = await section.locator(".bar").getAttribute("aria-valuenow");
+  return { ...fields, bar: bar ?? "" };
+}
+
+/** The progress the page must show: floor(per mille of start → head indexed) / 10, as a percent. */
+function shownPercent(indexed: number, head: number): number {
+  const start = service.deployment.startBlock;
+  return Math.floor(((indexed - start) / (head - start)) * 1000) / 10;
 }
 
 const backfilling = {
@@ -127,6 +165,30 @@ describe("while the indexer backfills", () => {
         },
       ],
     });
+    // The front page, in a browser, shows the same: the held backfill's block against the head.
+    browser = await chromium.launch({ executablePath: ensureChromium(), args: ["--no-sandbox"] });
+    const page = await browser.newPage();
+    const pageErrors: string[] = [];
+    page.on("pageerror", (e) => pageErrors.push(e.message));
+    await page.goto(service.url);
+    const percent = shownPercent(indexed, head);
+    expect(percent).toBeLessThan(100);
+    expect(await frontPage(page, indexed, 2)).toEqual({
+      name: "Devnet",
+      id: `chain ${service.deployment.chainId}`,
+      status: "backfilling",
+      indexedBlock: String(indexed),
+      headBlock: String(head),
+      progress: `${percent} %`,
+      // Held: no block indexed between the page's reads, so no pace and no ETA.
+      blocksPerSecond: "0 blocks/s",
+      eta: "–",
+      snapshotBlock: String(indexed),
+      lagBlocks: `${head - indexed} blocks`,
+      bar: String(percent),
+    });
+    expect(pageErrors).toEqual([]);
+    await page.close();
     // Still backfilling after all these answers: they were given from an incomplete index.
     expect((await fetch(`${service.url}/ready`)).status).toBe(503);
   });
@@ -210,5 +272,32 @@ describe("while the indexer backfills", () => {
     expect((bundle.body as { amountsOut: Record<string, string> }).amountsOut).toEqual({
       [token("WETH")]: "1000000000000000000",
     });
+
+    // The front page: live, every block up to the head indexed, as /v1/networks says.
+    const page = await (browser as Browser).newPage();
+    await page.goto(service.url);
+    const [network] = (await (await fetch(`${service.url}/v1/networks`)).json()) as {
+      indexedBlock: number;
+      snapshotBlock: number;
+      headBlock: number;
+      lagBlocks: number;
+    }[];
+    expect(network?.headBlock).toBe(Number(head));
+    const shown = await frontPage(page, Number(head));
+    expect(shown).toMatchObject({
+      status: "live",
+      indexedBlock: String(head),
+      headBlock: String(head),
+      progress: "100 %",
+      eta: "caught up",
+      bar: "100",
+    });
+    // The snapshot follows the index within its refresh interval: what the page shows of it is
+    // what /v1/networks said just before, or newer.
+    expect(Number(shown.snapshotBlock)).toBeGreaterThanOrEqual(network?.snapshotBlock as number);
+    expect(Number.parseInt(shown.lagBlocks as string, 10)).toBe(
+      Number(head) - Number(shown.snapshotBlock),
+    );
+    await page.close();
   }, 180_000);
 });

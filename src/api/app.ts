@@ -17,7 +17,8 @@ import { type KeyRing, requireApiKey } from "./ops/auth.js";
 import type { OpsEnv } from "./ops/context.js";
 import { requestDeadline } from "./ops/deadline.js";
 import { errorFields, log } from "./ops/log.js";
-import type { ChainLag } from "./ops/metrics.js";
+import { type ChainLag, metrics } from "./ops/metrics.js";
+import { overviewRoutes, requestTotals } from "./ops/overview.js";
 import { type RateLimiter, rateLimit } from "./ops/rate-limit.js";
 import { requestContext } from "./ops/request-context.js";
 import { opsRoutes } from "./ops/routes.js";
@@ -41,6 +42,8 @@ export type AppDeps = {
   limiter: RateLimiter;
   /** Answers 503 until the index has caught up with the chain. */
   requireIndexReady: MiddlewareHandler;
+  /** Whether the index has caught up with the chain (what `requireIndexReady` checks). */
+  caughtUp: () => Promise<boolean>;
   /**
    * Answers 503 on `/v1/shortcuts/*` while the routing data lags, and reports each chain's lag
    * for `/v1/networks` (createFreshness).
@@ -157,6 +160,17 @@ export function createApp(deps: AppDeps): Hono<OpsEnv> {
 
   // ── Endpoints ──────────────────────────────────────────────────────────────────────────────
   app.route("/", opsRoutes);
+  // The front page: open, as /metrics is; what it shows is operational, not indexed data.
+  app.route(
+    "/",
+    overviewRoutes({
+      chains: deps.sources.chains,
+      chainLags: freshness.chainLags,
+      headBlock: freshness.headBlock,
+      caughtUp: deps.caughtUp,
+      requestTotals: async () => requestTotals((await metrics.requests.get()).values),
+    }),
+  );
   app.route(
     "/",
     openApiRoutes({

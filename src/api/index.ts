@@ -18,7 +18,7 @@ import { errorFields, log } from "./ops/log.js";
 import { snapshotBlockOf, watchChainLag } from "./ops/metrics.js";
 import { createMemoryRateLimiter, createRedisRateLimiter } from "./ops/rate-limit.js";
 import { installGracefulShutdown } from "./ops/shutdown.js";
-import { indexedBlocks, requireIndexReady } from "./readiness.js";
+import { indexCaughtUp, indexedBlocks, requireIndexReady } from "./readiness.js";
 import { buildSnapshots, connectSnapshots, snapshotSource } from "./snapshot/snapshot.js";
 
 // ── Configuration (README.md lists every variable) ─────────────────────────────────────────
@@ -69,6 +69,7 @@ export default createApp({
   keys,
   limiter,
   requireIndexReady,
+  caughtUp: async () => (await indexCaughtUp()).ok,
   freshness,
   maxLagBlocks: config.maxLagBlocks,
   logRequests: config.logRequests,

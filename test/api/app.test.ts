@@ -114,6 +114,7 @@ function appOver(
     requireIndexReady: async (_c, next) => {
       await next();
     },
+    caughtUp: async () => true,
     freshness: createFreshness({ maxLagBlocks: 5, headCacheMs: 0, ...freshness }),
     maxLagBlocks: 5,
     logRequests: false,

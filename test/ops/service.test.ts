@@ -133,8 +133,11 @@ describe("API keys", () => {
     ]);
   });
 
-  test("health, readiness, status, metrics, the docs and logos stay open", async () => {
+  test("health, readiness, status, metrics, the front page, the docs and logos stay open", async () => {
     for (const path of [
+      "/",
+      "/overview.json",
+      "/overview.js",
       "/health",
       "/ready",
       "/status",
@@ -382,6 +385,8 @@ describe("OpenAPI document", () => {
       { op: "POST /graphql", responses: ["200", "400", ...guarded], bearer: true },
       { op: "GET /v1/openapi.json", responses: ["200", "500", "503"], bearer: false },
       { op: "GET /docs", responses: ["200", "500", "503"], bearer: false },
+      { op: "GET /", responses: ["200", "500", "503"], bearer: false },
+      { op: "GET /overview.json", responses: ["200", "500", "503"], bearer: false },
       { op: "GET /metrics/api", responses: ["200", "500", "503"], bearer: false },
       { op: "GET /v1/actions", responses: ["200", "400", ...guarded], bearer: true },
       {
@@ -524,6 +529,8 @@ describe("reference page", () => {
       "GET /metrics",
       "GET /v1/openapi.json",
       "GET /docs",
+      "GET /",
+      "GET /overview.json",
       "GET /metrics/api",
       "POST /graphql",
     ]);
