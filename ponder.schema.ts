@@ -4,6 +4,7 @@
  * file's named exports as the schema (and the handlers import them as `ponder:schema`), so a
  * protocol with tables adds its line here (docs/adding-a-protocol.md).
  */
+export * from "./src/analytics/tables.js";
 export * from "./src/protocols/erc4626/tables.js";
 export * from "./src/protocols/uniswap-v2/tables.js";
 export * from "./src/protocols/uniswap-v3/tables.js";

@@ -1,7 +1,8 @@
 /**
  * Compares everything the indexer holds about pools and vaults with the chain's own views at
  * one block: every V2 pair's reserves and LP supply, every V3 pool's price, tick and liquidity,
- * every indexed tick's liquidityGross/Net, every vault's totals. Shared by the catalogue and
+ * every indexed tick's liquidityGross/Net, every vault's totals, and every row of the history
+ * tables recomputed from the chain's event logs (analytics-model.ts). Shared by the catalogue and
  * reliability suites.
  */
 import type { Address, PublicClient } from "viem";
@@ -10,9 +11,13 @@ import { DevVaultAbi } from "../../abis/generated/DevVault.js";
 import { UniswapV2FactoryAbi } from "../../abis/UniswapV2Factory.js";
 import { UniswapV2PairAbi } from "../../abis/UniswapV2Pair.js";
 import { UniswapV3PoolAbi } from "../../abis/UniswapV3Pool.js";
+import { expectAnalyticsMatchChain } from "./analytics-model.js";
 import { graphqlQuery, type ServiceInstance } from "./service.js";
 
-/** Asserts that every indexed pair, pool, tick and vault equals the chain at `blockNumber`. */
+/**
+ * Asserts that every indexed pair, pool, tick and vault, and every history row, equals the chain
+ * at `blockNumber`.
+ */
 export async function expectIndexMatchesChain(
   service: ServiceInstance,
   client: PublicClient,
@@ -142,4 +147,5 @@ export async function expectIndexMatchesChain(
       totalSupply: supply.toString(),
     });
   }
+  await expectAnalyticsMatchChain(service, client, blockNumber);
 }

@@ -193,7 +193,22 @@ describe("the indexer SIGKILLed mid-backfill", () => {
     await clean.stop();
     expect(resumedEvents).toBeLessThan(cleanEvents);
 
-    expect(tables).toEqual(["token", "v2_pair", "v3_pool", "v3_tick", "vault"]);
+    expect(tables).toEqual([
+      "liquidity_event",
+      "native_price",
+      "pool_day",
+      "pool_hour",
+      "pool_market",
+      "swap",
+      "token",
+      "token_day",
+      "token_market",
+      "v2_pair",
+      "v3_pool",
+      "v3_tick",
+      "vault",
+      "vault_event",
+    ]);
     const compared: Record<string, number> = {};
     for (const table of tables) {
       const [resumed, full] = [await rowsOf(RESUMED, table), await rowsOf(CLEAN, table)];

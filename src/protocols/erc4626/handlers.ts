@@ -14,6 +14,7 @@ import { type Context, ponder } from "ponder:registry";
 import { vault } from "ponder:schema";
 import { type Address, erc4626Abi } from "viem";
 import { indexedChains } from "../../../chains.js";
+import { recordVaultEvent } from "../../analytics/record.js";
 import { ensureTokens } from "../../tokens/tokens.js";
 
 /** Vault address (lowercase) → protocol slug, per chain id, from the configured vault lists. */
@@ -64,7 +65,7 @@ async function applyVaultEvent(
   address: Address,
   blockNumber: bigint,
   delta: VaultTotals,
-): Promise<void> {
+): Promise<Address> {
   const chainId = context.chain.id;
   const existing = await context.db.find(vault, { chainId, address });
   if (existing) {
@@ -73,7 +74,7 @@ async function applyVaultEvent(
       totalSupply: existing.totalSupply + delta.totalSupply,
       updatedBlock: blockNumber,
     });
-    return;
+    return existing.asset;
   }
   const protocolSlug = vaultSlugs.get(chainId)?.get(address.toLowerCase()) ?? "erc4626";
   const [read, asset] = await Promise.all([
@@ -105,19 +106,42 @@ async function applyVaultEvent(
     createdBlock: blockNumber,
     updatedBlock: blockNumber,
   });
+  return asset;
 }
 
 ponder.on("ERC4626Vault:Deposit", async ({ event, context }) => {
-  await applyVaultEvent(context, event.log.address, event.block.number, {
-    totalAssets: event.args.assets,
-    totalSupply: event.args.shares,
+  // viem names the standard's `owner` (who gets the shares) `receiver`.
+  const { sender, receiver: owner, assets, shares } = event.args;
+  const asset = await applyVaultEvent(context, event.log.address, event.block.number, {
+    totalAssets: assets,
+    totalSupply: shares,
+  });
+  await recordVaultEvent(context, event, {
+    vault: event.log.address,
+    asset,
+    kind: "deposit",
+    sender,
+    owner,
+    assets,
+    shares,
   });
 });
 
 ponder.on("ERC4626Vault:Withdraw", async ({ event, context }) => {
-  await applyVaultEvent(context, event.log.address, event.block.number, {
-    totalAssets: -event.args.assets,
-    totalSupply: -event.args.shares,
+  const { sender, receiver, owner, assets, shares } = event.args;
+  const asset = await applyVaultEvent(context, event.log.address, event.block.number, {
+    totalAssets: -assets,
+    totalSupply: -shares,
+  });
+  await recordVaultEvent(context, event, {
+    vault: event.log.address,
+    asset,
+    kind: "withdraw",
+    sender,
+    owner,
+    receiver,
+    assets,
+    shares,
   });
 });
 

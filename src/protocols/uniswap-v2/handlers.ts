@@ -1,6 +1,7 @@
 import { ponder } from "ponder:registry";
 import { v2Pair } from "ponder:schema";
 import { zeroAddress } from "viem";
+import { recordLiquidityEvent, recordPoolEvent, registerPool } from "../../analytics/record.js";
 import { ensureNativeToken, ensureTokens } from "../../tokens/tokens.js";
 
 /** Uniswap V2 charges 0.3% on every pair, in millionths as V3 counts fees. */
@@ -49,13 +50,63 @@ ponder.on("UniswapV2Factory:PairCreated", async ({ event, context }) => {
       updatedBlock: block,
     })
     .onConflictDoNothing();
+  await registerPool(context, {
+    address: pair,
+    protocolSlug: "uniswap-v2",
+    token0,
+    token1,
+    fee: V2_FEE,
+    block,
+  });
 });
 
 ponder.on("UniswapV2Pair:Sync", async ({ event, context }) => {
+  const { reserve0, reserve1 } = event.args;
   await context.db.update(v2Pair, { chainId: context.chain.id, address: event.log.address }).set({
-    reserve0: event.args.reserve0,
-    reserve1: event.args.reserve1,
+    reserve0,
+    reserve1,
     updatedBlock: event.block.number,
+  });
+  // A pair holds its reserves (between a transfer in and the `sync()`/swap that takes it in).
+  await recordPoolEvent(context, event, {
+    pool: event.log.address,
+    balances: { balance0: reserve0, balance1: reserve1 },
+    price: { numerator: reserve1, denominator: reserve0 },
+  });
+});
+
+// Every swap, mint and burn emits its `Sync` first: the pair's state is already recorded.
+ponder.on("UniswapV2Pair:Swap", async ({ event, context }) => {
+  const { sender, to, amount0In, amount1In, amount0Out, amount1Out } = event.args;
+  await recordPoolEvent(context, event, {
+    pool: event.log.address,
+    swap: {
+      sender,
+      recipient: to,
+      amount0: amount0In - amount0Out,
+      amount1: amount1In - amount1Out,
+    },
+  });
+});
+
+ponder.on("UniswapV2Pair:Mint", async ({ event, context }) => {
+  await recordLiquidityEvent(context, event, {
+    pool: event.log.address,
+    kind: "mint",
+    sender: event.args.sender,
+    amount0: event.args.amount0,
+    amount1: event.args.amount1,
+  });
+});
+
+ponder.on("UniswapV2Pair:Burn", async ({ event, context }) => {
+  await recordLiquidityEvent(context, event, {
+    pool: event.log.address,
+    kind: "burn",
+    sender: event.args.sender,
+    recipient: event.args.to,
+    amount0: event.args.amount0,
+    amount1: event.args.amount1,
   });
 });
 

@@ -1,7 +1,11 @@
 import { type Context, ponder } from "ponder:registry";
 import { v3Pool, v3Tick } from "ponder:schema";
 import type { Address } from "viem";
+import { recordLiquidityEvent, recordPoolEvent, registerPool } from "../../analytics/record.js";
 import { ensureNativeToken, ensureTokens } from "../../tokens/tokens.js";
+
+/** V3 prices are `sqrtPriceX96² / 2^192` token1 per token0. */
+const Q192 = 1n << 192n;
 
 ponder.on("UniswapV3Factory:setup", async ({ context }) => {
   await ensureNativeToken(context, 0n);
@@ -28,6 +32,14 @@ ponder.on("UniswapV3Factory:PoolCreated", async ({ event, context }) => {
       updatedBlock: block,
     })
     .onConflictDoNothing();
+  await registerPool(context, {
+    address: pool,
+    protocolSlug: "uniswap-v3",
+    token0,
+    token1,
+    fee,
+    block,
+  });
 });
 
 ponder.on("UniswapV3Pool:Initialize", async ({ event, context }) => {
@@ -36,13 +48,23 @@ ponder.on("UniswapV3Pool:Initialize", async ({ event, context }) => {
     tick: event.args.tick,
     updatedBlock: event.block.number,
   });
+  await recordPoolEvent(context, event, {
+    pool: event.log.address,
+    price: { numerator: event.args.sqrtPriceX96 ** 2n, denominator: Q192 },
+  });
 });
 
 ponder.on("UniswapV3Pool:Swap", async ({ event, context }) => {
-  const { sqrtPriceX96, liquidity, tick } = event.args;
+  const { sqrtPriceX96, liquidity, tick, sender, recipient, amount0, amount1 } = event.args;
   await context.db
     .update(v3Pool, { chainId: context.chain.id, address: event.log.address })
     .set({ sqrtPriceX96, liquidity, tick, updatedBlock: event.block.number });
+  await recordPoolEvent(context, event, {
+    pool: event.log.address,
+    balances: { delta0: amount0, delta1: amount1 },
+    price: { numerator: sqrtPriceX96 ** 2n, denominator: Q192 },
+    swap: { sender, recipient, amount0, amount1 },
+  });
 });
 
 /**
@@ -90,21 +112,73 @@ async function modifyPosition(
 
 // A mint adds its amount of liquidity to the position's range; a burn takes it away.
 ponder.on("UniswapV3Pool:Mint", async ({ event, context }) => {
-  await modifyPosition(
-    context,
-    event.log.address,
-    event.args,
-    event.args.amount,
-    event.block.number,
-  );
+  const { sender, owner, tickLower, tickUpper, amount, amount0, amount1 } = event.args;
+  await modifyPosition(context, event.log.address, event.args, amount, event.block.number);
+  await recordPoolEvent(context, event, {
+    pool: event.log.address,
+    balances: { delta0: amount0, delta1: amount1 },
+  });
+  await recordLiquidityEvent(context, event, {
+    pool: event.log.address,
+    kind: "mint",
+    sender,
+    owner,
+    amount0,
+    amount1,
+    liquidity: amount,
+    tickLower,
+    tickUpper,
+  });
 });
 
+// A burn moves the position's tokens to what it is owed: they stay in the pool until collected.
 ponder.on("UniswapV3Pool:Burn", async ({ event, context }) => {
-  await modifyPosition(
-    context,
-    event.log.address,
-    event.args,
-    -event.args.amount,
-    event.block.number,
-  );
+  const { owner, tickLower, tickUpper, amount, amount0, amount1 } = event.args;
+  await modifyPosition(context, event.log.address, event.args, -amount, event.block.number);
+  await recordLiquidityEvent(context, event, {
+    pool: event.log.address,
+    kind: "burn",
+    sender: owner,
+    owner,
+    amount0,
+    amount1,
+    liquidity: amount,
+    tickLower,
+    tickUpper,
+  });
+});
+
+ponder.on("UniswapV3Pool:Collect", async ({ event, context }) => {
+  const { owner, recipient, tickLower, tickUpper, amount0, amount1 } = event.args;
+  await recordPoolEvent(context, event, {
+    pool: event.log.address,
+    balances: { delta0: -amount0, delta1: -amount1 },
+  });
+  await recordLiquidityEvent(context, event, {
+    pool: event.log.address,
+    kind: "collect",
+    sender: owner,
+    owner,
+    recipient,
+    amount0,
+    amount1,
+    tickLower,
+    tickUpper,
+  });
+});
+
+// Tokens in and out of the pool that no swap, mint or collect shows: flash loan fees paid in,
+// protocol fees taken out.
+ponder.on("UniswapV3Pool:Flash", async ({ event, context }) => {
+  await recordPoolEvent(context, event, {
+    pool: event.log.address,
+    balances: { delta0: event.args.paid0, delta1: event.args.paid1 },
+  });
+});
+
+ponder.on("UniswapV3Pool:CollectProtocol", async ({ event, context }) => {
+  await recordPoolEvent(context, event, {
+    pool: event.log.address,
+    balances: { delta0: -event.args.amount0, delta1: -event.args.amount1 },
+  });
 });
