@@ -5,7 +5,12 @@
  * node, so the backfill cannot finish while the suite asks.
  */
 import { type Browser, chromium, type Page } from "playwright-core";
+import { encodeFunctionData, maxUint256 } from "viem";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { UniswapV2Router02Abi } from "../abis/UniswapV2Router02.js";
+import type { TopPool } from "../src/api/ops/top-pools.js";
+import { devnetActors } from "./harness/actors.js";
+import { sqlOverHttp } from "./harness/analytics-model.js";
 import { ensureChromium } from "./harness/chromium.js";
 import { type RpcGate, startRpcGate } from "./harness/rpc-gate.js";
 import { type ServiceInstance, startService, waitForIndexedBlock } from "./harness/service.js";
@@ -76,7 +81,7 @@ async function frontPage(page: Page, block: number, reads = 1): Promise<Record<s
     await new Promise((r) => setTimeout(r, 100));
   }
   const fields = await section
-    .locator("[data-field]")
+    .locator("h2 [data-field], dl [data-field]")
     .evaluateAll((els) =>
       Object.fromEntries(els.map((el) => [el.getAttribute("data-field"), el.textContent ?? ""])),
     );
@@ -300,4 +305,106 @@ describe("while the indexer backfills", () => {
     );
     await page.close();
   }, 180_000);
+
+  test("the front page lists the pools with the most volume over 24 hours, as the history tables say", async () => {
+    const a = await devnetActors(service);
+    const trader = a.user(1);
+    const me = trader.account.address;
+    const amountIn = a.usd("USDC", 25_000);
+    const router02 = service.deployment.uniswapV2.router02;
+    await a.fund(me, token("USDC"), amountIn);
+    await a.approve(trader, token("USDC"), router02, amountIn);
+    const receipt = await a.send(trader, {
+      to: router02,
+      data: encodeFunctionData({
+        abi: UniswapV2Router02Abi,
+        functionName: "swapExactTokensForTokens",
+        args: [amountIn, 0n, [token("USDC"), token("WETH")], me, maxUint256],
+      }),
+    });
+    await waitForIndexedBlock(service, receipt.blockNumber);
+    type Figures = { chains: { snapshotBlock: number | null; topPools: TopPool[] }[] };
+    const figures = async () =>
+      (await (await fetch(`${service.url}/overview.json`)).json()) as Figures;
+    let overview = await figures();
+    const deadline = Date.now() + 10_000;
+    while ((overview.chains[0]?.snapshotBlock ?? 0) < Number(receipt.blockNumber)) {
+      if (Date.now() > deadline)
+        throw new Error(`snapshot still at ${overview.chains[0]?.snapshotBlock}`);
+      await new Promise((r) => setTimeout(r, 100));
+      overview = await figures();
+    }
+    const [chain] = overview.chains;
+    const top = chain?.topPools ?? [];
+
+    // The same question asked of the hour rows over SQL: the 24 hours before the graph's block.
+    const block = (await rpc(service.anvil.url, "eth_getBlockByNumber", [
+      `0x${(chain?.snapshotBlock ?? 0).toString(16)}`,
+      false,
+    ])) as { timestamp: string };
+    const since = Number(block.timestamp) - 86_400;
+    const volumes = new Map<string, bigint>();
+    for (const row of await sqlOverHttp<{ pool: string; period_start: number; volume_usd: string }>(
+      service.url,
+      "select pool, period_start, volume_usd from pool_hour where chain_id = $1",
+      [service.deployment.chainId],
+    )) {
+      if (Number(row.period_start) <= since) continue;
+      volumes.set(
+        row.pool.toLowerCase(),
+        (volumes.get(row.pool.toLowerCase()) ?? 0n) + BigInt(row.volume_usd),
+      );
+    }
+    const expected = [...volumes]
+      .filter(([, v]) => v > 0n)
+      .sort(([p, v], [q, w]) => (v === w ? (p < q ? -1 : 1) : v > w ? -1 : 1))
+      .slice(0, 5)
+      .map(([pool, v]) => [pool, Number((v * 100n) / 10n ** 18n) / 100]);
+    expect(top.map((p) => [p.address.toLowerCase(), p.volume24hUsd])).toEqual(expected);
+    // The pair just traded is among them, with at least this swap's volume (the swap's row).
+    const [swapRow] = await sqlOverHttp<{ amount_usd: string }>(
+      service.url,
+      "select amount_usd from swap where tx_hash = $1",
+      [receipt.transactionHash],
+    );
+    const swapUsd = Number((BigInt(swapRow?.amount_usd ?? "0") * 100n) / 10n ** 18n) / 100;
+    // 25,000 USDC in, and the WETH out at the WETH price of that block: their mean.
+    expect(swapUsd).toBeGreaterThan(24_000);
+    expect(swapUsd).toBeLessThanOrEqual(25_000);
+    const traded = top.find(
+      (p) => ["USDC/WETH", "WETH/USDC"].includes(p.pair) && p.protocolSlug === "uniswap-v2",
+    );
+    expect(traded, JSON.stringify(top)).toBeDefined();
+    expect(traded?.volume24hUsd).toBeGreaterThanOrEqual(swapUsd);
+    expect(traded?.days.at(-1)?.volumeUsd).toBeGreaterThanOrEqual(swapUsd);
+
+    // The page shows those pools, in that order, with the same figures.
+    const page = await (browser as Browser).newPage();
+    await page.goto(service.url);
+    await frontPage(page, Number(receipt.blockNumber));
+    const rows = await page
+      .locator("table.pools tbody tr")
+      .evaluateAll((trs) =>
+        trs.map((tr) => [
+          tr.getAttribute("data-pool"),
+          ...[...tr.querySelectorAll("td[data-field]")].map((td) => td.textContent),
+          tr.querySelectorAll("svg rect").length,
+        ]),
+      );
+    const usd = (v: number | null) =>
+      v === null
+        ? "–"
+        : `$${v.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+    expect(rows).toEqual(
+      top.map((p) => [
+        p.address,
+        p.pair,
+        p.protocolSlug,
+        usd(p.volume24hUsd),
+        usd(p.tvlUsd),
+        p.days.length,
+      ]),
+    );
+    await page.close();
+  }, 120_000);
 });

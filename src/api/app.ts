@@ -22,6 +22,7 @@ import { overviewRoutes, requestTotals } from "./ops/overview.js";
 import { type RateLimiter, rateLimit } from "./ops/rate-limit.js";
 import { requestContext } from "./ops/request-context.js";
 import { opsRoutes } from "./ops/routes.js";
+import { cachedTopPools } from "./ops/top-pools.js";
 import { actionsRoutes } from "./v1/actions.js";
 import { balancesRoutes } from "./v1/balances.js";
 import { bundleRoutes } from "./v1/bundle.js";
@@ -169,6 +170,7 @@ export function createApp(deps: AppDeps): Hono<OpsEnv> {
       headBlock: freshness.headBlock,
       caughtUp: deps.caughtUp,
       requestTotals: async () => requestTotals((await metrics.requests.get()).values),
+      topPools: cachedTopPools(deps.sources),
     }),
   );
   app.route(

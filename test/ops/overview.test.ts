@@ -44,6 +44,7 @@ describe("overview figures", () => {
       },
       caughtUp: async () => caughtUp,
       requestTotals: async () => totals,
+      topPools: async () => [],
       now: () => clock,
     });
 
@@ -64,6 +65,7 @@ describe("overview figures", () => {
           progress: 0.2,
           blocksPerSecond: null,
           etaSeconds: null,
+          topPools: [],
         },
         {
           id: 2,
@@ -77,6 +79,7 @@ describe("overview figures", () => {
           progress: null,
           blocksPerSecond: null,
           etaSeconds: null,
+          topPools: [],
         },
       ],
       requests: {

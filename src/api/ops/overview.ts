@@ -13,6 +13,7 @@ import { z } from "zod";
 import type { ChainSetup } from "../../../engine/chain-setup.js";
 import { describeEndpoint } from "../openapi/registry.js";
 import type { ChainLag } from "./metrics.js";
+import type { TopPool } from "./top-pools.js";
 
 /** How far back the rates look. */
 const RATE_WINDOW_MS = 60_000;
@@ -44,6 +45,35 @@ const chainOverviewSchema = z.object({
   etaSeconds: z.number().nullable().meta({
     description: "While backfilling: seconds to reach the head at that pace; null otherwise.",
   }),
+  topPools: z
+    .array(
+      z.object({
+        chainId: z.number().int(),
+        address: z.string(),
+        protocolSlug: z.string(),
+        pair: z.string().meta({ description: "`token0/token1` by symbol." }),
+        volume24hUsd: z.number().meta({
+          description: "Swap volume in USD over the 24 hours before the routing graph's block.",
+        }),
+        tvlUsd: z.number().nullable().meta({
+          description: "What the pool holds in USD, at the prices of its last event.",
+        }),
+        days: z.array(
+          z.object({
+            day: z.number().int().meta({ description: "The day's start, unix seconds (UTC)." }),
+            volumeUsd: z.number(),
+            close: z
+              .number()
+              .nullable()
+              .meta({ description: "Price of token0 in token1 after the day's last event." }),
+          }),
+        ),
+      }),
+    )
+    .meta({
+      description:
+        "The five pools with the most swap volume over the last 24 hours (the history tables), with their last seven days.",
+    }),
 });
 
 const overviewSchema = z.object({
@@ -113,6 +143,8 @@ export type OverviewSources = {
   /** Whether the index has caught up with the chains (the API's readiness). */
   caughtUp: () => Promise<boolean>;
   requestTotals: () => Promise<RequestTotals>;
+  /** The chain's top pools by 24-hour volume (top-pools.ts). */
+  topPools: (chainId: number) => Promise<TopPool[]>;
   /** Milliseconds now (a parameter so a test can step time). */
   now?: () => number;
 };
@@ -149,10 +181,11 @@ export function createOverview(sources: OverviewSources) {
   const now = sources.now ?? Date.now;
   const samples: Sample[] = [];
   return async (): Promise<Overview> => {
-    const [states, caughtUp, requests] = await Promise.all([
+    const [states, caughtUp, requests, pools] = await Promise.all([
       Promise.all(sources.chains.map((chain) => chainState(sources, chain))),
       sources.caughtUp(),
       sources.requestTotals(),
+      Promise.all(sources.chains.map((chain) => sources.topPools(chain.id))),
     ]);
     const at = now();
     const indexedNow = new Map<number, number>();
@@ -192,6 +225,7 @@ export function createOverview(sources: OverviewSources) {
           caughtUp || remaining === null || rate === null || rate <= 0
             ? null
             : Math.ceil(remaining / rate),
+        topPools: pools[i] ?? [],
       };
     });
     return {
@@ -228,6 +262,10 @@ dd { margin: 0; font-variant-numeric: tabular-nums; }
 .status { font-size: .8rem; padding: .1rem .5rem; border-radius: 1rem; margin-left: .5rem; }
 .backfilling { background: #fff1d6; } .live { background: #dcf5e4; }
 #error { color: #b42318; }
+table.pools { width: 100%; border-collapse: collapse; margin-top: 1rem; font-variant-numeric: tabular-nums; }
+table.pools caption { text-align: left; font-weight: 600; margin-bottom: .3rem; }
+table.pools th, table.pools td { text-align: left; padding: .25rem .5rem .25rem 0; border-top: 1px solid #eceef3; }
+table.pools th { color: #5b6478; font-weight: normal; }
 </style>
 </head>
 <body>
@@ -288,9 +326,86 @@ function chainSection(chain) {
   set("eta", chain.status === "live" ? "caught up" : duration(chain.etaSeconds));
   set("snapshotBlock", text(chain.snapshotBlock));
   set("lagBlocks", text(chain.lagBlocks, " blocks"));
+  pools(section, chain.topPools);
   const bar = section.querySelector(".bar");
   bar.setAttribute("aria-valuenow", String(percent === null ? 0 : percent));
   bar.firstChild.style.width = (percent === null ? 0 : percent) + "%";
+}
+const usd = (v) =>
+  v === null ? "–" : "$" + v.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const SVG = "http://www.w3.org/2000/svg";
+/** Bars of daily volume and a line of the closing price, one slot per day. */
+function chart(days) {
+  const w = 160, h = 36, slot = w / 7;
+  const svg = document.createElementNS(SVG, "svg");
+  svg.setAttribute("viewBox", "0 0 " + w + " " + h);
+  svg.setAttribute("width", String(w));
+  svg.setAttribute("height", String(h));
+  const maxVolume = Math.max(...days.map((d) => d.volumeUsd), 0);
+  const prices = days.map((d) => d.close).filter((p) => p !== null);
+  const lo = Math.min(...prices), hi = Math.max(...prices);
+  const points = [];
+  days.slice(-7).forEach((d, i) => {
+    const x = i * slot;
+    const bh = maxVolume > 0 ? (d.volumeUsd / maxVolume) * (h - 4) : 0;
+    const rect = document.createElementNS(SVG, "rect");
+    rect.setAttribute("x", String(x + 2));
+    rect.setAttribute("y", String(h - bh));
+    rect.setAttribute("width", String(slot - 4));
+    rect.setAttribute("height", String(bh));
+    rect.setAttribute("fill", "#c9d6fb");
+    rect.dataset.volume = String(d.volumeUsd);
+    svg.appendChild(rect);
+    if (d.close !== null) {
+      const y = hi > lo ? 2 + (1 - (d.close - lo) / (hi - lo)) * (h - 4) : h / 2;
+      points.push(x + slot / 2 + "," + y.toFixed(1));
+    }
+  });
+  if (points.length > 1) {
+    const line = document.createElementNS(SVG, "polyline");
+    line.setAttribute("points", points.join(" "));
+    line.setAttribute("fill", "none");
+    line.setAttribute("stroke", "#1d3fb8");
+    line.setAttribute("stroke-width", "1.5");
+    svg.appendChild(line);
+  }
+  const title = document.createElementNS(SVG, "title");
+  title.textContent = days
+    .map((d) => new Date(d.day * 1000).toISOString().slice(0, 10) + ": " + usd(d.volumeUsd) + (d.close === null ? "" : ", close " + d.close.toPrecision(6)))
+    .join("\\n");
+  svg.appendChild(title);
+  return svg;
+}
+function pools(section, list) {
+  let table = section.querySelector("table.pools");
+  if (!table) {
+    table = document.createElement("table");
+    table.className = "pools";
+    table.innerHTML =
+      "<caption>Top pools by 24 h volume</caption><thead><tr><th>pool</th><th>protocol</th>" +
+      "<th>24 h volume</th><th>TVL</th><th>last 7 days: volume, price</th></tr></thead><tbody></tbody>";
+    section.appendChild(table);
+  }
+  const body = table.querySelector("tbody");
+  body.replaceChildren();
+  if (list.length === 0) {
+    const row = body.insertRow();
+    const cell = row.insertCell();
+    cell.colSpan = 5;
+    cell.textContent = "No swaps in the last 24 hours.";
+    return;
+  }
+  for (const p of list) {
+    const row = body.insertRow();
+    row.dataset.pool = p.address;
+    const cells = [p.pair, p.protocolSlug, usd(p.volume24hUsd), usd(p.tvlUsd)];
+    for (const [i, value] of cells.entries()) {
+      const cell = row.insertCell();
+      cell.textContent = value;
+      cell.dataset.field = ["pair", "protocol", "volume24h", "tvl"][i];
+    }
+    row.insertCell().appendChild(chart(p.days));
+  }
 }
 async function refresh() {
   try {
