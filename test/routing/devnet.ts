@@ -19,6 +19,7 @@ import { UniswapV3PoolAbi } from "../../abis/UniswapV3Pool.js";
 import { type AnvilInstance, DEVNET_DEPLOYER_KEY } from "../../devnet/anvil.js";
 import type { DeployedToken, Deployment } from "../../devnet/deployment.js";
 import { mulberry32 } from "../../devnet/random.js";
+import { devnetReceipt } from "../../devnet/receipts.js";
 import { amountForUsd, chainOf, deployWorld } from "../../devnet/world.js";
 import { startTestAnvil } from "../harness/anvil.js";
 
@@ -71,7 +72,8 @@ export async function startRoutingDevnet(
         chain,
         gas: tx.gas ?? 3_000_000n,
       } as never);
-      const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 10 });
+      // Anvil under load can leave an automined transaction pending: devnetReceipt nudges it.
+      const receipt = await devnetReceipt(client, hash);
       if (receipt.status !== "success") throw new Error(`${tx.functionName} reverted`);
     };
     const token = (symbol: string): DeployedToken => {
