@@ -46,6 +46,25 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
+/**
+ * One chain's lag and head, never rejecting: a chain whose RPC does not answer has neither, one
+ * the indexer has not recorded a block of yet only a head (`/v1/networks`, the front page).
+ */
+export async function chainState(
+  freshness: {
+    chainLags: (chainId: number) => Promise<ChainLag[]>;
+    headBlock: (chainName: string) => Promise<bigint>;
+  },
+  chain: { id: number; name: string },
+): Promise<{ lag: ChainLag | undefined; head: bigint | undefined }> {
+  const lag = await freshness.chainLags(chain.id).then(
+    (lags) => lags.find((l) => l.chainId === chain.id),
+    () => undefined,
+  );
+  const head = lag?.headBlock ?? (await freshness.headBlock(chain.name).catch(() => undefined));
+  return { lag, head };
+}
+
 export function createFreshness(params: FreshnessParameters) {
   const now = params.now ?? Date.now;
   const heads = new Map<string, Cached<bigint>>();

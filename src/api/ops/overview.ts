@@ -12,6 +12,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import type { ChainSetup } from "../../../engine/chain-setup.js";
 import { describeEndpoint } from "../openapi/registry.js";
+import { chainState } from "./freshness.js";
 import type { ChainLag } from "./metrics.js";
 import type { TopPool } from "./top-pools.js";
 
@@ -162,19 +163,6 @@ function perSecond(from: Sample | undefined, to: Sample, value: (s: Sample) => n
 
 /** Rounds a rate for display: three significant decimals are plenty. */
 const round = (x: number | null) => (x === null ? null : Math.round(x * 1000) / 1000);
-
-/**
- * A chain's lag and head; a chain whose RPC does not answer has neither, one the indexer has
- * not recorded a block of yet only a head.
- */
-async function chainState(sources: OverviewSources, chain: ChainSetup) {
-  const lag = await sources.chainLags(chain.id).then(
-    (lags) => lags.find((l) => l.chainId === chain.id),
-    () => undefined,
-  );
-  const head = lag?.headBlock ?? (await sources.headBlock(chain.name).catch(() => undefined));
-  return { lag, head };
-}
 
 /** The figures of `/overview.json`, keeping the last minute of samples between calls. */
 export function createOverview(sources: OverviewSources) {

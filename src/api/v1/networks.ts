@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import type { ChainSetup } from "../../../engine/chain-setup.js";
 import { describeEndpoint, errorResponse } from "../openapi/registry.js";
+import { chainState } from "../ops/freshness.js";
 import type { ChainLag } from "../ops/metrics.js";
 import { parseQuery } from "../query.js";
 import { positiveIntParam } from "../schemas.js";
@@ -85,12 +86,7 @@ export function networksRoutes(
     const answers = await Promise.all(
       chains.map(async (chain) => {
         // A chain whose RPC does not answer is listed as not connected, not an error.
-        const lag = await freshness.chainLags(chain.id).then(
-          (lags) => lags.find((l) => l.chainId === chain.id),
-          () => undefined,
-        );
-        const head =
-          lag?.headBlock ?? (await freshness.headBlock(chain.name).catch(() => undefined));
+        const { lag, head } = await chainState(freshness, chain);
         return {
           id: chain.id,
           name: chain.title,
