@@ -23,6 +23,8 @@ import {
   addErc4626Deposit,
   addErc4626Redeem,
   addExecutorUniswapV2Swap,
+  addUniswapV2ZapIn,
+  addUniswapV2ZapOut,
   addUniswapV3PoolSwap,
   addUnwrapNative,
   addWrapNative,
@@ -73,7 +75,33 @@ function program(net: RoutingDevnet, scenario: Scenario) {
     for (const hop of l.hops) {
       const e = hop.edge;
       const pool = e.pool;
-      if (pool.kind === "v2") {
+      if (pool.kind === "v2" && e.action === "deposit") {
+        const other = e.tokenIn === pool.token0 ? pool.token1 : pool.token0;
+        amount = addUniswapV2ZapIn(planner, {
+          pair: pool.address,
+          tokenIn: e.tokenIn,
+          tokenOther: other,
+          amountIn: amount,
+          account: executor,
+          recipient: executor,
+          programValues: executor,
+        });
+        // What the add leaves unused goes back to the caller, as in the route's program.
+        for (const token of [e.tokenIn, other]) {
+          addSweep(planner, { executor, token, to: net.deployment.deployer });
+        }
+      } else if (pool.kind === "v2" && e.action === "redeem") {
+        amount = addUniswapV2ZapOut(planner, {
+          pair: pool.address,
+          tokenOut: e.tokenOut,
+          tokenOther: e.tokenOut === pool.token0 ? pool.token1 : pool.token0,
+          liquidity: amount,
+          account: executor,
+          recipient: executor,
+          programValues: executor,
+          executor,
+        });
+      } else if (pool.kind === "v2") {
         amount = addExecutorUniswapV2Swap(planner, {
           executor,
           pair: pool.address,
@@ -163,7 +191,13 @@ async function main(): Promise<void> {
     const sym = (s: string) => net.token(s).address;
     const usd = (s: string, value: number) => amountForUsd(net.token(s), value);
     const svUSDC = d.vaults.find((v) => v.asset === sym("USDC"))?.address as Address;
-    for (const token of [sym("USDC"), sym("DAI"), d.weth, svUSDC]) {
+    const usdcWethPair = (await readDevnetGraph(net.client, d))
+      .edgesBetween(
+        sym("USDC").toLowerCase() as EngineAddress,
+        d.weth.toLowerCase() as EngineAddress,
+      )
+      .find((e) => e.pool.kind === "v2")?.pool.address as Address;
+    for (const token of [sym("USDC"), sym("DAI"), d.weth, svUSDC, usdcWethPair]) {
       await net.send({
         address: token,
         abi: DevTokenAbi,
@@ -219,6 +253,15 @@ async function main(): Promise<void> {
         one("V3, V3", usdc, dai, [v3(usdc, weth, 500), v3(weth, dai, 3000)], thousand),
         one("deposit", usdc, svUSDC, [edge(graph, usdc, svUSDC, "erc4626")], thousand),
         one("redeem", svUSDC, usdc, [edge(graph, svUSDC, usdc, "erc4626")], thousand),
+        one("V2 deposit", usdc, usdcWethPair, [edge(graph, usdc, usdcWethPair, "v2")], thousand),
+        one(
+          "V2 redeem",
+          usdcWethPair,
+          usdc,
+          [edge(graph, usdcWethPair, usdc, "v2")],
+          // About $1,000 of liquidity: what $1,000 of USDC adds.
+          leg([edge(graph, usdc, usdcWethPair, "v2")], thousand).amountOut,
+        ),
         one("wrap", NATIVE, weth, [edge(graph, NATIVE, weth, "wrap")], 10n ** 18n),
         one("unwrap", weth, NATIVE, [edge(graph, weth, NATIVE, "wrap")], 10n ** 18n),
         {
@@ -277,6 +320,8 @@ async function main(): Promise<void> {
       ["V3_TICK_CROSS_GAS", perTick, gas.V3_TICK_CROSS_GAS],
       ["DEPOSIT_GAS", m("deposit") - base, gas.DEPOSIT_GAS],
       ["REDEEM_GAS", m("redeem") - base, gas.REDEEM_GAS],
+      ["V2_ZAP_IN_GAS", m("V2 deposit") - base, gas.V2_ZAP_IN_GAS],
+      ["V2_ZAP_OUT_GAS", m("V2 redeem") - base, gas.V2_ZAP_OUT_GAS],
       ["WRAP_GAS", m("wrap") - base, gas.WRAP_GAS],
       ["UNWRAP_GAS", m("unwrap") - base, gas.UNWRAP_GAS],
       ["EXTRA_LEG_GAS", m("split: V2 | V3") - base - v2Step - v3Step, gas.EXTRA_LEG_GAS],

@@ -8,6 +8,7 @@
 import { mulberry32 } from "../devnet/random.js";
 import { RoutingGraph } from "../engine/routing/graph.js";
 import { getSqrtRatioAtTick, MAX_TICK, MIN_TICK } from "../engine/routing/math/tick-math.js";
+import { floorSqrt } from "../engine/routing/math/uniswap-v2.js";
 import type { Address, Pool, V3Tick } from "../engine/routing/types.js";
 
 export type SyntheticToken = {
@@ -78,6 +79,8 @@ export function syntheticGraph(params: SyntheticGraphParameters): SyntheticGraph
       reserve0: rawAmount(t0, tvlUsd / 2),
       reserve1: rawAmount(t1, tvlUsd / 2),
       feePpm: 3000,
+      // What a pair minted for its first liquidity, as most pairs' supply roughly is.
+      totalSupply: floorSqrt(rawAmount(t0, tvlUsd / 2) * rawAmount(t1, tvlUsd / 2)),
     };
   };
   const v3 = (a: SyntheticToken, b: SyntheticToken, fee: number, tvlUsd: number): Pool => {

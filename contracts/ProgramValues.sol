@@ -2,6 +2,7 @@
 pragma solidity ^0.8.28;
 
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import {Math} from "@openzeppelin/contracts/utils/math/Math.sol";
 
 interface IUniswapV2PairReserves {
     function getReserves() external view returns (uint112 reserve0, uint112 reserve1, uint32 timestamp);
@@ -24,6 +25,8 @@ contract ProgramValues {
     error NothingSent(address pair, address tokenIn);
     /// @notice An exact-input swap of `amountIn` took only `taken`.
     error PartialFill(uint256 amountIn, int256 taken);
+    /// @notice The pair holds none of one of its tokens: there is no ratio to add liquidity at.
+    error EmptyPair(address pair);
 
     /// @notice Word `index` of a tuple return value (stored by a tuple-return command).
     /// @param data The raw return data of the earlier call.
@@ -147,5 +150,55 @@ contract ProgramValues {
         if (balance <= reserveIn) revert NothingSent(pair, tokenIn);
         uint256 amountInWithFee = (balance - reserveIn) * 997;
         return (amountInWithFee * reserveOut) / (reserveIn * 1000 + amountInWithFee);
+    }
+
+    /// @notice `a + b`: joins two amounts of one token into one program value (what a V2
+    ///         liquidity removal paid out directly and what its other side swapped into).
+    /// @param a An amount.
+    /// @param b An amount of the same token.
+    /// @return The sum.
+    function sum(uint256 a, uint256 b) external pure returns (uint256) {
+        return a + b;
+    }
+
+    /// @notice How to turn `amountIn` of one of a Uniswap V2 pair's tokens into its liquidity
+    ///         (a single-sided "zap"), at the pair's current reserves: sell `swapIn` of it for
+    ///         `swapOut` of the other token on the pair, then add `depositIn` and `depositOther`.
+    /// @dev `swapIn` is the sale after which what is left and what was bought stand in the
+    ///      pair's new ratio (0.3% fee): floor((sqrt(r(3988009 r + 3988000 a)) - 1997 r) / 1994)
+    ///      for reserve r of tokenIn and amount a. The deposits are what Router02 would take of
+    ///      the two at the new reserves (one side whole, the other in ratio, rounded down);
+    ///      `amountIn - swapIn - depositIn` of tokenIn and `swapOut - depositOther` of the other
+    ///      token are left over. Exactly `uniswapV2ZapIn` of the routing engine.
+    /// @param pair The Uniswap V2 pair.
+    /// @param tokenIn One of its tokens.
+    /// @param tokenOther The other.
+    /// @param amountIn The amount of tokenIn to turn into liquidity.
+    /// @return swapIn Sold first.
+    /// @return swapOut Bought by that sale.
+    /// @return depositIn tokenIn added as liquidity.
+    /// @return depositOther The other token added as liquidity.
+    function uniswapV2ZapIn(address pair, address tokenIn, address tokenOther, uint256 amountIn)
+        external
+        view
+        returns (uint256 swapIn, uint256 swapOut, uint256 depositIn, uint256 depositOther)
+    {
+        (uint256 reserve0, uint256 reserve1,) = IUniswapV2PairReserves(pair).getReserves();
+        (uint256 reserveIn, uint256 reserveOut) =
+            tokenIn < tokenOther ? (reserve0, reserve1) : (reserve1, reserve0);
+        if (reserveIn == 0 || reserveOut == 0) revert EmptyPair(pair);
+        swapIn = (Math.sqrt(reserveIn * (reserveIn * 3_988_009 + amountIn * 3_988_000)) - reserveIn * 1997)
+            / 1994;
+        uint256 amountInWithFee = swapIn * 997;
+        swapOut = (amountInWithFee * reserveOut) / (reserveIn * 1000 + amountInWithFee);
+        reserveIn += swapIn;
+        reserveOut -= swapOut;
+        uint256 left = amountIn - swapIn;
+        uint256 otherInRatio = (left * reserveOut) / reserveIn;
+        if (otherInRatio <= swapOut) {
+            (depositIn, depositOther) = (left, otherInRatio);
+        } else {
+            (depositIn, depositOther) = ((swapOut * reserveIn) / reserveOut, swapOut);
+        }
     }
 }

@@ -27,7 +27,7 @@ import {
   UnsupportedRouteError,
 } from "./program/hop-context.js";
 import type { PlannedCall } from "./program/planner.js";
-import { planRouteProgram } from "./program/route-program.js";
+import { hopLeftovers, planRouteProgram } from "./program/route-program.js";
 import { type BeforeSending, beforeSending } from "./program/sending.js";
 import { displayAddress, isNativeToken, NATIVE_TOKEN_ADDRESS } from "./protocols/native.js";
 import type { RoutingGraph } from "./routing/graph.js";
@@ -69,6 +69,8 @@ export type RouteStep = {
   primaryAddress: string;
   amountIn: string;
   amountOut: string;
+  /** What the step leaves unused (a single-sided V2 add's dust), when it can. */
+  leftovers?: { token: string; amount: string }[];
 };
 
 /** SPEC 2.6 route steps, one per hop of every leg (a split lists each leg's hops in turn). */
@@ -77,6 +79,7 @@ export function routeSteps(chainId: number, quote: RouteQuote): RouteStep[] {
     leg.hops.map((hop) => {
       const tokenIn = displayAddress(hop.edge.tokenIn);
       const tokenOut = displayAddress(hop.edge.tokenOut);
+      const leftovers = hopLeftovers(hop);
       return {
         tokenIn: [tokenIn],
         positionInId: [`${chainId}:${tokenIn}`],
@@ -87,6 +90,14 @@ export function routeSteps(chainId: number, quote: RouteQuote): RouteStep[] {
         primaryAddress: getAddress(hop.edge.pool.address),
         amountIn: hop.amountIn.toString(),
         amountOut: hop.amountOut.toString(),
+        ...(leftovers.length > 0
+          ? {
+              leftovers: leftovers.map((l) => ({
+                token: getAddress(l.token),
+                amount: l.amount.toString(),
+              })),
+            }
+          : {}),
       };
     }),
   );
@@ -220,6 +231,7 @@ export function buildRoute(params: BuildRouteParameters): RouteBuild {
         weth: chain.weth,
         account,
         receiver,
+        refundTo: from,
         quote,
         bounds: { deadline, slippageBps: req.slippage },
         fee:

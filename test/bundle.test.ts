@@ -3,8 +3,14 @@ import { type Address, getAddress, type Hex, maxUint256, parseEther, parseEventL
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { UniswapV2PairAbi } from "../abis/UniswapV2Pair.js";
 import { NATIVE_TOKEN_ADDRESS } from "../engine/protocols/native.js";
+import type { RouteStep } from "../engine/route.js";
 import { devnetActors } from "./harness/actors.js";
-import { type ServiceInstance, startService, waitForIndexedBlock } from "./harness/service.js";
+import {
+  type ServiceInstance,
+  startService,
+  waitForIndexedBlock,
+  waitForRoutingGraph,
+} from "./harness/service.js";
 
 type BundleAnswer = {
   bundle: { protocol: string; action: string; args: Record<string, unknown> }[];
@@ -15,7 +21,7 @@ type BundleAnswer = {
   createdAt: number;
   blockNumber: number;
   amountsOut: Record<string, string>;
-  route?: { protocol: string; action: string }[];
+  route?: RouteStep[];
 };
 
 const NATIVE = NATIVE_TOKEN_ADDRESS;
@@ -508,6 +514,65 @@ describe("POST /v1/shortcuts/bundle on the devnet", () => {
     expect(taken).toBeGreaterThan(0n);
     expect((await a.balanceOf(usdc, from)) - usdcBefore).toBe(-routed - (taken as bigint));
     for (const t of [weth, usdc, pair]) expect(await a.balanceOf(t, executor)).toBe(0n);
+    await settle();
+  });
+
+  test("router: a route into a V2 LP token, then a transfer of it; the add's leftovers go to the receiver", async () => {
+    const u = a.user(2);
+    const from = u.account.address;
+    const third = "0x0000000000000000000000000000000000007415" as Address;
+    const dai = a.token("DAI");
+    const weth = a.token("WETH");
+    const usdc = a.token("USDC");
+    const pair = pool(weth, usdc, "v2");
+    const executor = service.deployment.execution.executor as Address;
+    const amountIn = a.usd("DAI", 1_500);
+    // Quoted on the chain's own state, so that the stated leftovers are the ones made.
+    await settle();
+    await waitForRoutingGraph(
+      service,
+      service.deployment.chainId,
+      await a.client.getBlockNumber({ cacheTime: 0 }),
+    );
+    const r = await bundle({ fromAddress: from, routingStrategy: "router" }, [
+      {
+        protocol: "core",
+        action: "route",
+        args: { tokenIn: dai, tokenOut: pair, amountIn: amountIn.toString() },
+      },
+      {
+        protocol: "core",
+        action: "transfer",
+        args: { token: pair, receiver: third, amount: ref(0) },
+      },
+    ]);
+    const add = r.route?.at(-1) as RouteStep;
+    expect(add).toMatchObject({
+      protocol: "uniswap-v2",
+      action: "deposit",
+      primaryAddress: getAddress(pair),
+    });
+    const leftovers = add.leftovers ?? [];
+    expect(leftovers.map((l) => l.token).sort()).toEqual(
+      [getAddress(usdc), getAddress(weth)].sort(),
+    );
+    await a.fund(from, dai, amountIn);
+    await a.approve(u, dai, r.tx.to, amountIn);
+    const before = await Promise.all([pair, usdc, weth].map((t) => a.balanceOf(t, third)));
+    const mine = await Promise.all([usdc, weth].map((t) => a.balanceOf(t, from)));
+    const receipt = await a.send(u, { to: r.tx.to, data: r.tx.data });
+    expect(receipt.status).toBe("success");
+    const after = await Promise.all([pair, usdc, weth].map((t) => a.balanceOf(t, third)));
+    expect((after[0] as bigint) - (before[0] as bigint)).toBe(
+      BigInt(r.amountsOut[getAddress(pair)] as string),
+    );
+    // The leftovers went to the bundle's receiver (the caller), not to the transfer's.
+    expect(after.slice(1)).toEqual(before.slice(1));
+    const left = (t: Address) =>
+      BigInt(leftovers.find((l) => l.token === getAddress(t))?.amount ?? "x");
+    expect((await a.balanceOf(usdc, from)) - (mine[0] as bigint)).toBe(left(usdc));
+    expect((await a.balanceOf(weth, from)) - (mine[1] as bigint)).toBe(left(weth));
+    for (const t of [dai, weth, usdc, pair]) expect(await a.balanceOf(t, executor)).toBe(0n);
     await settle();
   });
 

@@ -11,12 +11,19 @@ import {
 } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { CoreWalletFactoryAbi } from "../abis/generated/CoreWalletFactory.js";
 import { QuoterV2Abi } from "../abis/QuoterV2.js";
+import { UniswapV2FactoryAbi } from "../abis/UniswapV2Factory.js";
 import { UniswapV2Router02Abi } from "../abis/UniswapV2Router02.js";
 import { NATIVE_TOKEN_ADDRESS } from "../engine/protocols/native.js";
 import type { RouteStep } from "../engine/route.js";
 import { devnetActors } from "./harness/actors.js";
-import { type ServiceInstance, startService, waitForIndexedBlock } from "./harness/service.js";
+import {
+  type ServiceInstance,
+  startService,
+  waitForIndexedBlock,
+  waitForRoutingGraph,
+} from "./harness/service.js";
 
 type RouteAnswer = {
   route: RouteStep[];
@@ -74,6 +81,12 @@ describe("GET /v1/shortcuts/route on the devnet", () => {
   };
   const settle = async () =>
     waitForIndexedBlock(service, await a.client.getBlockNumber({ cacheTime: 0 }));
+  /** Waits until the routing graph reflects the head, so that quotes are of the chain's state. */
+  const settleGraph = async () => {
+    const head = await a.client.getBlockNumber({ cacheTime: 0 });
+    await settle();
+    await waitForRoutingGraph(service, chainId, head);
+  };
 
   beforeAll(async () => {
     service = await startService({ database: "pglite" });
@@ -519,6 +532,123 @@ describe("GET /v1/shortcuts/route on the devnet", () => {
     expect(await balanceOf(token("USDC"), from)).toBe(0n);
     await settle();
   });
+
+  test.each([
+    ["router", 0],
+    ["corewallet", 7],
+    ["delegate", 8],
+  ] as const)(
+    "%s: USDC into the USDC/WETH pair's LP token adds single-sided liquidity, stating and returning the leftovers; the LP token back to USDC removes it and sells the WETH",
+    async (strategy, i) => {
+      const u = user(i);
+      const from = u.account.address;
+      const [usdc, weth] = [token("USDC"), token("WETH")];
+      const lp = await a.client.readContract({
+        address: service.deployment.uniswapV2.factory,
+        abi: UniswapV2FactoryAbi,
+        functionName: "getPair",
+        args: [usdc, weth],
+      });
+      const execution = service.deployment.execution;
+      const wallet =
+        strategy === "corewallet"
+          ? await a.client.readContract({
+              address: execution.walletFactory as Address,
+              abi: CoreWalletFactoryAbi,
+              functionName: "walletOf",
+              args: [from],
+            })
+          : undefined;
+      // Where the program runs and the leftovers stay (the router sweeps them back to the caller).
+      const holder = wallet ?? from;
+      /** Sends a route as its strategy needs: approval, authorization, or neither. */
+      const send = async (r: RouteAnswer, tokenIn: Address, amountIn: bigint) => {
+        if (strategy === "delegate") {
+          const authorization = await u.signAuthorization({
+            account: u.account as never,
+            contractAddress: execution.delegateExecutor as Address,
+            executor: "self",
+          });
+          return await mine(u, {
+            to: r.tx.to,
+            data: r.tx.data,
+            authorizationList: [authorization],
+          });
+        }
+        await a.approve(
+          u,
+          tokenIn,
+          strategy === "router" ? r.tx.to : (wallet as Address),
+          amountIn,
+        );
+        return await mine(u, { to: r.tx.to, data: r.tx.data, value: BigInt(r.tx.value) });
+      };
+      const amountIn = usd("USDC", 2_000);
+      await fund(from, usdc, amountIn);
+      await settleGraph();
+      const into = await route({
+        fromAddress: from,
+        tokenIn: usdc,
+        tokenOut: lp,
+        amountIn: amountIn.toString(),
+        routingStrategy: strategy,
+      });
+      const add = into.route.at(-1) as RouteStep;
+      expect(add).toMatchObject({
+        protocol: "uniswap-v2",
+        action: "deposit",
+        primaryAddress: getAddress(lp),
+        tokenOut: [getAddress(lp)],
+      });
+      // One leg (an LP token is reached through its own pair only): its last step is all of it.
+      expect(add.amountOut).toBe(into.amountOut);
+      // The pair's two tokens.
+      const leftovers = add.leftovers ?? [];
+      expect(leftovers.map((l) => l.token).sort()).toEqual(
+        [getAddress(usdc), getAddress(weth)].sort(),
+      );
+      const left = (t: Address) =>
+        BigInt(leftovers.find((l) => l.token === getAddress(t))?.amount ?? "x");
+      const held = async () => await Promise.all([usdc, weth].map((t) => balanceOf(t, holder)));
+      const [usdcBefore, wethBefore] = await held();
+      const lpBefore = await balanceOf(lp, from);
+      expect((await send(into, usdc, amountIn)).status).toBe("success");
+      expect((await balanceOf(lp, from)) - lpBefore).toBe(BigInt(into.amountOut));
+      const [usdcAfter, wethAfter] = await held();
+      // The caller paid amountIn; what the add left unused of either token is back with it.
+      const paid = holder === from ? amountIn : 0n;
+      expect((usdcAfter as bigint) - (usdcBefore as bigint)).toBe(left(usdc) - paid);
+      expect((wethAfter as bigint) - (wethBefore as bigint)).toBe(left(weth));
+      for (const t of [usdc, weth, lp]) {
+        expect(await balanceOf(t, execution.executor as Address)).toBe(0n);
+      }
+      await settleGraph();
+
+      const liquidity = BigInt(into.amountOut);
+      const out = await route({
+        fromAddress: from,
+        tokenIn: lp,
+        tokenOut: usdc,
+        amountIn: liquidity.toString(),
+        routingStrategy: strategy,
+      });
+      // Removing liquidity first; then, if the other side's share sells better elsewhere, a swap.
+      expect(out.route[0]).toMatchObject({
+        protocol: "uniswap-v2",
+        action: "redeem",
+        primaryAddress: getAddress(lp),
+        tokenIn: [getAddress(lp)],
+        amountIn: liquidity.toString(),
+      });
+      expect(out.route.at(-1)?.tokenOut).toEqual([getAddress(usdc)]);
+      const usdcBack = await balanceOf(usdc, from);
+      expect((await send(out, lp, liquidity)).status).toBe("success");
+      expect((await balanceOf(usdc, from)) - usdcBack).toBe(BigInt(out.amountOut));
+      expect(await balanceOf(lp, from)).toBe(lpBefore);
+      if (wallet) expect(await balanceOf(lp, wallet)).toBe(0n);
+      await settleGraph();
+    },
+  );
 
   test("bad input gets a 400 naming the parameter; unknown tokens 404; impossible routes 422", async () => {
     const from = "0x00000000000000000000000000000000000a11ce";

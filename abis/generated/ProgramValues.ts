@@ -3,6 +3,17 @@ export const ProgramValuesAbi = [
   {
     "inputs": [
       {
+        "internalType": "address",
+        "name": "pair",
+        "type": "address"
+      }
+    ],
+    "name": "EmptyPair",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "uint256",
         "name": "index",
         "type": "uint256"
@@ -169,6 +180,30 @@ export const ProgramValuesAbi = [
   {
     "inputs": [
       {
+        "internalType": "uint256",
+        "name": "a",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "b",
+        "type": "uint256"
+      }
+    ],
+    "name": "sum",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "pure",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "bytes",
         "name": "data",
         "type": "bytes"
@@ -213,6 +248,55 @@ export const ProgramValuesAbi = [
       {
         "internalType": "uint256",
         "name": "amountOut",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "address",
+        "name": "pair",
+        "type": "address"
+      },
+      {
+        "internalType": "address",
+        "name": "tokenIn",
+        "type": "address"
+      },
+      {
+        "internalType": "address",
+        "name": "tokenOther",
+        "type": "address"
+      },
+      {
+        "internalType": "uint256",
+        "name": "amountIn",
+        "type": "uint256"
+      }
+    ],
+    "name": "uniswapV2ZapIn",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "swapIn",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "swapOut",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "depositIn",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "depositOther",
         "type": "uint256"
       }
     ],

@@ -14,6 +14,17 @@ export const RouterExecutorAbi = [
   {
     "inputs": [
       {
+        "internalType": "address",
+        "name": "pair",
+        "type": "address"
+      }
+    ],
+    "name": "EmptyPair",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "uint256",
         "name": "commandIndex",
         "type": "uint256"
@@ -464,6 +475,30 @@ export const RouterExecutorAbi = [
   {
     "inputs": [
       {
+        "internalType": "uint256",
+        "name": "a",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "b",
+        "type": "uint256"
+      }
+    ],
+    "name": "sum",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "pure",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "address",
         "name": "token",
         "type": "address"
@@ -575,6 +610,55 @@ export const RouterExecutorAbi = [
       }
     ],
     "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "address",
+        "name": "pair",
+        "type": "address"
+      },
+      {
+        "internalType": "address",
+        "name": "tokenIn",
+        "type": "address"
+      },
+      {
+        "internalType": "address",
+        "name": "tokenOther",
+        "type": "address"
+      },
+      {
+        "internalType": "uint256",
+        "name": "amountIn",
+        "type": "uint256"
+      }
+    ],
+    "name": "uniswapV2ZapIn",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "swapIn",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "swapOut",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "depositIn",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "depositOther",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
     "type": "function"
   },
   {

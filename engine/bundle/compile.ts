@@ -25,7 +25,7 @@ import {
 } from "../program/execution-steps.js";
 import { UnsupportedRouteError } from "../program/hop-context.js";
 import { addApprove, addTransfer } from "../program/protocol-steps.js";
-import { addRouteHop } from "../program/route-program.js";
+import { addRouteHop, leftoverTokens } from "../program/route-program.js";
 import { displayAddress, isNativeToken } from "../protocols/native.js";
 import { protocols } from "../protocols/registry.js";
 import { type RouteStep, routeSteps as routeStepsOf } from "../route.js";
@@ -97,6 +97,7 @@ export type CompileBundleParameters = ProgramTarget & {
 const ACTION_ROUTING: ActionRouting = {
   findRoute,
   addRouteHop,
+  leftoverTokens,
   quoteEdge,
   routeSteps: routeStepsOf,
 };

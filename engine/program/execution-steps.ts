@@ -23,13 +23,13 @@ const arrayElementFn = getAbiItem({ abi: ProgramValuesAbi, name: "arrayElement" 
  */
 export function addSweep(
   planner: ProgramPlanner,
-  params: { executor: Address; token: Address; to: Address },
+  params: { executor: Address; token: Address; to: Address; label?: string },
 ): ProgramValue {
   return planner.add({
     target: params.executor,
     fn: sweepFn,
     args: [params.token, params.to],
-    label: "sweep",
+    label: params.label ?? "sweep",
   });
 }
 

@@ -38,6 +38,11 @@ const exactInputSingleFn = getAbiItem({ abi: SwapRouterAbi, name: "exactInputSin
 const v2AmountOutFn = getAbiItem({ abi: ProgramValuesAbi, name: "uniswapV2AmountOut" });
 const v3AmountOutFn = getAbiItem({ abi: ProgramValuesAbi, name: "uniswapV3ExactInputAmountOut" });
 const executorV2SwapFn = getAbiItem({ abi: RouterExecutorAbi, name: "uniswapV2Swap" });
+const v2ZapInFn = getAbiItem({ abi: ProgramValuesAbi, name: "uniswapV2ZapIn" });
+const sumFn = getAbiItem({ abi: ProgramValuesAbi, name: "sum" });
+const pairMintFn = getAbiItem({ abi: UniswapV2PairAbi, name: "mint" });
+const pairBurnFn = getAbiItem({ abi: UniswapV2PairAbi, name: "burn" });
+const tupleWordFn = getAbiItem({ abi: ProgramValuesAbi, name: "tupleWord" });
 
 type Amount = bigint | ProgramValue;
 
@@ -152,6 +157,120 @@ export function addExecutorUniswapV2Swap(
     fn: executorV2SwapFn,
     args: [params.pair, params.tokenIn, params.tokenOut, params.amountIn, params.recipient],
     label: "swap on uniswap v2",
+  });
+}
+
+/**
+ * Turns `amountIn` of one token of a Uniswap V2 pair held by `account` into the pair's
+ * liquidity, minted to `recipient`: `ProgramValues.uniswapV2ZapIn` sizes the sale at the
+ * pair's reserves of the moment, the sale pays `account`, and both sides go to the pair, which
+ * mints. What the ratio leaves unused (a few wei of either token) stays with `account`.
+ * @returns the liquidity minted.
+ */
+export function addUniswapV2ZapIn(
+  planner: ProgramPlanner,
+  params: {
+    pair: Address;
+    tokenIn: Address;
+    tokenOther: Address;
+    amountIn: Amount;
+    account: Address;
+    recipient: Address;
+    /** The value helpers: the router executor under the router, else ProgramValues. */
+    programValues: Address;
+  },
+): ProgramValue {
+  const { pair, tokenIn, tokenOther, programValues } = params;
+  const plan = planner.add({
+    target: programValues,
+    fn: v2ZapInFn,
+    args: [pair, tokenIn, tokenOther, params.amountIn],
+    returnRaw: true,
+    label: "size uniswap v2 liquidity add",
+  });
+  const [swapIn, swapOut, depositIn, depositOther] = [0n, 1n, 2n, 3n].map((index) =>
+    planner.add({
+      target: programValues,
+      fn: tupleWordFn,
+      args: [plan, index],
+      label: "read tuple word",
+    }),
+  ) as [ProgramValue, ProgramValue, ProgramValue, ProgramValue];
+  const zeroForOne = tokenIn.toLowerCase() < tokenOther.toLowerCase();
+  addTransfer(planner, { token: tokenIn, to: pair, amount: swapIn });
+  planner.add({
+    target: pair,
+    fn: pairSwapFn,
+    args: zeroForOne ? [0n, swapOut, params.account, "0x"] : [swapOut, 0n, params.account, "0x"],
+    label: "swap on uniswap v2",
+  });
+  addTransfer(planner, { token: tokenIn, to: pair, amount: depositIn });
+  addTransfer(planner, { token: tokenOther, to: pair, amount: depositOther });
+  return planner.add({
+    target: pair,
+    fn: pairMintFn,
+    args: [params.recipient],
+    label: "add liquidity on uniswap v2",
+  });
+}
+
+/**
+ * Turns `liquidity` of a Uniswap V2 pair held by `account` into one of its tokens, `tokenOut`,
+ * paid to `recipient`: the pair burns it (paying `account` both tokens), the other token is sold
+ * back into the pair for tokenOut, and tokenOut's own share follows to `recipient`.
+ * @returns the amount of tokenOut (the burn's share plus the sale's output).
+ */
+export function addUniswapV2ZapOut(
+  planner: ProgramPlanner,
+  params: {
+    pair: Address;
+    tokenOut: Address;
+    tokenOther: Address;
+    liquidity: Amount;
+    account: Address;
+    recipient: Address;
+    programValues: Address;
+    /** Under the router: the executor, whose one-command swap sells the other side. */
+    executor: Address | undefined;
+  },
+): ProgramValue {
+  const { pair, tokenOut, tokenOther, programValues } = params;
+  addTransfer(planner, { token: pair, to: pair, amount: params.liquidity });
+  const burnt = planner.add({
+    target: pair,
+    fn: pairBurnFn,
+    args: [params.account],
+    returnRaw: true,
+    label: "remove liquidity on uniswap v2",
+  });
+  const outIsToken0 = tokenOut.toLowerCase() < tokenOther.toLowerCase();
+  const word = (index: bigint) =>
+    planner.add({
+      target: programValues,
+      fn: tupleWordFn,
+      args: [burnt, index],
+      label: "read tuple word",
+    });
+  const own = word(outIsToken0 ? 0n : 1n);
+  const other = word(outIsToken0 ? 1n : 0n);
+  const swap = {
+    pair,
+    tokenIn: tokenOther,
+    tokenOut,
+    amountIn: other,
+    recipient: params.recipient,
+  };
+  const swapOut = params.executor
+    ? addExecutorUniswapV2Swap(planner, { ...swap, executor: params.executor })
+    : addUniswapV2Swap(planner, { ...swap, programValues });
+  if (params.recipient.toLowerCase() !== params.account.toLowerCase()) {
+    addTransfer(planner, { token: tokenOut, to: params.recipient, amount: own });
+  }
+  return planner.add({
+    target: programValues,
+    fn: sumFn,
+    args: [own, swapOut],
+    label: "add amounts",
   });
 }
 

@@ -10,6 +10,7 @@
  *   last hop pays the receiver, and the program checks the receiver's balance growth itself.
  */
 import type { Address } from "viem";
+import type { Leftover } from "../protocols/pool-kind.js";
 import { poolKindOf } from "../protocols/registry.js";
 import type { QuotedHop, RouteQuote } from "../routing/types.js";
 import {
@@ -25,12 +26,31 @@ import { addTransfer } from "./protocol-steps.js";
 export type RouteProgramParameters = HopContext & {
   weth: Address | undefined;
   receiver: Address;
+  /**
+   * Under the router: who gets what a hop leaves unused in the executor (a single-sided V2
+   * add's dust), swept at the end; the caller. Elsewhere it stays with the executing account.
+   */
+  refundTo?: Address;
   quote: RouteQuote;
   /** Only outside the router (which takes the fee itself): fee paid from tokenIn first. */
   fee?: { amount: bigint; receiver: Address };
   /** Only outside the router: the minimum the program itself enforces. */
   minAmountOut?: bigint;
 };
+
+/** What `hop` leaves unused with the account that runs it (a single-sided V2 add's dust). */
+export function hopLeftovers(hop: QuotedHop): Leftover[] {
+  return poolKindOf(hop.edge.pool).leftovers?.(hop.edge, hop.amountIn) ?? [];
+}
+
+/** The tokens a route's hops may leave unused amounts of, each once. */
+export function leftoverTokens(quote: RouteQuote): Address[] {
+  const tokens = new Set<Address>();
+  for (const leg of quote.legs) {
+    for (const hop of leg.hops) for (const left of hopLeftovers(hop)) tokens.add(left.token);
+  }
+  return [...tokens];
+}
 
 /**
  * Adds one hop's steps, paying `recipient`.
@@ -91,6 +111,17 @@ export function planRouteProgram(p: RouteProgramParameters): PlannedProgram {
         outputUnused: inRouter && last && leg.hops.length === 1,
       });
     });
+  }
+  if (inRouter) {
+    // The executor keeps nothing: what a hop left unused goes back to the caller.
+    for (const token of leftoverTokens(p.quote)) {
+      addSweep(planner, {
+        executor: p.execution.executor,
+        token,
+        to: p.refundTo ?? p.receiver,
+        label: "return leftovers",
+      });
+    }
   }
   if (sweep) {
     addSweep(planner, { executor: p.execution.executor, token: p.quote.tokenOut, to: p.receiver });

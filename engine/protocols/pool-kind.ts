@@ -15,6 +15,9 @@ import type {
 } from "../routing/edge-quote.js";
 import type { Address, Edge, Pool } from "../routing/types.js";
 
+/** An amount of a token a hop leaves with the account that runs it. */
+export type Leftover = { token: Address; amount: bigint };
+
 /** An edge through a pool of kind `P`. */
 export type EdgeOf<P extends Pool> = Omit<Edge, "pool"> & { pool: P };
 
@@ -24,6 +27,12 @@ export type PoolKind<P extends Pool> = {
    * The directed edges one pool adds to the routing graph.
    */
   edges: (pool: P) => Edge[];
+  /**
+   * Edges that only begin or end a route, into or out of the pool's own token (a V2 pair's
+   * LP token): not indexed under the other token, so a search never passes through them; the
+   * graph adds them to that token's own edges (`edgesFrom`, `edgesInto`, `edgesBetween`).
+   */
+  terminalEdges?: (pool: P) => Edge[];
   /** The exact output of `amountIn` (> 0) through `edge`, equal to the chain's, or why not. */
   quote: (edge: EdgeOf<P>, amountIn: bigint) => EdgeQuote;
   /** Approximately what `amountIn` yields, written into `result` (no allocation). */
@@ -50,6 +59,11 @@ export type PoolKind<P extends Pool> = {
     recipient: Address,
     options: HopOptions,
   ) => ProgramValue | bigint;
+  /**
+   * What a hop of `amountIn` leaves unused with the account that runs it (a single-sided V2
+   * add's rounding dust), exactly; absent or empty for a hop that spends all its input.
+   */
+  leftovers?: (edge: EdgeOf<P>, amountIn: bigint) => Leftover[];
   /** The pool holds no state a path could exhaust (a wrapper): never excluded from a search. */
   stateless: boolean;
   /** Under the router, a last hop through it can pay the receiver itself (no sweep needed). */

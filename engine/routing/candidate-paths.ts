@@ -106,6 +106,12 @@ function visits(node: Node | undefined, token: Address): boolean {
   return false;
 }
 
+/** Whether the partial path already goes through `pool` (a pool's state is used once per path). */
+function usesPool(node: Node | undefined, pool: Edge["pool"]): boolean {
+  for (let n = node; n?.edge; n = n.prev) if (n.edge.pool.address === pool.address) return true;
+  return false;
+}
+
 function edgesOf(node: Node, last: Edge): Edge[] {
   const edges: Edge[] = [last];
   for (let n: Node | undefined = node; n?.edge; n = n.prev) edges.push(n.edge);
@@ -152,6 +158,7 @@ function search(
   const extend = (node: Node, edge: Edge, layer: Layer, seen: Set<Address> | undefined) => {
     const token = edge.tokenOut;
     if (token === tokenOut || visits(node, token) || !usable(edge)) return;
+    if (usesPool(node, edge.pool)) return;
     seen?.add(token);
     approxEdge(edge, node.amount, quote);
     const amount = quote.out;
@@ -255,7 +262,7 @@ function search(
   // tokenIn) and a last pool (into tokenOut) is kept too, however far down the ranking.
   const bestByEnds = new Map<string, Complete>();
   const complete = (node: Node, edge: Edge) => {
-    if (!usable(edge)) return;
+    if (!usable(edge) || usesPool(node, edge.pool)) return;
     sawPath = true;
     approxEdge(edge, node.amount, quote);
     const out = quote.out;

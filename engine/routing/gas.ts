@@ -10,7 +10,7 @@
  * A route's fixed part: 21,000 intrinsic gas, the router's pull of an ERC20 input, its fee
  * logic, receiver balance check and executor-empty checks, and the final sweep.
  */
-export const ROUTE_BASE_GAS = 72_000;
+export const ROUTE_BASE_GAS = 75_000;
 /**
  * Each further leg of a split, besides its steps. Negative: a second leg touches tokens and
  * balances the first leg already made warm (EIP-2929), so its hops cost less than alone.
@@ -18,6 +18,13 @@ export const ROUTE_BASE_GAS = 72_000;
 export const EXTRA_LEG_GAS = -14_000;
 /** A Uniswap V2 hop: the executor's one-command transfer, reserves read and `pair.swap`. */
 export const V2_SWAP_GAS = 71_000;
+/**
+ * A single-sided add to a Uniswap V2 pair: sizing the sale (ProgramValues.uniswapV2ZapIn and
+ * its four words), the sale, both transfers to the pair and `mint`.
+ */
+export const V2_ZAP_IN_GAS = 156_000;
+/** A single-sided removal: the LP transfer, `burn`, the sale of the other side and the sum. */
+export const V2_ZAP_OUT_GAS = 156_000;
 /** A Uniswap V3 hop crossing no initialized tick: `pool.swap`, callback payment, output read. */
 export const V3_SWAP_GAS = 73_000;
 /** Each initialized tick a V3 swap crosses (a 24-tick swap measured 24,154 per tick). */

@@ -2,6 +2,9 @@
  * The routing graph: pools keyed by address, and the directed edges they contribute (from the
  * protocol folders in `engine/protocols/`) indexed by the token they leave and the token they reach.
  * Upserting or removing a pool touches only that pool's tokens; nothing is rebuilt wholesale.
+ * A pool's terminal edges (into and out of its own token, such as a V2 pair's LP token) are not
+ * indexed: they are added to that token's own lookups only, so they begin or end a route and a
+ * search never passes through them.
  */
 import { poolKindOf, protocols } from "../protocols/registry.js";
 import type { Address, Edge, Pool } from "./types.js";
@@ -21,6 +24,17 @@ const routedProtocols = new Map<string, Pool["kind"]>(
 export function protocolEdges(pool: Pool): Edge[] {
   return routedProtocols.get(pool.protocol) === pool.kind ? poolKindOf(pool).edges(pool) : [];
 }
+
+/** A pool's terminal edges as its protocol's pool kind defines them (none for most kinds). */
+export function protocolTerminalEdges(pool: Pool): Edge[] {
+  return routedProtocols.get(pool.protocol) === pool.kind
+    ? (poolKindOf(pool).terminalEdges?.(pool) ?? [])
+    : [];
+}
+
+/** A pool's terminal edges, out of (`from`) and into (`into`) its own token. */
+type Terminal = { from: readonly Edge[]; into: readonly Edge[] };
+const NO_TERMINAL: Terminal = { from: [], into: [] };
 
 /** The edges at one token, grouped by pool; the flat list is rebuilt lazily after a change. */
 class TokenEdges {
@@ -61,6 +75,8 @@ const NO_EDGES: readonly Edge[] = [];
 export type RoutingGraphParameters = {
   /** Edge derivation; defaults to the protocol files ({@link protocolEdges}). */
   edgesOf?: EdgesOf;
+  /** Terminal edge derivation; defaults to the protocol files ({@link protocolTerminalEdges}). */
+  terminalEdgesOf?: EdgesOf;
 };
 
 /**
@@ -78,13 +94,42 @@ export class RoutingGraph {
   blockTimestamp = 0n;
   private changes = 0;
   private readonly edgesOf: EdgesOf;
-  private readonly entries = new Map<Address, { pool: Pool; edges: Edge[] }>();
+  private readonly terminalEdgesOf: EdgesOf;
+  /** Each pool's terminal edges, derived when its token is first looked up. */
+  private readonly terminals = new WeakMap<Pool, Terminal>();
+  private readonly entries = new Map<Address, { pool: Pool; edges: Edge[]; upserts: number }>();
   private readonly outgoing = new Map<Address, TokenEdges>();
   private readonly incoming = new Map<Address, TokenEdges>();
   private readonly between = new Map<Address, Map<Address, Edge[]>>();
 
   constructor(params: RoutingGraphParameters = {}) {
     this.edgesOf = params.edgesOf ?? protocolEdges;
+    this.terminalEdgesOf = params.terminalEdgesOf ?? protocolTerminalEdges;
+  }
+
+  /** The terminal edges of the pool whose own token is `token` (none for other tokens). */
+  private terminal(token: Address): Terminal {
+    const entry = this.entries.get(token);
+    if (!entry) return NO_TERMINAL;
+    let terminal = this.terminals.get(entry.pool);
+    if (!terminal) {
+      const edges = this.terminalEdgesOf(entry.pool);
+      terminal =
+        edges.length === 0
+          ? NO_TERMINAL
+          : {
+              from: edges.filter((e) => e.tokenIn === token),
+              into: edges.filter((e) => e.tokenOut === token),
+            };
+      this.terminals.set(entry.pool, terminal);
+    }
+    return terminal;
+  }
+
+  /** How often the pool whose token is `token` changed, when it has terminal edges (else 0). */
+  private terminalChanges(token: Address): number {
+    const terminal = this.terminal(token);
+    return terminal === NO_TERMINAL ? 0 : (this.entries.get(token)?.upserts ?? 0);
   }
 
   /** Number of pools. */
@@ -105,9 +150,11 @@ export class RoutingGraph {
     for (const entry of this.entries.values()) yield entry.pool;
   }
 
-  /** Whether any pool holds `token`. */
+  /** Whether any pool holds `token` (an LP token: its own pool's terminal edges). */
   hasToken(token: Address): boolean {
-    return this.outgoing.has(token) || this.incoming.has(token);
+    return (
+      this.outgoing.has(token) || this.incoming.has(token) || this.terminal(token) !== NO_TERMINAL
+    );
   }
 
   /** Every token with at least one edge leaving it. */
@@ -117,16 +164,21 @@ export class RoutingGraph {
 
   /** The edges leaving `token` (do not mutate the array). */
   edgesFrom(token: Address): readonly Edge[] {
-    return this.outgoing.get(token)?.list() ?? NO_EDGES;
+    const edges = this.outgoing.get(token)?.list() ?? NO_EDGES;
+    const { from } = this.terminal(token);
+    return from.length === 0 ? edges : [...edges, ...from];
   }
 
   /** The edges reaching `token` (do not mutate the array). */
   edgesInto(token: Address): readonly Edge[] {
-    return this.incoming.get(token)?.list() ?? NO_EDGES;
+    const edges = this.incoming.get(token)?.list() ?? NO_EDGES;
+    const { into } = this.terminal(token);
+    return into.length === 0 ? edges : [...edges, ...into];
   }
 
   /** The edges leaving `token` through one pool (current state; do not mutate). */
   edgesFromVia(token: Address, pool: Address): readonly Edge[] {
+    if (pool === token && this.terminal(token).from.length > 0) return this.terminal(token).from;
     return this.outgoing.get(token)?.byPool.get(pool) ?? NO_EDGES;
   }
 
@@ -137,17 +189,20 @@ export class RoutingGraph {
 
   /** The edges reaching `token` through one pool (current state; do not mutate). */
   edgesIntoVia(token: Address, pool: Address): readonly Edge[] {
+    if (pool === token && this.terminal(token).into.length > 0) return this.terminal(token).into;
     return this.incoming.get(token)?.byPool.get(pool) ?? NO_EDGES;
   }
 
   /** Number of pools with an edge leaving `token`. */
   degreeFrom(token: Address): number {
-    return this.outgoing.get(token)?.byPool.size ?? 0;
+    const own = this.terminal(token).from.length > 0 ? 1 : 0;
+    return (this.outgoing.get(token)?.byPool.size ?? 0) + own;
   }
 
   /** Number of pools with an edge reaching `token`. */
   degreeInto(token: Address): number {
-    return this.incoming.get(token)?.byPool.size ?? 0;
+    const own = this.terminal(token).into.length > 0 ? 1 : 0;
+    return (this.incoming.get(token)?.byPool.size ?? 0) + own;
   }
 
   /**
@@ -155,17 +210,27 @@ export class RoutingGraph {
    * `token` — not when a pool's state changes: caches of a token's pool set key on it.
    */
   poolSetVersion(token: Address, side: "out" | "in"): number {
-    return (side === "out" ? this.outgoing : this.incoming).get(token)?.members ?? 0;
+    const members = (side === "out" ? this.outgoing : this.incoming).get(token)?.members ?? 0;
+    return members + (this.terminal(token) === NO_TERMINAL ? 0 : 1);
   }
 
   /** Changes with every change to the edges leaving (`out`) or reaching (`in`) `token`. */
   edgeStateVersion(token: Address, side: "out" | "in"): number {
-    return (side === "out" ? this.outgoing : this.incoming).get(token)?.changes ?? 0;
+    const changes = (side === "out" ? this.outgoing : this.incoming).get(token)?.changes ?? 0;
+    return changes + this.terminalChanges(token);
   }
 
   /** The edges from `tokenIn` straight to `tokenOut` (do not mutate the array). */
   edgesBetween(tokenIn: Address, tokenOut: Address): readonly Edge[] {
-    return this.between.get(tokenIn)?.get(tokenOut) ?? NO_EDGES;
+    const edges = this.between.get(tokenIn)?.get(tokenOut) ?? NO_EDGES;
+    const leaving = this.terminal(tokenIn);
+    const reaching = this.terminal(tokenOut);
+    if (leaving === NO_TERMINAL && reaching === NO_TERMINAL) return edges;
+    return [
+      ...edges,
+      ...leaving.from.filter((e) => e.tokenOut === tokenOut),
+      ...reaching.into.filter((e) => e.tokenIn === tokenIn),
+    ];
   }
 
   /** Adds a pool or replaces the state of one already held (same address). */
@@ -183,7 +248,7 @@ export class RoutingGraph {
         this.unindexBetween(pool.address, edge);
       }
     }
-    this.entries.set(pool.address, { pool, edges });
+    this.entries.set(pool.address, { pool, edges, upserts: (old?.upserts ?? 0) + 1 });
     index(this.outgoing, pool.address, edges, (e) => e.tokenIn);
     index(this.incoming, pool.address, edges, (e) => e.tokenOut);
     for (const edge of edges) {

@@ -24,16 +24,19 @@ export type PriceAnchor = {
 /** Prices by token (a `ReadonlyMap` satisfies this). */
 export type TokenPrices = { get(token: Address): bigint | undefined };
 
+/** Float values by token (a `ReadonlyMap` satisfies this). */
+export type TokenValues = { get(token: Address): number | undefined };
+
 export type SpotPrices = {
   /** Value of one raw unit of each priced token, × PRICE_SCALE. */
   prices: TokenPrices;
   /** The same as floats, for ranking (never for amounts). */
-  approx: ReadonlyMap<Address, number>;
+  approx: TokenValues;
   /**
    * The depth behind each price, in the anchors' unit: what the shallowest pool on the token's
    * path to an anchor holds on its input side (infinite for an anchor).
    */
-  depth: ReadonlyMap<Address, number>;
+  depth: TokenValues;
 };
 
 export type SpotPricesParameters = {
@@ -165,17 +168,32 @@ function computeSpotPrices({ graph, anchors }: SpotPricesParameters): SpotPrices
       heap.push({ token: edge.tokenOut, width });
     }
   }
-  const approx = new Map<Address, number>();
-  const depth = new Map<Address, number>();
-  for (const [token, p] of priced) {
-    approx.set(token, p.value);
-    depth.set(token, p.width);
-  }
+  // A token only its own pool's terminal edges reach (a V2 pair's LP token) is priced on first
+  // use, across the widest of those edges from a priced token.
+  const lookup = (token: Address): Priced | undefined => {
+    const known = priced.get(token);
+    if (known) return known;
+    let best: Priced | undefined;
+    for (const edge of graph.edgesIntoVia(token, token)) {
+      const from = priced.get(edge.tokenIn);
+      if (!from) continue;
+      approxSpot(edge, spot);
+      if (!(spot.rate > 0) || !(spot.depthIn > 0)) continue;
+      const width = Math.min(from.width, spot.depthIn * from.value);
+      if (!best || width > best.width) {
+        best = { width, value: from.value / spot.rate, parent: edge, done: true };
+      }
+    }
+    if (best) priced.set(token, best);
+    return best;
+  };
+  const approx: TokenValues = { get: (token) => lookup(token)?.value };
+  const depth: TokenValues = { get: (token) => lookup(token)?.width };
   const prices: TokenPrices = {
     get(token) {
       const known = exact.get(token);
       if (known !== undefined) return known;
-      const edge = priced.get(token)?.parent;
+      const edge = lookup(token)?.parent;
       if (!edge) return undefined;
       const from = prices.get(edge.tokenIn);
       if (from === undefined) return undefined;

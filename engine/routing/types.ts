@@ -17,6 +17,8 @@ export type V2Pool = {
   reserve1: bigint;
   /** Swap fee in millionths of the input (3000 = 0.3%). */
   feePpm: number;
+  /** LP tokens in existence (the pair is also the LP token). */
+  totalSupply: bigint;
 };
 
 /** One initialized tick of a V3 pool. */

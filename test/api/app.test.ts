@@ -496,6 +496,7 @@ describe("USD prices from the routing graph", () => {
     reserve0: 10n * 10n ** 18n,
     reserve1: 30_000n * 10n ** 6n,
     feePpm: 3000,
+    totalSupply: 17_320_508_075_688_772n,
   });
   graph.upsertPool({ kind: "wrap", protocol: "wrapped-native", address: weth as Address });
   graph.blockNumber = 10n;
@@ -510,6 +511,14 @@ describe("USD prices from the routing graph", () => {
     confidence: 0.03,
   };
   const stranger = "0x000000000000000000000000000000000000dead";
+  const lpPrice = {
+    ...at,
+    address: getAddress(pair),
+    decimals: 18,
+    symbol: "UNI-V2",
+    price: 3464101.615137755,
+    confidence: 0.03,
+  };
 
   beforeAll(() => {
     loadedGraph = graph;
@@ -532,15 +541,9 @@ describe("USD prices from the routing graph", () => {
       price: 1,
       confidence: 1,
     });
-    // In the catalogue but in no pool: unpriced, not an error.
-    expect((await get(`/v1/prices/31337/${pair}`)).body).toEqual({
-      ...at,
-      address: getAddress(pair),
-      decimals: 18,
-      symbol: "UNI-V2",
-      price: null,
-      confidence: 0,
-    });
+    // The pair's LP token: twice its share of the $30,000 of USDC (2 × 30,000 / 0.0173… LP),
+    // as deep as the pair.
+    expect((await get(`/v1/prices/31337/${pair}`)).body).toEqual(lpPrice);
   });
 
   test("several tokens, in the request's order; unknown ones are null", async () => {
@@ -557,14 +560,7 @@ describe("USD prices from the routing graph", () => {
         price: null,
         confidence: 0,
       },
-      {
-        ...at,
-        address: getAddress(pair),
-        decimals: 18,
-        symbol: "UNI-V2",
-        price: null,
-        confidence: 0,
-      },
+      lpPrice,
     ]);
   });
 

@@ -48,6 +48,7 @@ const pair: V2Pool = {
   reserve0: 10n ** 12n,
   reserve1: 10n ** 21n,
   feePpm: 3000,
+  totalSupply: 10n ** 16n,
 };
 const pool: V3Pool = {
   kind: "v3",

@@ -197,6 +197,27 @@ export async function waitForIndexedBlock(
   );
 }
 
+/**
+ * Waits until the service's routing graph of `chainId` reflects `blockNumber` (its
+ * `/v1/networks` snapshot block), so that quotes are of the chain's state at that block.
+ */
+export async function waitForRoutingGraph(
+  service: ServiceInstance,
+  chainId: number,
+  blockNumber: bigint,
+  timeoutMs = 20_000,
+) {
+  await waitUntil(
+    `routing graph of chain ${chainId} did not reach block ${blockNumber}`,
+    async () => {
+      const res = await fetch(`${service.url}/v1/networks?chainId=${chainId}`);
+      const [network] = (await res.json()) as { snapshotBlock: number | null }[];
+      return BigInt(network?.snapshotBlock ?? -1) >= blockNumber;
+    },
+    { timeoutMs, output: service.output, pollMs: 50, tolerateErrors: true },
+  );
+}
+
 /** Runs a GraphQL query against the service and returns `data`, failing on GraphQL errors. */
 export async function graphqlQuery<T>(service: ServiceInstance, query: string): Promise<T> {
   const res = await fetch(`${service.url}/graphql`, {

@@ -15,10 +15,11 @@ import type { V2Pool, V3Pool, V3Tick, VaultPool, WrapperPool } from "../../engin
 const lower = (a: string) => a.toLowerCase() as Address;
 
 export async function readV2Pool(client: PublicClient, address: Address): Promise<V2Pool> {
-  const [token0, token1, reserves] = await Promise.all([
+  const [token0, token1, reserves, totalSupply] = await Promise.all([
     client.readContract({ address, abi: UniswapV2PairAbi, functionName: "token0" }),
     client.readContract({ address, abi: UniswapV2PairAbi, functionName: "token1" }),
     client.readContract({ address, abi: UniswapV2PairAbi, functionName: "getReserves" }),
+    client.readContract({ address, abi: UniswapV2PairAbi, functionName: "totalSupply" }),
   ]);
   return {
     kind: "v2",
@@ -29,6 +30,7 @@ export async function readV2Pool(client: PublicClient, address: Address): Promis
     reserve0: reserves[0],
     reserve1: reserves[1],
     feePpm: 3000,
+    totalSupply,
   };
 }
 

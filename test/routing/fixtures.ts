@@ -1,5 +1,6 @@
 /** Hand-built pools for the routing unit tests (lowercase addresses, exact state). */
 import { getSqrtRatioAtTick } from "../../engine/routing/math/tick-math.js";
+import { floorSqrt } from "../../engine/routing/math/uniswap-v2.js";
 import type {
   Address,
   V2Pool,
@@ -38,6 +39,8 @@ export function v2(
     reserve0: aFirst ? reserveA : reserveB,
     reserve1: aFirst ? reserveB : reserveA,
     feePpm,
+    // What the pair mints for a first deposit of these reserves.
+    totalSupply: floorSqrt(reserveA * reserveB),
   };
 }
 

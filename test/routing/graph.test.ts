@@ -18,6 +18,28 @@ describe("RoutingGraph", () => {
       [b, "swap"],
       [token(50), "deposit"],
     ]);
+    // A 0.3% pair's single-sided liquidity edges are terminal: its LP token's own lookups
+    // have them, its tokens' do not (a route only starts or ends with one).
+    expect(graph.edgesFrom(pair.address).map((e) => [e.tokenOut, e.action])).toEqual([
+      [a, "redeem"],
+      [b, "redeem"],
+    ]);
+    expect(graph.edgesInto(pair.address).map((e) => [e.tokenIn, e.action])).toEqual([
+      [a, "deposit"],
+      [b, "deposit"],
+    ]);
+    expect(graph.edgesBetween(a, pair.address)).toEqual([
+      { pool: pair, tokenIn: a, tokenOut: pair.address, action: "deposit" },
+    ]);
+    expect(graph.edgesBetween(pair.address, b)).toEqual([
+      { pool: pair, tokenIn: pair.address, tokenOut: b, action: "redeem" },
+    ]);
+    expect([graph.degreeFrom(pair.address), graph.degreeInto(pair.address)]).toEqual([1, 1]);
+    expect(graph.hasToken(pair.address)).toBe(true);
+    const otherFee = v2(a, c, 100n, 200n, 500);
+    graph.upsertPool(otherFee);
+    expect(graph.edgesFrom(otherFee.address)).toEqual([]);
+    graph.removePool(otherFee.address);
     expect(graph.edgesFrom(token(50))).toEqual([
       { pool: shares, tokenIn: token(50), tokenOut: a, action: "redeem" },
     ]);
@@ -43,6 +65,8 @@ describe("RoutingGraph", () => {
     expect(graph.size).toBe(1);
     expect(graph.pool(before.address)).toBe(after);
     expect(graph.edgesFrom(a).map((e) => e.pool)).toEqual([after]);
+    // The LP token's terminal edges follow the pool's new state too.
+    expect(graph.edgesFrom(before.address).map((e) => e.pool)).toEqual([after, after]);
     expect(graph.edgesBetween(a, b).map((e) => e.pool)).toEqual([after]);
     expect(graph.removePool(before.address)).toBe(true);
     expect(graph.removePool(before.address)).toBe(false);
@@ -83,6 +107,11 @@ describe("RoutingGraph", () => {
     expect(graph.degreeFrom(a)).toBe(2);
     expect(graph.edgesFromVia(a, ab.address).map((e) => e.tokenOut)).toEqual([b]);
     expect(graph.edgesIntoVia(a, ab.address).map((e) => e.tokenIn)).toEqual([b]);
+    // The LP token: its terminal edges count as its own pool's, and follow that pool's state.
+    const lpState = graph.edgeStateVersion(ab.address, "out");
+    graph.upsertPool({ ...ab, reserve0: 3n * E18 });
+    expect(graph.edgeStateVersion(ab.address, "out")).toBeGreaterThan(lpState);
+    expect(graph.edgesFromVia(ab.address, ab.address).map((e) => e.tokenOut)).toEqual([a, b]);
     expect(graph.edgesFromVia(c, ab.address)).toEqual([]);
   });
 

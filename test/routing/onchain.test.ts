@@ -72,7 +72,7 @@ function v2Path(choices: number[]): Edge[] {
   for (let hop = 0; hop < 1 + ((choices[2] as number) % 3); hop++) {
     const next = graph
       .edgesFrom(token)
-      .filter((e) => e.pool.kind === "v2" && !seen.has(e.tokenOut));
+      .filter((e) => e.pool.kind === "v2" && e.action === "swap" && !seen.has(e.tokenOut));
     if (next.length === 0) break;
     const edge = next[(choices[3 + hop] as number) % next.length] as Edge;
     edges.push(edge);

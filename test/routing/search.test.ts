@@ -283,6 +283,84 @@ describe("findRoute", () => {
     });
   });
 
+  describe("single-sided V2 liquidity", () => {
+    const [usdc, weth, dai, c] = [token(30), token(31), token(32), token(33)];
+    // The pair whose LP token is wanted, and a second USDC/WETH pair where WETH is cheaper.
+    const pair = v2(usdc, weth, 9_000_000n * E6, 3000n * E18);
+    const cheaper = v2(usdc, weth, 9_000_000n * E6, 3100n * E18);
+    const daiUsdc = v2(dai, usdc, 5_000_000n * E18, 5_000_000n * E6);
+    const names = new Map<Pool, string>([
+      [pair, "USDC/WETH"],
+      [cheaper, "USDC/WETH (2)"],
+      [daiUsdc, "DAI/USDC"],
+    ]);
+    const graph = graphOf(pair, cheaper, daiUsdc);
+    const lp = pair.address;
+    const find = (tokenIn: Address, tokenOut: Address, amountIn: bigint, g = graph) =>
+      route(findRoute({ graph: g, tokenIn, tokenOut, amountIn, gasPriceWei: 0n, weth }));
+    const out = (edges: Edge[], amountIn: bigint) => {
+      const q = quotePath(edges, amountIn);
+      if (!q.ok) throw new Error("the path does not quote");
+      return q.leg.amountOut;
+    };
+
+    it("USDC into the pair's LP token: the better of adding USDC directly and buying WETH elsewhere first; never the same pair twice", () => {
+      // $1,000: WETH bought on the cheaper pair adds more; $3M: that pair's slippage costs more.
+      for (const [amountIn, cheaperFirst] of [
+        [1_000n * E6, true],
+        [3_000_000n * E6, false],
+      ] as const) {
+        const quote = find(usdc, lp, amountIn);
+        const direct = out([graph.edgesBetween(usdc, lp)[0] as Edge], amountIn);
+        const viaCheaper = out(
+          [
+            graph.edgesFrom(usdc).find((e) => e.pool === cheaper) as Edge,
+            graph.edgesBetween(weth, lp)[0] as Edge,
+          ],
+          amountIn,
+        );
+        expect(viaCheaper > direct).toBe(cheaperFirst);
+        expect(quote.amountOut).toBe(cheaperFirst ? viaCheaper : direct);
+        expect(shape(quote, names)).toEqual(
+          cheaperFirst ? [["USDC/WETH (2):swap", "USDC/WETH:deposit"]] : [["USDC/WETH:deposit"]],
+        );
+        for (const leg of quote.legs) {
+          const pools = leg.hops.map((h) => h.edge.pool.address);
+          expect(new Set(pools).size).toBe(pools.length);
+        }
+        expectConsistent(quote);
+      }
+    });
+
+    it("the LP token into DAI: remove liquidity as USDC, then swap", () => {
+      const quote = find(lp, dai, 10n ** 15n);
+      expect(shape(quote, names)).toEqual([["USDC/WETH:redeem", "DAI/USDC:swap"]]);
+      expect(quote.legs[0]?.hops[0]?.edge.tokenOut).toBe(usdc);
+      expectConsistent(quote);
+    });
+
+    it("an LP token only begins or ends a route, even where another pool trades it", () => {
+      const a = token(40);
+      const b = token(41);
+      const ab = v2(a, b, 1_000_000n * E18, 1_000_000n * E18);
+      const lpMarket = v2(ab.address, c, 1_000n * E18, 1_000n * E18);
+      const traded = graphOf(ab, lpMarket);
+      // Out of the LP token: its market, or removing liquidity.
+      expect(
+        find(ab.address, c, E18, traded).legs.map((l) =>
+          l.hops.map((h) => [h.edge.pool.address, h.edge.action]),
+        ),
+      ).toEqual([[[lpMarket.address, "swap"]]]);
+      expect(shape(find(ab.address, a, E18, traded), new Map([[ab as Pool, "A/B"]]))).toEqual([
+        ["A/B:redeem"],
+      ]);
+      // Not through it: adding liquidity to sell the LP token on would be a middle step.
+      expect(
+        findRoute({ graph: traded, tokenIn: a, tokenOut: c, amountIn: E18, gasPriceWei: 0n, weth }),
+      ).toEqual({ ok: false, reason: "no-path" });
+    });
+  });
+
   describe("when there is no route", () => {
     const [a, b, m, island] = [token(1), token(2), token(3), token(4)];
     const am = v2(a, m, 1000n * E18, 1000n * E18);

@@ -7,7 +7,7 @@ import type { z } from "zod";
 import type { ChainSetup } from "../../chain-setup.js";
 import type { ExecutionContracts, RoutingStrategy } from "../../program/hop-context.js";
 import type { ProgramPlanner, ProgramValue } from "../../program/planner.js";
-import type { addRouteHop } from "../../program/route-program.js";
+import type { addRouteHop, leftoverTokens } from "../../program/route-program.js";
 import type { RouteStep, routeSteps } from "../../route.js";
 import type { RoutingGraph } from "../../routing/graph.js";
 import type { quoteEdge } from "../../routing/quote-edge.js";
@@ -36,6 +36,7 @@ export type OutputValue = {
 export type ActionRouting = {
   findRoute: typeof findRoute;
   addRouteHop: typeof addRouteHop;
+  leftoverTokens: typeof leftoverTokens;
   quoteEdge: typeof quoteEdge;
   routeSteps: typeof routeSteps;
 };

@@ -133,6 +133,8 @@ const route: ActionSpec<typeof routeArgs> = {
     ctx.routeSteps.push(...ctx.routing.routeSteps(ctx.chain.id, quote));
     ctx.touched.add(args.tokenIn);
     ctx.touched.add(args.tokenOut);
+    // What a hop leaves unused goes to the receiver with the bundle's outputs.
+    for (const token of ctx.routing.leftoverTokens(quote)) ctx.touched.add(token);
     return [{ kind: "amount", value: received, estimate: quote.amountOut, token: args.tokenOut }];
   },
 };

@@ -1,15 +1,29 @@
-/** A Uniswap V2 pair as a routing edge: constant-product math, exact and as floats. */
-import { addExecutorUniswapV2Swap, addUniswapV2Swap } from "../../program/protocol-steps.js";
-import { EXCEEDS_LIQUIDITY, outputQuote } from "../../routing/edge-quote.js";
-import { V2_SWAP_GAS } from "../../routing/gas.js";
-import { uniswapV2AmountOut } from "../../routing/math/uniswap-v2.js";
-import type { V2Pool } from "../../routing/types.js";
-import { type PoolKind, swapsBothWays } from "../pool-kind.js";
+/**
+ * A Uniswap V2 pair as routing edges, exact and as floats: swaps both ways (constant product),
+ * and, on 0.3% pairs, single-sided liquidity: `deposit` one token (sell the right share of it,
+ * add both) for LP tokens, `redeem` LP tokens for one token (burn, sell the other side back).
+ */
+import {
+  addExecutorUniswapV2Swap,
+  addUniswapV2Swap,
+  addUniswapV2ZapIn,
+  addUniswapV2ZapOut,
+} from "../../program/protocol-steps.js";
+import { EXCEEDS_LIQUIDITY, outputQuote, ZERO_OUTPUT } from "../../routing/edge-quote.js";
+import { V2_SWAP_GAS, V2_ZAP_IN_GAS, V2_ZAP_OUT_GAS } from "../../routing/gas.js";
+import {
+  uniswapV2AmountOut,
+  uniswapV2ZapIn,
+  uniswapV2ZapOut,
+  V2_MINIMUM_LIQUIDITY,
+} from "../../routing/math/uniswap-v2.js";
+import type { Edge, V2Pool } from "../../routing/types.js";
+import { type EdgeOf, type PoolKind, swapsBothWays } from "../pool-kind.js";
 
 /** Uniswap V2 pairs keep their reserves in uint112. */
 const MAX_UINT112 = 2n ** 112n - 1n;
 
-type V2Model = { reserve0: number; reserve1: number; gamma: number };
+type V2Model = { reserve0: number; reserve1: number; gamma: number; totalSupply: number };
 const models = new WeakMap<V2Pool, V2Model>();
 
 function model(pool: V2Pool): V2Model {
@@ -19,6 +33,7 @@ function model(pool: V2Pool): V2Model {
       reserve0: Number(pool.reserve0),
       reserve1: Number(pool.reserve1),
       gamma: 1 - pool.feePpm / 1e6,
+      totalSupply: Number(pool.totalSupply),
     };
     models.set(pool, m);
   }
@@ -31,11 +46,95 @@ function amountOut(reserveIn: number, reserveOut: number, gamma: number, amountI
   return (reserveOut * effective) / (reserveIn + effective);
 }
 
+/** The execution layer sizes single-sided adds for Uniswap V2's own 0.3% fee only. */
+const ZAP_FEE_PPM = 3000;
+
+/** The pair's reserve of `token` (one of its two), exact. */
+function reserveOf(pool: V2Pool, token: string): bigint {
+  return token === pool.token0 ? pool.reserve0 : pool.reserve1;
+}
+
+/** The pair's other token than `token`. */
+function otherOf(pool: V2Pool, token: string) {
+  return token === pool.token0 ? pool.token1 : pool.token0;
+}
+
+/** The exact single-sided add of `amountIn` through a deposit edge. */
+function zapIn(edge: EdgeOf<V2Pool>, amountIn: bigint) {
+  const pool = edge.pool;
+  return uniswapV2ZapIn({
+    amountIn,
+    reserveIn: reserveOf(pool, edge.tokenIn),
+    reserveOut: reserveOf(pool, otherOf(pool, edge.tokenIn)),
+    totalSupply: pool.totalSupply,
+  });
+}
+
+/** The pair's reserves of the edge's token and of the other one, as floats. */
+function floatReserves(edge: EdgeOf<V2Pool>, token: string): [number, number] {
+  const m = model(edge.pool);
+  return token === edge.pool.token0 ? [m.reserve0, m.reserve1] : [m.reserve1, m.reserve0];
+}
+
+/** The single-sided add of `amountIn` as floats: the liquidity minted (NaN when none). */
+function approxZapIn(edge: EdgeOf<V2Pool>, amountIn: number): number {
+  const m = model(edge.pool);
+  const [reserveIn, reserveOut] = floatReserves(edge, edge.tokenIn);
+  // (√(r(3988009 r + 3988000 a)) − 1997 r) / 1994, rationalized: no cancellation for small a.
+  const root = Math.sqrt(reserveIn * (reserveIn * 3_988_009 + amountIn * 3_988_000));
+  const swapIn = (reserveIn * amountIn * 2000) / (root + reserveIn * 1997);
+  const liquidity = ((amountIn - swapIn) * m.totalSupply) / (reserveIn + swapIn);
+  return reserveOut > 0 && liquidity > 0 ? liquidity : Number.NaN;
+}
+
+/** Burning `liquidity` and selling the other side back, as floats (NaN past the supply). */
+function approxZapOut(edge: EdgeOf<V2Pool>, liquidity: number): number {
+  const m = model(edge.pool);
+  if (!(liquidity <= m.totalSupply - Number(V2_MINIMUM_LIQUIDITY))) return Number.NaN;
+  const [reserveOwn, reserveOther] = floatReserves(edge, edge.tokenOut);
+  const own = (liquidity * reserveOwn) / m.totalSupply;
+  const other = (liquidity * reserveOther) / m.totalSupply;
+  return own + amountOut(reserveOther - other, reserveOwn - own, m.gamma, other);
+}
+
+/**
+ * On a 0.3% pair, deposit either token for LP tokens and redeem them for either: a route's
+ * first or last step only (the LP token is held by nothing else a route could go on through).
+ */
+function zapEdges(pool: V2Pool): Edge[] {
+  const edges: Edge[] = [];
+  if (pool.feePpm !== ZAP_FEE_PPM) return edges;
+  for (const token of [pool.token0, pool.token1]) {
+    edges.push(
+      { pool, tokenIn: token, tokenOut: pool.address, action: "deposit" },
+      { pool, tokenIn: pool.address, tokenOut: token, action: "redeem" },
+    );
+  }
+  return edges;
+}
+
 export const uniswapV2Pool: PoolKind<V2Pool> = {
   kind: "v2",
   edges: swapsBothWays,
+  terminalEdges: zapEdges,
   quote: (edge, amountIn) => {
     const pool = edge.pool;
+    if (edge.action === "deposit") {
+      // The input ends up in the pair (sold, then added): it must fit its uint112 reserve.
+      if (reserveOf(pool, edge.tokenIn) + amountIn > MAX_UINT112) return EXCEEDS_LIQUIDITY;
+      const zap = zapIn(edge, amountIn);
+      return zap ? outputQuote(zap.liquidity) : ZERO_OUTPUT;
+    }
+    if (edge.action === "redeem") {
+      if (amountIn > pool.totalSupply - V2_MINIMUM_LIQUIDITY) return EXCEEDS_LIQUIDITY;
+      const zap = uniswapV2ZapOut({
+        liquidity: amountIn,
+        reserveOwn: reserveOf(pool, edge.tokenOut),
+        reserveOther: reserveOf(pool, otherOf(pool, edge.tokenOut)),
+        totalSupply: pool.totalSupply,
+      });
+      return zap ? outputQuote(zap.amountOut) : ZERO_OUTPUT;
+    }
     const zeroForOne = edge.tokenIn === pool.token0;
     const reserveIn = zeroForOne ? pool.reserve0 : pool.reserve1;
     // The pair keeps reserves in uint112: a larger balance makes `swap` revert (OVERFLOW).
@@ -50,6 +149,15 @@ export const uniswapV2Pool: PoolKind<V2Pool> = {
     );
   },
   approx: (edge, amountIn, result) => {
+    result.ticksCrossed = 0;
+    if (edge.action === "deposit") {
+      result.out = approxZapIn(edge, amountIn);
+      return result;
+    }
+    if (edge.action === "redeem") {
+      result.out = approxZapOut(edge, amountIn);
+      return result;
+    }
     const m = model(edge.pool);
     const zeroForOne = edge.tokenIn === edge.pool.token0;
     result.out = zeroForOne
@@ -59,6 +167,9 @@ export const uniswapV2Pool: PoolKind<V2Pool> = {
     return result;
   },
   approxQuoter: (edge) => {
+    if (edge.action !== "swap") {
+      return (amountIn, result) => uniswapV2Pool.approx(edge, amountIn, result);
+    }
     const m = model(edge.pool);
     const zeroForOne = edge.tokenIn === edge.pool.token0;
     const reserveIn = zeroForOne ? m.reserve0 : m.reserve1;
@@ -72,6 +183,18 @@ export const uniswapV2Pool: PoolKind<V2Pool> = {
   },
   approxSpot: (edge, result) => {
     const m = model(edge.pool);
+    // At the margin half of a deposit is sold, so a unit of either token is half a unit's
+    // share of the pair: totalSupply / (2 · reserve) LP tokens; a redeem is the inverse.
+    if (edge.action === "deposit") {
+      result.depthIn = floatReserves(edge, edge.tokenIn)[0];
+      result.rate = m.totalSupply / (2 * result.depthIn);
+      return result;
+    }
+    if (edge.action === "redeem") {
+      result.depthIn = m.totalSupply;
+      result.rate = (2 * floatReserves(edge, edge.tokenOut)[0]) / m.totalSupply;
+      return result;
+    }
     const zeroForOne = edge.tokenIn === edge.pool.token0;
     result.depthIn = zeroForOne ? m.reserve0 : m.reserve1;
     result.rate = (zeroForOne ? m.reserve1 : m.reserve0) / result.depthIn;
@@ -79,19 +202,70 @@ export const uniswapV2Pool: PoolKind<V2Pool> = {
   },
   depth: (edge, side) => {
     const token = side === "in" ? edge.tokenIn : edge.tokenOut;
+    if (token === edge.pool.address) return Number(edge.pool.totalSupply);
     return Number(token === edge.pool.token0 ? edge.pool.reserve0 : edge.pool.reserve1);
   },
   priceAcross: (edge, price) => {
     const pool = edge.pool;
+    // An LP token is worth twice its share of either reserve (both sides are of equal value).
+    if (edge.action === "deposit") {
+      return pool.totalSupply > 0n
+        ? (price * 2n * reserveOf(pool, edge.tokenIn)) / pool.totalSupply
+        : 0n;
+    }
+    if (edge.action === "redeem") {
+      const reserve = reserveOf(pool, edge.tokenOut);
+      return reserve > 0n ? (price * pool.totalSupply) / (2n * reserve) : 0n;
+    }
     const zeroForOne = edge.tokenIn === pool.token0;
     const reserveIn = zeroForOne ? pool.reserve0 : pool.reserve1;
     const reserveOut = zeroForOne ? pool.reserve1 : pool.reserve0;
     return (price * reserveIn) / reserveOut;
   },
-  gas: () => V2_SWAP_GAS,
+  leftovers: (edge, amountIn) => {
+    if (edge.action !== "deposit") return [];
+    const zap = zapIn(edge, amountIn);
+    if (!zap) return [];
+    return [
+      { token: edge.tokenIn, amount: zap.dustIn },
+      { token: otherOf(edge.pool, edge.tokenIn), amount: zap.dustOther },
+    ];
+  },
+  gas: (edge) =>
+    edge.action === "deposit"
+      ? V2_ZAP_IN_GAS
+      : edge.action === "redeem"
+        ? V2_ZAP_OUT_GAS
+        : V2_SWAP_GAS,
   addHop: (planner, context, hop, amountIn, recipient) => {
     const { edge } = hop;
-    return context.strategy === "router"
+    const inRouter = context.strategy === "router";
+    const programValues = inRouter ? context.execution.executor : context.execution.programValues;
+    const pool = edge.pool;
+    if (edge.action === "deposit") {
+      return addUniswapV2ZapIn(planner, {
+        pair: pool.address,
+        tokenIn: edge.tokenIn,
+        tokenOther: otherOf(pool, edge.tokenIn),
+        amountIn,
+        account: context.account,
+        recipient,
+        programValues,
+      });
+    }
+    if (edge.action === "redeem") {
+      return addUniswapV2ZapOut(planner, {
+        pair: pool.address,
+        tokenOut: edge.tokenOut,
+        tokenOther: otherOf(pool, edge.tokenOut),
+        liquidity: amountIn,
+        account: context.account,
+        recipient,
+        programValues,
+        executor: inRouter ? context.execution.executor : undefined,
+      });
+    }
+    return inRouter
       ? addExecutorUniswapV2Swap(planner, {
           executor: context.execution.executor,
           pair: edge.pool.address,

@@ -12,6 +12,7 @@ export type V2PairRow = {
   reserve0: bigint;
   reserve1: bigint;
   fee: number;
+  totalSupply: bigint;
 };
 
 /** An indexed pair as the routing engine's pool. Pure (the scale benchmark reads rows itself). */
@@ -25,6 +26,7 @@ export function v2PoolOf(row: V2PairRow, addresses: AddressInterner): V2Pool {
     reserve0: row.reserve0,
     reserve1: row.reserve1,
     feePpm: row.fee,
+    totalSupply: row.totalSupply,
   };
 }
 
@@ -35,6 +37,7 @@ const columns = {
   reserve0: v2Pair.reserve0,
   reserve1: v2Pair.reserve1,
   fee: v2Pair.fee,
+  totalSupply: v2Pair.totalSupply,
 };
 
 /** Uniswap V2 pairs (`v2_pair`). */
