@@ -276,11 +276,19 @@ async function loadGraph(client: pg.Client, schema: string, weth: Address): Prom
   const graph = new RoutingGraph();
   graph.upsertPool({ kind: "wrap", protocol: "wrapped-native", address: weth });
   const pairs = await client.query(
-    `select address, token0, token1, reserve0::text, reserve1::text, fee from ${s}.v2_pair`,
+    `select address, token0, token1, reserve0::text, reserve1::text, fee, total_supply::text as "totalSupply" from ${s}.v2_pair`,
   );
   for (const r of pairs.rows)
     graph.upsertPool(
-      v2PoolOf({ ...r, reserve0: BigInt(r.reserve0), reserve1: BigInt(r.reserve1) }, addresses),
+      v2PoolOf(
+        {
+          ...r,
+          reserve0: BigInt(r.reserve0),
+          reserve1: BigInt(r.reserve1),
+          totalSupply: BigInt(r.totalSupply),
+        },
+        addresses,
+      ),
     );
   const ticks = new Map<string, V3TickRow[]>();
   const tickRows = await client.query(

@@ -120,6 +120,14 @@ function edgesOf(node: Node, last: Edge): Edge[] {
 
 /** Ranks the paths of up to `maxHops` hops; see the module comment. */
 export function findCandidatePaths(params: FindCandidatePathsParameters): CandidatePathsResult {
+  // Nothing leaves tokenIn or nothing reaches tokenOut: no path, without searching the graph
+  // (an unlimited search from a hub token walks all of it).
+  if (
+    params.graph.degreeFrom(params.tokenIn) === 0 ||
+    params.graph.degreeInto(params.tokenOut) === 0
+  ) {
+    return { paths: [], connected: false };
+  }
   const limited = search(params, { ...DEFAULT_LIMITS, ...params.limits });
   if (limited.connected || params.exactConnectivity === false) return limited;
   return search(params, undefined);
