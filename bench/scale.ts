@@ -610,7 +610,7 @@ async function main(): Promise<void> {
   const text = [
     "# Mainnet scale",
     "",
-    `Run on 2026-11-23 with \`npx tsx bench/scale.ts --schema ${schema} --seed ${seed}\` (Node ${process.version}, ${cpus().length} cores, shared with other work: the load average \`uptime\` reports, 1 / 5 / 15 min, is given next to each result).`,
+    `Run on ${new Date().toISOString().slice(0, 10)} with \`npx tsx bench/scale.ts --schema ${schema} --seed ${seed}\` (Node ${process.version}, ${cpus().length} cores, shared with other work: the load average \`uptime\` reports, 1 / 5 / 15 min, is given next to each result).`,
     `Seeded state (bench/seed-scale.ts, seed ${seed}): ${Object.entries(rows)
       .map(([t, n]) => `${t} ${n.toLocaleString("en-US")}`)
       .join(", ")}; pools per hub ${Object.entries(state.hubPools)

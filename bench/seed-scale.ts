@@ -145,13 +145,28 @@ export function generateScaleState(params: {
     return BigInt(Math.max(1, Math.floor(scaled))) * 10n ** BigInt(Math.max(0, t.decimals - 12));
   };
   const ordered = (a: SeededToken, b: SeededToken) => (a.address < b.address ? [a, b] : [b, a]);
-  const pairOf = (partnerOf: () => SeededToken | undefined): [SeededToken, SeededToken] => {
+  /**
+   * Two distinct tokens for a new pool whose `key` (of the ordered pair) is not taken yet: a
+   * factory holds one V2 pair per token pair and one V3 pool per pair and fee, as on chain.
+   */
+  const pairOf = (
+    partnerOf: () => SeededToken | undefined,
+    taken: Set<string>,
+    key: (t0: SeededToken, t1: SeededToken) => string,
+  ): [SeededToken, SeededToken] => {
     for (;;) {
       const a = zipf();
       const b = partnerOf() ?? zipf();
-      if (a !== b) return ordered(a, b) as [SeededToken, SeededToken];
+      if (a === b) continue;
+      const pair = ordered(a, b) as [SeededToken, SeededToken];
+      const k = key(...pair);
+      if (taken.has(k)) continue;
+      taken.add(k);
+      return pair;
     }
   };
+  const v2Taken = new Set<string>();
+  const v3Taken = new Set<string>();
 
   const tokenRows: (string | null)[][] = [];
   const tokenRow = (
@@ -190,7 +205,7 @@ export function generateScaleState(params: {
 
   const v2Rows: (string | null)[][] = [];
   for (let i = 0; i < sizes.v2Pairs; i++) {
-    const [t0, t1] = pairOf(v2Partner);
+    const [t0, t1] = pairOf(v2Partner, v2Taken, (a, b) => a.address + b.address);
     countHub(t0);
     countHub(t1);
     const address = addressOf(0xc2, i);
@@ -236,12 +251,15 @@ export function generateScaleState(params: {
   for (let i = 0; i < sizes.v3Pools; i++) {
     // The first pools are the hub pairs in every fee tier: the busiest pools of the chain.
     const hubPair = i < 40;
-    const [t0, t1] = hubPair ? (hubPairs[i >> 2] as [SeededToken, SeededToken]) : pairOf(v3Partner);
-    countHub(t0);
-    countHub(t1);
     const fee = hubPair
       ? ([100, 500, 3000, 10000][i % 4] as number)
       : ([100, 500, 3000, 3000, 10000][Math.floor(random() * 5)] as number);
+    const keyOf = (a: SeededToken, b: SeededToken) => `${a.address}${b.address}${fee}`;
+    const hubTokens = hubPairs[i >> 2] as [SeededToken, SeededToken];
+    if (hubPair) v3Taken.add(keyOf(...hubTokens));
+    const [t0, t1] = hubPair ? hubTokens : pairOf(v3Partner, v3Taken, keyOf);
+    countHub(t0);
+    countHub(t1);
     const spacing = TICK_SPACING[fee] as number;
     const address = addressOf(0xc3, i);
     const created = blockBetween(12_369_621n, head);
