@@ -114,7 +114,7 @@ async function modifyPosition(
 ponder.on("UniswapV3Pool:Mint", async ({ event, context }) => {
   const { sender, owner, tickLower, tickUpper, amount, amount0, amount1 } = event.args;
   await modifyPosition(context, event.log.address, event.args, amount, event.block.number);
-  await recordPoolEvent(context, event, {
+  const valuation = await recordPoolEvent(context, event, {
     pool: event.log.address,
     balances: { delta0: amount0, delta1: amount1 },
   });
@@ -128,6 +128,7 @@ ponder.on("UniswapV3Pool:Mint", async ({ event, context }) => {
     liquidity: amount,
     tickLower,
     tickUpper,
+    valuation,
   });
 });
 
@@ -150,7 +151,7 @@ ponder.on("UniswapV3Pool:Burn", async ({ event, context }) => {
 
 ponder.on("UniswapV3Pool:Collect", async ({ event, context }) => {
   const { owner, recipient, tickLower, tickUpper, amount0, amount1 } = event.args;
-  await recordPoolEvent(context, event, {
+  const valuation = await recordPoolEvent(context, event, {
     pool: event.log.address,
     balances: { delta0: -amount0, delta1: -amount1 },
   });
@@ -164,6 +165,7 @@ ponder.on("UniswapV3Pool:Collect", async ({ event, context }) => {
     amount1,
     tickLower,
     tickUpper,
+    valuation,
   });
 });
 
