@@ -255,7 +255,22 @@ function search(
           for (const edge of deepestEdgesInto(graph, feeder, perToken)) {
             const nodes = sources.get(edge.tokenIn);
             if (!nodes || done.has(edge)) continue;
+            done.add(edge);
             for (const node of nodes) extend(node, edge, layer, seen);
+          }
+        }
+        // And every pool straight from a source to a feeder: between two hubs there are few,
+        // and they can rank below both hubs' deepest (without them a tail token's path through
+        // its hub to another tail token's hub is found only by the unlimited search).
+        if (limits) {
+          for (const [token, nodes] of sources) {
+            for (const feeder of feeders) {
+              for (const edge of graph.edgesBetween(token, feeder)) {
+                if (done.has(edge)) continue;
+                done.add(edge);
+                for (const node of nodes) extend(node, edge, layer, seen);
+              }
+            }
           }
         }
       }
