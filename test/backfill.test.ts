@@ -156,6 +156,15 @@ describe("while the indexer backfills", () => {
     const head = Number(await rpc(service.anvil.url, "eth_blockNumber", []));
     const indexed = Number(await indexedBlock());
     expect(indexed).toBeLessThan(head);
+    // The routing snapshot follows the index on its own schedule (it may have started before
+    // the indexer recorded a block): wait until it reflects the held block.
+    for (const until = Date.now() + 15_000; Date.now() < until; ) {
+      const [network] = (await (await fetch(`${service.url}/v1/networks`)).json()) as {
+        snapshotBlock: number | null;
+      }[];
+      if (network?.snapshotBlock === indexed) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
     expect(await answer(await fetch(`${service.url}/v1/networks`))).toEqual({
       status: 200,
       body: [
