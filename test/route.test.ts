@@ -650,6 +650,49 @@ describe("GET /v1/shortcuts/route on the devnet", () => {
     },
   );
 
+  test("router: ETH into the USDC/WETH LP token for another receiver: wrapped, then added single-sided; the leftovers go back to the sender", async () => {
+    const u = user(1);
+    const from = u.account.address;
+    const receiver = "0x00000000000000000000000000000000000bee02" as Address;
+    const [usdc, weth] = [token("USDC"), token("WETH")];
+    const lp = await a.client.readContract({
+      address: service.deployment.uniswapV2.factory,
+      abi: UniswapV2FactoryAbi,
+      functionName: "getPair",
+      args: [usdc, weth],
+    });
+    await settleGraph();
+    const amountIn = parseEther("1.5");
+    const r = await route({
+      fromAddress: from,
+      tokenIn: NATIVE,
+      tokenOut: lp,
+      amountIn: amountIn.toString(),
+      receiver,
+    });
+    expect(r.tx.value).toBe(amountIn.toString());
+    expect(r.route[0]).toMatchObject({ action: "wrap", protocol: "wrapped-native" });
+    const add = r.route.at(-1) as RouteStep;
+    expect(add).toMatchObject({
+      action: "deposit",
+      protocol: "uniswap-v2",
+      primaryAddress: getAddress(lp),
+    });
+    const left = (t: Address) =>
+      BigInt(add.leftovers?.find((l) => l.token === getAddress(t))?.amount ?? "x");
+    const before = await Promise.all([usdc, weth].map((t) => balanceOf(t, from)));
+    const receipt = await mine(u, { to: r.tx.to, data: r.tx.data, value: BigInt(r.tx.value) });
+    expect(receipt.status).toBe("success");
+    expect(await balanceOf(lp, receiver)).toBe(BigInt(r.amountOut));
+    const after = await Promise.all([usdc, weth].map((t) => balanceOf(t, from)));
+    expect((after[0] as bigint) - (before[0] as bigint)).toBe(left(usdc));
+    expect((after[1] as bigint) - (before[1] as bigint)).toBe(left(weth));
+    for (const t of [usdc, weth, lp]) {
+      expect(await balanceOf(t, service.deployment.execution.executor as Address)).toBe(0n);
+    }
+    await settle();
+  });
+
   test("bad input gets a 400 naming the parameter; unknown tokens 404; impossible routes 422", async () => {
     const from = "0x00000000000000000000000000000000000a11ce";
     const base = {
