@@ -81,6 +81,14 @@ describe("GET /v1/shortcuts/route on the devnet", () => {
   };
   const settle = async () =>
     waitForIndexedBlock(service, await a.client.getBlockNumber({ cacheTime: 0 }));
+  /** The devnet's Uniswap V2 pair (and LP token) of two tokens. */
+  const v2Pair = async (tokenA: Address, tokenB: Address): Promise<Address> =>
+    await a.client.readContract({
+      address: service.deployment.uniswapV2.factory,
+      abi: UniswapV2FactoryAbi,
+      functionName: "getPair",
+      args: [tokenA, tokenB],
+    });
   /** Waits until the routing graph reflects the head, so that quotes are of the chain's state. */
   const settleGraph = async () => {
     const head = await a.client.getBlockNumber({ cacheTime: 0 });
@@ -543,12 +551,7 @@ describe("GET /v1/shortcuts/route on the devnet", () => {
       const u = user(i);
       const from = u.account.address;
       const [usdc, weth] = [token("USDC"), token("WETH")];
-      const lp = await a.client.readContract({
-        address: service.deployment.uniswapV2.factory,
-        abi: UniswapV2FactoryAbi,
-        functionName: "getPair",
-        args: [usdc, weth],
-      });
+      const lp = await v2Pair(usdc, weth);
       const execution = service.deployment.execution;
       const wallet =
         strategy === "corewallet"
@@ -655,12 +658,7 @@ describe("GET /v1/shortcuts/route on the devnet", () => {
     const from = u.account.address;
     const receiver = "0x00000000000000000000000000000000000bee02" as Address;
     const [usdc, weth] = [token("USDC"), token("WETH")];
-    const lp = await a.client.readContract({
-      address: service.deployment.uniswapV2.factory,
-      abi: UniswapV2FactoryAbi,
-      functionName: "getPair",
-      args: [usdc, weth],
-    });
+    const lp = await v2Pair(usdc, weth);
     await settleGraph();
     const amountIn = parseEther("1.5");
     const r = await route({
