@@ -19,6 +19,7 @@ import { SwapRouterAbi } from "../../abis/SwapRouter.js";
 import { UniswapV2PairAbi } from "../../abis/UniswapV2Pair.js";
 import { UniswapV3PoolAbi } from "../../abis/UniswapV3Pool.js";
 import { WETH9Abi } from "../../abis/WETH9.js";
+import { addTupleWord } from "./execution-steps.js";
 import type { ProgramPlanner, ProgramValue } from "./planner.js";
 
 /** Uniswap V3 price limits just inside the valid range (a swap limited only by its amount). */
@@ -42,7 +43,6 @@ const v2ZapInFn = getAbiItem({ abi: ProgramValuesAbi, name: "uniswapV2ZapIn" });
 const sumFn = getAbiItem({ abi: ProgramValuesAbi, name: "sum" });
 const pairMintFn = getAbiItem({ abi: UniswapV2PairAbi, name: "mint" });
 const pairBurnFn = getAbiItem({ abi: UniswapV2PairAbi, name: "burn" });
-const tupleWordFn = getAbiItem({ abi: ProgramValuesAbi, name: "tupleWord" });
 
 type Amount = bigint | ProgramValue;
 
@@ -189,12 +189,7 @@ export function addUniswapV2ZapIn(
     label: "size uniswap v2 liquidity add",
   });
   const [swapIn, swapOut, depositIn, depositOther] = [0n, 1n, 2n, 3n].map((index) =>
-    planner.add({
-      target: programValues,
-      fn: tupleWordFn,
-      args: [plan, index],
-      label: "read tuple word",
-    }),
+    addTupleWord(planner, { programValues, tuple: plan, index }),
   ) as [ProgramValue, ProgramValue, ProgramValue, ProgramValue];
   const zeroForOne = tokenIn.toLowerCase() < tokenOther.toLowerCase();
   addTransfer(planner, { token: tokenIn, to: pair, amount: swapIn });
@@ -244,13 +239,7 @@ export function addUniswapV2ZapOut(
     label: "remove liquidity on uniswap v2",
   });
   const outIsToken0 = tokenOut.toLowerCase() < tokenOther.toLowerCase();
-  const word = (index: bigint) =>
-    planner.add({
-      target: programValues,
-      fn: tupleWordFn,
-      args: [burnt, index],
-      label: "read tuple word",
-    });
+  const word = (index: bigint) => addTupleWord(planner, { programValues, tuple: burnt, index });
   const own = word(outIsToken0 ? 0n : 1n);
   const other = word(outIsToken0 ? 1n : 0n);
   const swap = {

@@ -178,7 +178,10 @@ export class RoutingGraph {
 
   /** The edges leaving `token` through one pool (current state; do not mutate). */
   edgesFromVia(token: Address, pool: Address): readonly Edge[] {
-    if (pool === token && this.terminal(token).from.length > 0) return this.terminal(token).from;
+    if (pool === token) {
+      const { from } = this.terminal(token);
+      if (from.length > 0) return from;
+    }
     return this.outgoing.get(token)?.byPool.get(pool) ?? NO_EDGES;
   }
 
@@ -189,7 +192,10 @@ export class RoutingGraph {
 
   /** The edges reaching `token` through one pool (current state; do not mutate). */
   edgesIntoVia(token: Address, pool: Address): readonly Edge[] {
-    if (pool === token && this.terminal(token).into.length > 0) return this.terminal(token).into;
+    if (pool === token) {
+      const { into } = this.terminal(token);
+      if (into.length > 0) return into;
+    }
     return this.incoming.get(token)?.byPool.get(pool) ?? NO_EDGES;
   }
 
