@@ -164,7 +164,7 @@ export function addExecutorUniswapV2Swap(
  * Turns `amountIn` of one token of a Uniswap V2 pair held by `account` into the pair's
  * liquidity, minted to `recipient`: `ProgramValues.uniswapV2ZapIn` sizes the sale at the
  * pair's reserves of the moment, the sale pays `account`, and both sides go to the pair, which
- * mints. What the ratio leaves unused (a few wei of either token) stays with `account`.
+ * mints. What the ratio's rounding leaves unused of either token stays with `account`.
  * @returns the liquidity minted.
  */
 export function addUniswapV2ZapIn(

@@ -35,7 +35,7 @@ export const routeStepSchema = z.object({
     .optional()
     .meta({
       description:
-        "Only on a `uniswap-v2` `deposit` step (a single-sided add: part of the input is sold on the pair, then both tokens are added in its ratio): what the ratio leaves unused of each of the pair's tokens, a few wei at the quoted state. A route returns it to `fromAddress` (`router`: swept there at the end; `delegate`: it stays there; `corewallet`: it stays in the caller's wallet); in a bundle it goes to the receiver with the bundle's other outputs.",
+        "Only on a `uniswap-v2` `deposit` step (a single-sided add: part of the input is sold on the pair, then both tokens are added in its ratio): what the ratio's rounding leaves unused of each of the pair's tokens at the quoted state, to the wei. A route returns it to `fromAddress` (`router`: swept there at the end; `delegate`: it stays there; `corewallet`: it stays in the caller's wallet); in a bundle it goes to the receiver with the bundle's other outputs.",
     }),
 });
 
