@@ -21,7 +21,8 @@ const ROUTING_TYPES = "^engine/routing/types\\.ts$";
 /**
  * Files in engine/protocols/ that are not a protocol: the registry, the shared types, the
  * addresses and helpers every protocol may read, the pool-kind interface, and the ERC4626 family
- * that several vault protocols are made from (it registers no protocol itself). Every other file
+ * that several vault protocols are made from and the concentrated-liquidity model of the V3 and
+ * V4 pools (neither registers a protocol itself). Every other file
  * `engine/protocols/<slug>.ts` and every folder `engine/protocols/<slug>/` is a protocol module.
  */
 const PROTOCOLS_SHARED = [
@@ -32,6 +33,7 @@ const PROTOCOLS_SHARED = [
   "^engine/protocols/token-metadata\\.ts$",
   "^engine/protocols/pool-kind\\.ts$",
   "^engine/protocols/erc4626(\\.ts$|/)",
+  "^engine/protocols/concentrated-liquidity/",
 ];
 
 /** A protocol module; group 1 is its slug, so `$1` names the importer's own protocol. */

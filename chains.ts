@@ -41,6 +41,13 @@ const KNOWN_CHAINS: Record<
       quoterV2: "0x61fFE014bA17989E743c5F6cB21bF9697530B21e",
       startBlock: 12_369_621,
     },
+    uniswapV4: {
+      poolManager: "0x000000000004444c5dc75cB358380D2e3dE08A90",
+      stateView: "0x7fFE42C4a5DEeA5b0feC41C94C136Cf115597227",
+      quoter: "0x52F0E24D1c21C8A0cB1e5a5dD6198556BD9E1203",
+      startBlock: 21_688_329,
+      allowedHooks: [],
+    },
   },
 };
 
@@ -66,6 +73,14 @@ function parseAddressList(value: string | undefined, variable: string): Address[
     }
     return getAddress(entry.trim());
   });
+}
+
+/**
+ * Parses `UNISWAP_V4_HOOKS_<id>`: comma-separated hook addresses, lowercase (how the routing
+ * compares them).
+ */
+export function parseHookList(value: string | undefined, variable: string): Address[] {
+  return (parseAddressList(value, variable) ?? []).map((a) => a.toLowerCase() as Address);
 }
 
 /** Parses `EXECUTION_<id>`: comma-separated `name:0xaddress` (router, executor, …). */
@@ -101,6 +116,8 @@ function realChain(id: number, rpc: string[], env: NodeJS.ProcessEnv): ChainSetu
   const known = KNOWN_CHAINS[id];
   const v2Factory = addressFromEnv(env, `UNISWAP_V2_FACTORY_${id}`) ?? known?.uniswapV2?.factory;
   const v3Factory = addressFromEnv(env, `UNISWAP_V3_FACTORY_${id}`) ?? known?.uniswapV3?.factory;
+  const v4PoolManager =
+    addressFromEnv(env, `UNISWAP_V4_POOL_MANAGER_${id}`) ?? known?.uniswapV4?.poolManager;
   const override = intFromEnv(env, `START_BLOCK_${id}`);
   const execution = parseExecution(env[`EXECUTION_${id}`], `EXECUTION_${id}`);
   const uniswapV2 = v2Factory
@@ -118,22 +135,40 @@ function realChain(id: number, rpc: string[], env: NodeJS.ProcessEnv): ChainSetu
         startBlock: override ?? known?.uniswapV3?.startBlock ?? 0,
       }
     : undefined;
+  // The known periphery reads the known manager only: another manager comes without it.
+  const knownV4 =
+    known?.uniswapV4 && v4PoolManager === known.uniswapV4.poolManager ? known.uniswapV4 : undefined;
+  const uniswapV4 = v4PoolManager
+    ? {
+        poolManager: v4PoolManager,
+        stateView: knownV4?.stateView,
+        quoter: knownV4?.quoter,
+        startBlock: override ?? knownV4?.startBlock ?? 0,
+        allowedHooks: parseHookList(env[`UNISWAP_V4_HOOKS_${id}`], `UNISWAP_V4_HOOKS_${id}`),
+      }
+    : undefined;
   return {
     id,
     name: known?.name ?? `chain${id}`,
     title: known?.title ?? `Chain ${id}`,
     rpc,
-    startBlock: override ?? Math.min(uniswapV2?.startBlock ?? 0, uniswapV3?.startBlock ?? 0),
+    startBlock:
+      override ??
+      Math.min(uniswapV2?.startBlock ?? 0, uniswapV3?.startBlock ?? 0, uniswapV4?.startBlock ?? 0),
     weth: addressFromEnv(env, `WETH_${id}`) ?? known?.weth,
     uniswapV2,
     uniswapV3,
+    uniswapV4,
     vaults: parseVaultList(env[`VAULTS_${id}`], `VAULTS_${id}`),
     stablecoins:
       parseAddressList(env[`STABLECOINS_${id}`], `STABLECOINS_${id}`) ?? known?.stablecoins ?? [],
     execution,
     deterministicExecution:
       Object.keys(execution).length === 0
-        ? deterministicExecutionAddresses({ v3Factory: v3Factory ?? CANONICAL_UNISWAP_V3_FACTORY })
+        ? deterministicExecutionAddresses({
+            v3Factory: v3Factory ?? CANONICAL_UNISWAP_V3_FACTORY,
+            v4PoolManager: uniswapV4?.poolManager,
+          })
         : undefined,
     devnet: false,
   };
@@ -165,6 +200,16 @@ function devnetChain(env: NodeJS.ProcessEnv): ChainSetup | undefined {
       swapRouter: deployment.uniswapV3.swapRouter,
       quoterV2: deployment.uniswapV3.quoterV2,
       startBlock: deployment.startBlock,
+    },
+    uniswapV4: deployment.uniswapV4 && {
+      poolManager: deployment.uniswapV4.poolManager,
+      stateView: deployment.uniswapV4.stateView,
+      quoter: deployment.uniswapV4.quoter,
+      startBlock: deployment.startBlock,
+      allowedHooks: parseHookList(
+        env[`UNISWAP_V4_HOOKS_${deployment.chainId}`],
+        `UNISWAP_V4_HOOKS_${deployment.chainId}`,
+      ),
     },
     vaults: deployment.vaults.map((v) => ({ address: v.address, protocolSlug: v.protocolSlug })),
     stablecoins: deployment.tokens

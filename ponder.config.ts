@@ -5,6 +5,7 @@ import { erc4626Blocks, erc4626Contracts } from "./src/protocols/erc4626/contrac
 import { perChain } from "./src/protocols/per-chain.js";
 import { uniswapV2Contracts } from "./src/protocols/uniswap-v2/contracts.js";
 import { uniswapV3Contracts } from "./src/protocols/uniswap-v3/contracts.js";
+import { uniswapV4Contracts } from "./src/protocols/uniswap-v4/contracts.js";
 
 const settings = readConfig();
 const chains = indexedChains();
@@ -33,6 +34,7 @@ export default createConfig({
   contracts: {
     ...uniswapV2Contracts(chains),
     ...uniswapV3Contracts(chains),
+    ...uniswapV4Contracts(chains),
     ...erc4626Contracts(chains),
   },
   blocks: {

@@ -8,4 +8,5 @@ export * from "./src/analytics/tables.js";
 export * from "./src/protocols/erc4626/tables.js";
 export * from "./src/protocols/uniswap-v2/tables.js";
 export * from "./src/protocols/uniswap-v3/tables.js";
+export * from "./src/protocols/uniswap-v4/tables.js";
 export * from "./src/tokens/tables.js";

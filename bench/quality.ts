@@ -2,8 +2,10 @@
  * Route quality: on generated scenarios (token pairs × sizes from dust to pool-draining), the
  * engine's amountOut against
  * (a) the best single path as Uniswap's own contracts quote it on the devnet — Router02's
- *     getAmountsOut over every all-V2 path and QuoterV2's quoteExactInput over every all-V3
- *     path of up to 3 hops — which the engine must never fall short of; and
+ *     getAmountsOut over every all-V2 path, QuoterV2's quoteExactInput over every all-V3 path,
+ *     and every other path of up to 3 hops (V4 pools, mixed versions, wrapping, vaults) quoted
+ *     hop by hop by each pool's own quoter (V4Quoter.quoteExactInputSingle, QuoterV2, Router02,
+ *     the vault's previews) — which the engine must never fall short of; and
  * (b) an exhaustive search on the same small graph: every path of up to 3 hops, and every
  *     division of the amount between pool-disjoint paths on grids refined to 0.005–0.01% of the
  *     amount (2 paths: all pairs; 3 and 4 paths: among the best paths), which the engine must
@@ -19,6 +21,7 @@ import { fileURLToPath } from "node:url";
 import { buildContracts } from "../contracts/build.js";
 import { mulberry32 } from "../devnet/random.js";
 import { amountForUsd } from "../devnet/world.js";
+import { NATIVE_TOKEN_ADDRESS } from "../engine/protocols/native.js";
 import { routeGas } from "../engine/routing/gas.js";
 import type { RoutingGraph } from "../engine/routing/graph.js";
 import { quotePath, quotePathOut } from "../engine/routing/quote-path.js";
@@ -28,11 +31,31 @@ import type { Address, Edge, RouteQuote } from "../engine/routing/types.js";
 import { readDevnetGraph } from "../test/routing/chain-graph.js";
 import { startRoutingDevnet } from "../test/routing/devnet.js";
 import { chainHopOut, quoterV2Path, router02AmountOut } from "../test/routing/onchain.js";
+
+/** A path quoted on chain one hop at a time, each by its own pool's quoter. */
+async function hopByHop(
+  client: Parameters<typeof chainHopOut>[0],
+  deployment: Parameters<typeof chainHopOut>[1],
+  path: Edge[],
+  amountIn: bigint,
+): Promise<bigint> {
+  let amount = amountIn;
+  for (const edge of path) {
+    if (amount === 0n) return 0n;
+    amount = await chainHopOut(client, deployment, { edge, amountIn: amount, amountOut: 0n });
+  }
+  return amount;
+}
+
 import { rawAmount, syntheticGraph } from "./synthetic-graph.js";
 
 const PAIRS: [string, string][] = [
   ["USDC", "WETH"],
   ["WETH", "USDC"],
+  ["ETH", "USDC"],
+  ["USDC", "ETH"],
+  ["DAI", "USDC"],
+  ["WETH", "USDT"],
   ["WETH", "WBTC"],
   ["DAI", "USDT"],
   ["USDT", "LINK"],
@@ -46,6 +69,8 @@ const SIZES_USD = [0.01, 100, 10_000, 1_000_000, 20_000_000];
 /** Small synthetic graphs for (b): seeds, pools each, pairs drawn per graph, sizes. */
 const SYNTHETIC_SEEDS = [1, 2, 3];
 const SYNTHETIC_POOLS = 80;
+/** The share of the synthetic graphs' concentrated-liquidity pools that are V4 pools. */
+const SYNTHETIC_V4_SHARE = 0.3;
 const SYNTHETIC_PAIRS = 10;
 const SYNTHETIC_SIZES_USD = [100, 100_000, 10_000_000];
 /** Pairs with more paths than this are skipped on synthetic graphs (exhaustive cost). */
@@ -224,9 +249,18 @@ async function main(): Promise<void> {
     let worstB = Number.POSITIVE_INFINITY;
     let splits = 0;
     let cases = 0;
+    /** Single paths through at least one V4 pool that the chain quoted in (a). */
+    let v4Paths = 0;
+    /** Scenarios whose route goes through a V4 pool. */
+    let v4Routes = 0;
+    /** Native ether is no deployed token: its reference price is WETH's. */
+    const tokenOf = (symbol: string) =>
+      symbol === "ETH"
+        ? { ...net.token("WETH"), address: NATIVE_TOKEN_ADDRESS as Address, symbol: "ETH" }
+        : net.token(symbol);
     for (const [symbolIn, symbolOut] of PAIRS) {
-      const tIn = net.token(symbolIn);
-      const tOut = net.token(symbolOut);
+      const tIn = tokenOf(symbolIn);
+      const tOut = tokenOf(symbolOut);
       const tokenIn = tIn.address.toLowerCase() as Address;
       const tokenOut = tOut.address.toLowerCase() as Address;
       const paths = allPaths(graph, tokenIn, tokenOut, 3);
@@ -252,20 +286,23 @@ async function main(): Promise<void> {
           gasPriceWei,
           weth: deployment.weth,
         });
-        // (a) Uniswap's own quoters over every single all-V2 and all-V3 path.
+        // (a) Uniswap's own quoters over every single path: Router02 and QuoterV2 quote all-V2
+        // and all-V3 paths whole, every other path is quoted hop by hop by its pools' quoters.
         let chainBest = 0n;
         let chainBestNet: bigint | undefined;
         const priceOut = prices.prices.get(tokenOut);
         for (const path of paths) {
           const v2 = path.every((e) => e.pool.kind === "v2");
           const v3 = path.every((e) => e.pool.kind === "v3");
-          if (!v2 && !v3) continue;
+          if (path.some((e) => e.pool.kind === "v4")) v4Paths++;
           const out = await (v2
             ? router02AmountOut(client, deployment, amountIn, [
                 tokenIn,
                 ...path.map((e) => e.tokenOut),
               ])
-            : quoterV2Path(client, deployment, path, amountIn)
+            : v3
+              ? quoterV2Path(client, deployment, path, amountIn)
+              : hopByHop(client, deployment, path, amountIn)
           ).catch(() => 0n);
           if (out > chainBest) chainBest = out;
           const q = quotePath(path, amountIn);
@@ -293,13 +330,15 @@ async function main(): Promise<void> {
         }
         const legs = found.ok ? found.quote.legs.length : 0;
         if (legs > 1) splits++;
+        if (found.ok && found.quote.legs.some((l) => l.hops.some((h) => h.edge.pool.kind === "v4")))
+          v4Routes++;
         const shape = found.ok
           ? found.quote.legs
               .map((l) =>
                 l.hops
                   .map(
                     (h) =>
-                      `${h.edge.pool.kind}${h.edge.pool.kind === "v3" ? `/${h.edge.pool.feePpm}` : ""}`,
+                      `${h.edge.pool.kind}${h.edge.pool.kind === "v3" || h.edge.pool.kind === "v4" ? `/${h.edge.pool.feePpm}` : ""}`,
                   )
                   .join(">"),
               )
@@ -320,7 +359,7 @@ async function main(): Promise<void> {
     const rowsS: string[] = [];
     let syntheticCases = 0;
     for (const seed of SYNTHETIC_SEEDS) {
-      const world = syntheticGraph({ pools: SYNTHETIC_POOLS, seed });
+      const world = syntheticGraph({ pools: SYNTHETIC_POOLS, seed, v4Share: SYNTHETIC_V4_SHARE });
       const random = mulberry32(seed * 101);
       let pairs = 0;
       for (let guard = 0; pairs < SYNTHETIC_PAIRS && guard < 1_000; guard++) {
@@ -356,16 +395,16 @@ async function main(): Promise<void> {
     const lines = [
       "# Route quality",
       "",
-      "Reproduce with `npx tsx bench/quality.ts` (fresh anvil with the devnet world plus 40 extra",
-      "narrow positions in each of the WETH/USDC 0.3% and USDC/USDT 0.05% pools; amounts sized at",
-      "the world's reference prices).",
+      "Reproduce with `npx tsx bench/quality.ts` (fresh anvil with the devnet world — V2, V3 and V4",
+      "pools, vaults — plus 40 extra narrow positions in each of the WETH/USDC 0.3% and USDC/USDT",
+      "0.05% V3 pools; amounts sized at the world's reference prices; ETH is native ether).",
       "",
       "## Summary",
       "",
       `- ${cases} scenarios: ${PAIRS.length} pairs × sizes ${SIZES_USD.map((s) => `$${s.toLocaleString("en-US")}`).join(", ")}; ${splits} routed with splits.`,
-      `- (a) Against the best single path quoted by Uniswap's Router02 / QuoterV2 on chain: the engine's amountOut fell short in **${lossesA}** scenarios (bar: 0); net of gas at the chain's gas price (${gasPriceWei} wei), in **${lossesNet}**.`,
+      `- (a) Against the best single path quoted on chain by Uniswap's Router02, QuoterV2 and V4Quoter (mixed-version paths hop by hop; ${v4Paths} of the paths compared go through V4 pools; ${v4Routes} of the engine's routes do): the engine's amountOut fell short in **${lossesA}** scenarios (bar: 0); net of gas at the chain's gas price (${gasPriceWei} wei), in **${lossesNet}**.`,
       `- (b) Against an exhaustive search (every path ≤ 3 hops, every division between pool-disjoint paths on refined grids), on the devnet graph and on ${syntheticCases} scenarios over ${SYNTHETIC_SEEDS.length} synthetic graphs of ${SYNTHETIC_POOLS} pools: worst difference ${(worstB * 100).toFixed(4)}% (bar: ≥ −${EXHAUSTIVE_BAR * 100}%) — **${withinB ? "within" : "outside"} the bar**.`,
-      `- Every hop of every route (${hopsChecked} hops) was re-quoted by the chain (Router02, QuoterV2, the vault's previews): ${hopMismatches} mismatches.`,
+      `- Every hop of every route (${hopsChecked} hops) was re-quoted by the chain (Router02, QuoterV2, V4Quoter, the vault's previews): ${hopMismatches} mismatches.`,
       "",
       "## (a) Engine vs Uniswap's quoters on chain (gas price 0 for amountOut; net columns at the chain's gas price)",
       "",
@@ -379,7 +418,7 @@ async function main(): Promise<void> {
       "|---|---:|---:|---:|---:|---:|",
       ...rowsB,
       "",
-      `Synthetic graphs (bench/synthetic-graph.ts, ${SYNTHETIC_POOLS} pools; pairs with 2–${SYNTHETIC_MAX_PATHS} paths of ≤ 3 hops, drawn at random):`,
+      `Synthetic graphs (bench/synthetic-graph.ts, ${SYNTHETIC_POOLS} pools, ${SYNTHETIC_V4_SHARE * 100}% of the concentrated-liquidity ones V4; pairs with 2–${SYNTHETIC_MAX_PATHS} paths of ≤ 3 hops, drawn at random):`,
       "",
       "| seed | pair | paths | size | engine amountOut | exhaustive optimum | Δ | engine legs |",
       "|---:|---|---:|---:|---:|---:|---:|---:|",

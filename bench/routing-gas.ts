@@ -3,7 +3,9 @@
  * transactions on the devnet world running the programs the route planner builds (executor V2
  * swaps, V3 pool swaps paid from the callback with the output read back, ERC4626 approve +
  * deposit and redeem, WETH wrap and unwrap, a final sweep to the receiver), one to three hops,
- * V3 swaps crossing zero and many initialized ticks, and a two-leg split. Each transaction runs
+ * V3 swaps crossing zero and many initialized ticks, V4 swaps through the executor's unlock
+ * callback (ERC20 and native ether, crossing zero and several initialized ticks), and a two-leg
+ * split. Each transaction runs
  * from the same snapshot, mined 12 s after the previous block, cold as on a live chain.
  * Writes bench/results/routing-gas.md.
  *
@@ -23,15 +25,18 @@ import {
   addErc4626Deposit,
   addErc4626Redeem,
   addExecutorUniswapV2Swap,
+  addExecutorUniswapV4Swap,
   addUniswapV2ZapIn,
   addUniswapV2ZapOut,
   addUniswapV3PoolSwap,
   addUnwrapNative,
   addWrapNative,
 } from "../engine/program/protocol-steps.js";
+import { uniswapV4PoolKey } from "../engine/protocols/uniswap-v4/pool.js";
 import * as gas from "../engine/routing/gas.js";
 import type { RoutingGraph } from "../engine/routing/graph.js";
 import { uniswapV3ExactIn } from "../engine/routing/math/uniswap-v3.js";
+import { uniswapV4ExactIn } from "../engine/routing/math/uniswap-v4.js";
 import { quotePath } from "../engine/routing/quote-path.js";
 import type { Edge, Address as EngineAddress, QuotedLeg } from "../engine/routing/types.js";
 import { readDevnetGraph } from "../test/routing/chain-graph.js";
@@ -48,14 +53,16 @@ function edge(
   kind: string,
   fee?: number,
 ): Edge {
-  const found = graph
-    .edgesFrom(tokenIn.toLowerCase() as EngineAddress)
-    .find(
-      (e) =>
-        e.tokenOut === tokenOut.toLowerCase() &&
-        e.pool.kind === kind &&
-        (fee === undefined || (e.pool.kind === "v3" && e.pool.feePpm === fee)),
-    );
+  const matches = (e: Edge) =>
+    e.tokenIn === tokenIn.toLowerCase() &&
+    e.tokenOut === tokenOut.toLowerCase() &&
+    e.pool.kind === kind &&
+    (fee === undefined ||
+      ((e.pool.kind === "v3" || e.pool.kind === "v4") && e.pool.feePpm === fee));
+  // An edge into an LP token is listed under the LP token only (a terminal edge).
+  const found =
+    graph.edgesFrom(tokenIn.toLowerCase() as EngineAddress).find(matches) ??
+    graph.edgesInto(tokenOut.toLowerCase() as EngineAddress).find(matches);
   if (!found) throw new Error(`no ${kind} edge ${tokenIn} → ${tokenOut}`);
   return found;
 }
@@ -117,6 +124,14 @@ function program(net: RoutingDevnet, scenario: Scenario) {
           tokenIn: e.tokenIn,
           tokenOut: e.tokenOut,
           fee: pool.feePpm,
+          amountIn: amount,
+          recipient: executor,
+        });
+      } else if (pool.kind === "v4") {
+        amount = addExecutorUniswapV4Swap(planner, {
+          executor,
+          key: uniswapV4PoolKey(pool),
+          zeroForOne: e.tokenIn === pool.token0,
           amountIn: amount,
           recipient: executor,
         });
@@ -222,6 +237,23 @@ async function main(): Promise<void> {
         if (r.ticksCrossed >= 15) return amount;
       }
     })();
+    /** Initialized ticks a V4 swap of `amount` crosses on its edge (NaN when it cannot fill). */
+    const v4Ticks = (e: Edge, amount: bigint) => {
+      const pool = e.pool;
+      if (pool.kind !== "v4") throw new Error("not a V4 pool");
+      const r = uniswapV4ExactIn({ pool, zeroForOne: e.tokenIn === pool.token0, amountIn: amount });
+      return r.ok ? r.ticksCrossed : Number.NaN;
+    };
+    // The smallest of 1.2^k × $100k that crosses at least 4 of the V4 WETH/USDC pool's ticks.
+    const bigV4Usdc = await (async () => {
+      const graph = await readDevnetGraph(net.client, d);
+      const e = edge(graph, usdc, weth, "v4", 500);
+      for (let amount = usd("USDC", 100_000); ; amount = (amount * 6n) / 5n) {
+        const crossed = v4Ticks(e, amount);
+        if (Number.isNaN(crossed)) throw new Error("the V4 pool cannot fill a swap across 4 ticks");
+        if (crossed >= 4) return amount;
+      }
+    })();
     const build = (graph: RoutingGraph): Scenario[] => {
       const v2 = (a: string, b: string) => edge(graph, a, b, "v2");
       const v3 = (a: string, b: string, fee: number) => edge(graph, a, b, "v3", fee);
@@ -251,6 +283,16 @@ async function main(): Promise<void> {
         one("V3", usdc, weth, [v3(usdc, weth, 500)], thousand),
         one("V3 across many ticks", usdc, weth, [v3(usdc, weth, 3000)], bigUsdc),
         one("V3, V3", usdc, dai, [v3(usdc, weth, 500), v3(weth, dai, 3000)], thousand),
+        one("V4", usdc, weth, [edge(graph, usdc, weth, "v4", 500)], thousand),
+        one("V4 across several ticks", usdc, weth, [edge(graph, usdc, weth, "v4", 500)], bigV4Usdc),
+        one("V4 native in", NATIVE, usdc, [edge(graph, NATIVE, usdc, "v4", 100)], 10n ** 17n),
+        one(
+          "V4, V3",
+          usdc,
+          dai,
+          [edge(graph, usdc, weth, "v4", 500), v3(weth, dai, 3000)],
+          thousand,
+        ),
         one("deposit", usdc, svUSDC, [edge(graph, usdc, svUSDC, "erc4626")], thousand),
         one("redeem", svUSDC, usdc, [edge(graph, svUSDC, usdc, "erc4626")], thousand),
         one("V2 deposit", usdc, usdcWethPair, [edge(graph, usdc, usdcWethPair, "v2")], thousand),
@@ -291,8 +333,22 @@ async function main(): Promise<void> {
       },
       false,
     );
+    const backV4 = await readDevnetGraph(net.client, d);
+    const wethBackV4 = warmUp.find((w) => w.name === "V4 across several ticks")?.legs[0]?.amountOut;
+    await run(
+      net,
+      {
+        name: "back V4",
+        tokenIn: weth,
+        tokenOut: usdc,
+        legs: [leg([edge(backV4, weth, usdc, "v4", 500)], wethBackV4 ?? 0n)],
+      },
+      false,
+    );
     const graph = await readDevnetGraph(net.client, d);
     const scenarios = build(graph);
+    const bigV4 = scenarios.find((s) => s.name === "V4 across several ticks")?.legs[0];
+    const ticksV4 = bigV4 ? v4Ticks(bigV4.hops[0]?.edge as Edge, bigV4.amountIn) : 0;
     const big = scenarios[4]?.legs[0];
     const ticks = big
       ? (() => {
@@ -318,6 +374,13 @@ async function main(): Promise<void> {
       ["V2_SWAP_GAS", v2Step, gas.V2_SWAP_GAS],
       ["V3_SWAP_GAS", v3Step, gas.V3_SWAP_GAS],
       ["V3_TICK_CROSS_GAS", perTick, gas.V3_TICK_CROSS_GAS],
+      ["V4_SWAP_GAS", m("V4") - base, gas.V4_SWAP_GAS],
+      [
+        "V4_TICK_CROSS_GAS",
+        (m("V4 across several ticks") - m("V4")) / ticksV4,
+        gas.V4_TICK_CROSS_GAS,
+      ],
+      ["V4_NATIVE_IN_GAS_SAVED", m("V4") - m("V4 native in"), gas.V4_NATIVE_IN_GAS_SAVED],
       ["DEPOSIT_GAS", m("deposit") - base, gas.DEPOSIT_GAS],
       ["REDEEM_GAS", m("redeem") - base, gas.REDEEM_GAS],
       ["V2_ZAP_IN_GAS", m("V2 deposit") - base, gas.V2_ZAP_IN_GAS],
@@ -347,7 +410,7 @@ async function main(): Promise<void> {
       "mined 12 s after the previous block; the program is the router strategy's: every hop",
       "pays the executor, a final sweep pays the receiver. $1,000 inputs unless noted.",
       "",
-      `The V3 swap across many ticks sells ${fmt(bigUsdc / 10n ** 6n)} USDC and crosses ${ticks} initialized ticks.`,
+      `The V3 swap across many ticks sells ${fmt(bigUsdc / 10n ** 6n)} USDC and crosses ${ticks} initialized ticks; the V4 one sells ${fmt(bigV4Usdc / 10n ** 6n)} USDC on the V4 WETH/USDC 0.05% pool and crosses ${ticksV4}. "V4 native in" sells 0.1 ETH on the native ETH/USDC pool (no wrapping; a native input spares the router's ERC20 pull).`,
       "",
       "| route | gasUsed | model (gas.ts) | model error |",
       "|---|---:|---:|---:|",

@@ -3,13 +3,23 @@
  * (WETH, stablecoins, WBTC) joined by deep pools in every venue, a long tail of tokens each
  * trading against one to four hubs in pools of very different depth, some tail-to-tail pools,
  * ERC4626 vaults on hubs and tail tokens, and the native wrapper. V3 pools carry several
- * positions over different tick ranges, so swaps cross initialized ticks.
+ * positions over different tick ranges, so swaps cross initialized ticks. With `v4Share`, that
+ * share of the concentrated-liquidity pools are Uniswap V4 pools instead (a fifth of them with a
+ * protocol fee; half of those on WETH trade native ether instead), and each hub pair has a V4
+ * pool too.
  */
 import { mulberry32 } from "../devnet/random.js";
 import { RoutingGraph } from "../engine/routing/graph.js";
-import { getSqrtRatioAtTick, MAX_TICK, MIN_TICK } from "../engine/routing/math/tick-math.js";
+import {
+  getSqrtRatioAtTick,
+  getTickAtSqrtRatio,
+  MAX_SQRT_RATIO,
+  MAX_TICK,
+  MIN_SQRT_RATIO,
+  MIN_TICK,
+} from "../engine/routing/math/tick-math.js";
 import { floorSqrt } from "../engine/routing/math/uniswap-v2.js";
-import type { Address, Pool, V3Tick } from "../engine/routing/types.js";
+import type { Address, Pool, V3Pool, V3Tick } from "../engine/routing/types.js";
 
 export type SyntheticToken = {
   address: Address;
@@ -26,10 +36,17 @@ export type SyntheticGraph = {
   stablecoins: SyntheticToken[];
 };
 
-export type SyntheticGraphParameters = { pools: number; seed: number };
+export type SyntheticGraphParameters = {
+  pools: number;
+  seed: number;
+  /** The share of concentrated-liquidity pools that are Uniswap V4 pools (default 0). */
+  v4Share?: number;
+};
 
 const NATIVE = "0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee" as const;
-const SPACING: Record<number, number> = { 500: 10, 3000: 60, 10000: 200 };
+const POOL_MANAGER = "0x000000000004444c5dc75cb358380d2e3de08a90" as const;
+const NO_HOOKS = "0x0000000000000000000000000000000000000000" as const;
+const SPACING: Record<number, number> = { 100: 1, 500: 10, 3000: 60, 10000: 200 };
 
 function address(prefix: number, i: number): Address {
   return `0x${prefix.toString(16).padStart(2, "0")}${i.toString(16).padStart(38, "0")}` as Address;
@@ -83,7 +100,7 @@ export function syntheticGraph(params: SyntheticGraphParameters): SyntheticGraph
       totalSupply: floorSqrt(rawAmount(t0, tvlUsd / 2) * rawAmount(t1, tvlUsd / 2)),
     };
   };
-  const v3 = (a: SyntheticToken, b: SyntheticToken, fee: number, tvlUsd: number): Pool => {
+  const v3 = (a: SyntheticToken, b: SyntheticToken, fee: number, tvlUsd: number): V3Pool => {
     const [t0, t1] = a.address < b.address ? [a, b] : [b, a];
     const spacing = SPACING[fee] as number;
     // Raw token1 per raw token0 at the reference prices, with a little noise.
@@ -133,8 +150,37 @@ export function syntheticGraph(params: SyntheticGraphParameters): SyntheticGraph
       ticks,
     };
   };
+  const ether: SyntheticToken = { address: NATIVE, symbol: "ETH", decimals: 18, usdPrice: 3000 };
+  /** A V3 pool's state as a V4 pool: the same ticks, a PoolId, maybe a protocol fee. */
+  const v4 = (a: SyntheticToken, b: SyntheticToken, fee: number, tvlUsd: number): Pool => {
+    const nativeSide = (a === weth || b === weth) && random() < 0.1;
+    const [x, y] = nativeSide ? [ether, a === weth ? b : a] : [a, b];
+    // The manager sorts the zero address (native ether) first.
+    const [t0, t1] = x === ether || x.address < y.address ? [x, y] : [y, x];
+    const state = v3(t0 === ether ? weth : t0, t1, fee, tvlUsd);
+    const flipped = state.token0 !== (t0 === ether ? weth.address : t0.address);
+    const withFee = random() < 0.2;
+    return {
+      ...state,
+      kind: "v4",
+      protocol: "uniswap-v4",
+      address: `0xe4${(++poolIndex).toString(16).padStart(62, "0")}` as Address,
+      poolManager: POOL_MANAGER,
+      // Native ether is currency0; the price was made for WETH's place (flip when it sorted last).
+      token0: t0.address,
+      token1: t1.address,
+      ...(flipped ? flippedPrice(state) : {}),
+      keyFee: fee,
+      protocolFee: withFee ? Math.floor(random() * 1001) | (Math.floor(random() * 1001) << 12) : 0,
+      hooks: NO_HOOKS,
+      admission: "exact",
+    };
+  };
+  const v4Share = params.v4Share ?? 0;
+  const concentrated = (a: SyntheticToken, b: SyntheticToken, fee: number, tvlUsd: number) =>
+    v4Share > 0 && random() < v4Share ? v4(a, b, fee, tvlUsd) : v3(a, b, fee, tvlUsd);
   const venue = (a: SyntheticToken, b: SyntheticToken, tvlUsd: number): Pool =>
-    random() < 0.45 ? v2(a, b, tvlUsd) : v3(a, b, pick([500, 3000, 3000, 10000]), tvlUsd);
+    random() < 0.45 ? v2(a, b, tvlUsd) : concentrated(a, b, pick([500, 3000, 3000, 10000]), tvlUsd);
 
   // Hub pairs: every venue, deep.
   for (let i = 0; i < hubs.length; i++) {
@@ -143,6 +189,7 @@ export function syntheticGraph(params: SyntheticGraphParameters): SyntheticGraph
       const b = hubs[j] as SyntheticToken;
       pools.push(v2(a, b, logUniform(5e6, 2e8)));
       for (const fee of [500, 3000, 10000]) pools.push(v3(a, b, fee, logUniform(1e6, 3e8)));
+      if (v4Share > 0) pools.push(v4(a, b, pick([100, 500, 3000]), logUniform(1e6, 1e8)));
     }
   }
   // Vaults: on hubs and on some tail tokens; their shares are tokens too.
@@ -188,4 +235,19 @@ export function syntheticGraph(params: SyntheticGraphParameters): SyntheticGraph
     weth: weth.address,
     stablecoins: hubs.filter((h) => h.usdPrice === 1),
   };
+}
+
+/**
+ * A pool's state with its two tokens swapped: the price inverted, the ticks mirrored. For a V4
+ * pool whose native currency sorts first where WETH sorted last.
+ */
+function flippedPrice(state: V3Pool): Pick<V3Pool, "sqrtPriceX96" | "tick" | "ticks"> {
+  const Q192 = 1n << 192n;
+  let sqrtPriceX96 = Q192 / state.sqrtPriceX96;
+  if (sqrtPriceX96 >= MAX_SQRT_RATIO) sqrtPriceX96 = MAX_SQRT_RATIO - 1n;
+  if (sqrtPriceX96 < MIN_SQRT_RATIO) sqrtPriceX96 = MIN_SQRT_RATIO;
+  const ticks = state.ticks
+    .map((t) => ({ tick: -t.tick, liquidityNet: -t.liquidityNet }))
+    .sort((x, y) => x.tick - y.tick);
+  return { sqrtPriceX96, tick: getTickAtSqrtRatio(sqrtPriceX96), ticks };
 }

@@ -6,6 +6,7 @@ import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol
 import {assetBalanceOf, transferAsset} from "./Assets.sol";
 import {CommandVM} from "./CommandVM.sol";
 import {ProgramValues} from "./ProgramValues.sol";
+import {UniswapV4Settlement} from "./UniswapV4Settlement.sol";
 
 interface IUniswapV2PairSwap {
     function swap(uint256 amount0Out, uint256 amount1Out, address to, bytes calldata data) external;
@@ -17,9 +18,11 @@ interface IUniswapV2PairSwap {
 ///         what they leave, and the router checks it).
 /// @dev Uniswap V3 pools are called directly by programs, so this contract answers their swap
 ///      callback, paying only pools at the CREATE2 address derived from the configured factory.
-///      It also carries the ProgramValues helpers (view and pure), so programs reach them on an
-///      address the transaction has already touched.
-contract RouterExecutor is CommandVM, ProgramValues {
+///      Uniswap V4 swaps go through {uniswapV4Swap}, settled in the configured pool manager's
+///      unlock callback (UniswapV4Settlement), answered only while a program runs. It also
+///      carries the ProgramValues helpers (view and pure), so programs reach them on an address
+///      the transaction has already touched.
+contract RouterExecutor is CommandVM, ProgramValues, UniswapV4Settlement {
     using SafeERC20 for IERC20;
 
     /// @dev keccak256 of the Uniswap V3 pool creation code; pool addresses derive from it.
@@ -36,7 +39,8 @@ contract RouterExecutor is CommandVM, ProgramValues {
 
     /// @notice `caller` is not the router.
     error NotRouter(address caller);
-    /// @notice {sweep} was called by `caller`, not by a program of this executor.
+    /// @notice {sweep}, {uniswapV2Swap} or {uniswapV4Swap} was called by `caller`, not by a
+    ///         program of this executor.
     error NotSelf(address caller);
     /// @notice A swap callback or native payment arrived while no program was running.
     error NotExecuting();
@@ -46,7 +50,10 @@ contract RouterExecutor is CommandVM, ProgramValues {
     error UnsortedCallbackTokens(address token0, address token1);
 
     /// @param uniswapV3Factory_ Uniswap V3 factory (pools are trusted by CREATE2 address only).
-    constructor(address uniswapV3Factory_) {
+    /// @param uniswapV4PoolManager_ Uniswap V4 pool manager, or address(0) on a chain without V4.
+    constructor(address uniswapV3Factory_, address uniswapV4PoolManager_)
+        UniswapV4Settlement(uniswapV4PoolManager_)
+    {
         router = msg.sender;
         uniswapV3Factory = uniswapV3Factory_;
     }
@@ -98,6 +105,40 @@ contract RouterExecutor is CommandVM, ProgramValues {
         IUniswapV2PairSwap(pair).swap(amount0Out, amount1Out, recipient, "");
     }
 
+    /// @notice Swaps exactly `amountIn` held here on the Uniswap V4 pool of the given key,
+    ///         paying `recipient` all the swap owes.
+    /// @dev Only a program of this executor can call it. The input is paid from this executor's
+    ///      balance (native currency included); reverts unless the swap took exactly `amountIn`
+    ///      ({UniswapV4PartialFill}) and owes a positive output ({UniswapV4NoOutput}).
+    /// @param currency0 The pool's currency0 (address(0) for native currency).
+    /// @param currency1 The pool's currency1.
+    /// @param fee The pool's LP fee (hundredths of a bip).
+    /// @param tickSpacing The pool's tick spacing.
+    /// @param hooks The pool's hooks contract (address(0) for none).
+    /// @param zeroForOne Whether currency0 is sold for currency1.
+    /// @param amountIn The amount sold.
+    /// @param recipient Who receives the output (this executor, to chain further).
+    /// @return amountOut The amount paid to `recipient`.
+    function uniswapV4Swap(
+        address currency0,
+        address currency1,
+        uint24 fee,
+        int24 tickSpacing,
+        address hooks,
+        bool zeroForOne,
+        uint256 amountIn,
+        address recipient
+    ) external returns (uint256 amountOut) {
+        if (msg.sender != address(this)) revert NotSelf(msg.sender);
+        return _swapOnUniswapV4(
+            _poolKey(currency0, currency1, fee, tickSpacing, hooks),
+            zeroForOne,
+            amountIn,
+            address(this),
+            recipient
+        );
+    }
+
     /// @notice Pays a Uniswap V3 pool what a swap started by a program owes it.
     /// @param amount0Delta Amount of token0 owed to the pool when positive.
     /// @param amount1Delta Amount of token1 owed to the pool when positive.
@@ -127,7 +168,13 @@ contract RouterExecutor is CommandVM, ProgramValues {
         if (amount1Delta > 0) IERC20(token1).safeTransfer(msg.sender, uint256(amount1Delta));
     }
 
-    /// @notice Accepts native currency only while a program runs (e.g. from unwrapping WETH).
+    /// @dev The pool manager's callback is answered only while a program runs.
+    function _checkUniswapV4Callback() internal view override {
+        if (!executing) revert NotExecuting();
+    }
+
+    /// @notice Accepts native currency only while a program runs (e.g. from unwrapping WETH, or
+    ///         a Uniswap V4 swap's native output).
     receive() external payable {
         if (!executing) revert NotExecuting();
     }

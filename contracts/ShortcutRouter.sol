@@ -99,8 +99,11 @@ contract ShortcutRouter is ReentrancyGuardTransient {
     ///         `balanceBefore` it held when the transaction reached the router.
     error ExecutorKeptFunds(address token, uint256 balanceBefore, uint256 balanceAfter);
 
-    constructor(address uniswapV3Factory) {
-        executor = address(new RouterExecutor(uniswapV3Factory));
+    /// @param uniswapV3Factory The Uniswap V3 factory whose pools the executor pays.
+    /// @param uniswapV4PoolManager The Uniswap V4 pool manager the executor swaps on, or
+    ///        address(0) on a chain without Uniswap V4.
+    constructor(address uniswapV3Factory, address uniswapV4PoolManager) {
+        executor = address(new RouterExecutor(uniswapV3Factory, uniswapV4PoolManager));
     }
 
     /// @notice Swaps exactly `amountIn` of `tokenIn` from the caller for at least `minAmountOut`

@@ -167,6 +167,7 @@ export const EXECUTION_LAYER_CONTRACTS = [
   "CoreWalletFactory",
   "MinAmountOutCheck",
   "ProgramValues",
+  "UniswapV4Router",
 ] as const;
 
 /**

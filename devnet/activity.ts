@@ -1,6 +1,7 @@
 /**
- * Activity generator for demos and freshness tests: keeps making V2 and V3 swaps, V3 position
- * mints and burns, vault deposits and redeems, and vault yield on the devnet world.
+ * Activity generator for demos and freshness tests: keeps making V2, V3 and V4 swaps, V3 position
+ * mints and burns, V4 liquidity additions and removals, vault deposits and redeems, and vault
+ * yield on the devnet world.
  *
  * `npm run devnet:activity` (reads the deployment file; `RPC_URL`, `ACTIVITY_INTERVAL_MS`)
  * or `npm start -- --activity`.
@@ -12,25 +13,34 @@ import {
   type Address,
   createPublicClient,
   createWalletClient,
+  type Hex,
   http,
   maxUint256,
   type PublicClient,
+  padHex,
   parseEventLogs,
+  toHex,
   type WalletClient,
+  zeroAddress,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { DevTokenAbi } from "../abis/generated/DevToken.js";
 import { DevVaultAbi } from "../abis/generated/DevVault.js";
+import { V4LiquidityHelperAbi } from "../abis/generated/V4LiquidityHelper.js";
+import { V4SwapHelperAbi } from "../abis/generated/V4SwapHelper.js";
 import { NonfungiblePositionManagerAbi } from "../abis/NonfungiblePositionManager.js";
+import { StateViewAbi } from "../abis/StateView.js";
 import { SwapRouterAbi } from "../abis/SwapRouter.js";
 import { UniswapV2PairAbi } from "../abis/UniswapV2Pair.js";
 import { UniswapV2Router02Abi } from "../abis/UniswapV2Router02.js";
 import { UniswapV3PoolAbi } from "../abis/UniswapV3Pool.js";
 import { readConfig } from "../config.js";
+import { getSqrtRatioAtTick } from "../engine/routing/math/tick-math.js";
 import { DEVNET_DEPLOYER_KEY } from "./anvil.js";
 import { type Deployment, readDeployment } from "./deployment.js";
 import { mulberry32 } from "./random.js";
 import { devnetReceipt } from "./receipts.js";
+import { liquidityForAmounts } from "./uniswap-v4.js";
 import { amountForUsd, chainOf, YIELD_VAULT_SYMBOL } from "./world.js";
 
 export type ActivityKind =
@@ -38,6 +48,9 @@ export type ActivityKind =
   | "v3Swap"
   | "v3Mint"
   | "v3Burn"
+  | "v4Swap"
+  | "v4AddLiquidity"
+  | "v4RemoveLiquidity"
   | "vaultDeposit"
   | "vaultRedeem"
   | "vaultYield";
@@ -46,6 +59,9 @@ const KINDS: ActivityKind[] = [
   "v3Swap",
   "v3Mint",
   "v3Burn",
+  "v4Swap",
+  "v4AddLiquidity",
+  "v4RemoveLiquidity",
   "vaultDeposit",
   "vaultRedeem",
   "vaultYield",
@@ -78,7 +94,9 @@ export async function runActivity(
   const random = mulberry32(params.seed ?? 42);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)] as T;
   const priced = (address: Address) => {
-    const t = d.tokens.find((x) => x.address.toLowerCase() === address.toLowerCase());
+    // Native ether (a V4 currency) at WETH's price.
+    const lookup = address === zeroAddress ? d.weth : address;
+    const t = d.tokens.find((x) => x.address.toLowerCase() === lookup.toLowerCase());
     if (!t) throw new Error(`unknown token ${address}`);
     return t;
   };
@@ -89,6 +107,7 @@ export async function runActivity(
     abi: readonly unknown[];
     functionName: string;
     args: unknown[];
+    value?: bigint;
   }) => {
     const estimate = await client.estimateContractGas({ ...call, account: me } as never);
     return estimate + estimate / 4n;
@@ -98,13 +117,15 @@ export async function runActivity(
     abi: readonly unknown[],
     functionName: string,
     args: unknown[],
+    value?: bigint,
   ) => {
     const hash = await wallet.writeContract({
       address,
       abi,
       functionName,
       args,
-      gas: await gasFor({ address, abi, functionName, args }),
+      value,
+      gas: await gasFor({ address, abi, functionName, args, value }),
       account: wallet.account ?? null,
       chain,
     } as never);
@@ -114,11 +135,13 @@ export async function runActivity(
   };
 
   // One-time allowances from the deployer's inventory.
+  const v4 = d.uniswapV4;
   for (const t of d.tokens) {
     for (const spender of [
       d.uniswapV2.router02,
       d.uniswapV3.swapRouter,
       d.uniswapV3.positionManager,
+      ...(v4 ? [v4.swapHelper, v4.liquidityHelper] : []),
     ]) {
       await send(t.address, DevTokenAbi, "approve", [spender, maxUint256]);
     }
@@ -128,6 +151,15 @@ export async function runActivity(
   }
 
   const minted: bigint[] = [];
+  /** V4 positions this run added (the helper keys them by this account and the salt). */
+  const added: {
+    pool: V4Pool;
+    tickLower: number;
+    tickUpper: number;
+    liquidity: bigint;
+    salt: Hex;
+  }[] = [];
+  let salts = 0;
   const counts = Object.fromEntries(KINDS.map((k) => [k, 0])) as Record<ActivityKind, number>;
   const usd = () => 100 + Math.floor(random() * 20_000);
 
@@ -235,6 +267,68 @@ export async function runActivity(
         [{ tokenId, liquidity: position[7], amount0Min: 0n, amount1Min: 0n, deadline: maxUint256 }],
       );
     },
+    v4Swap: async () => {
+      if (!v4) return undefined;
+      const pool = pick(v4.pools);
+      const zeroForOne = random() < 0.5;
+      const amountIn = amountForUsd(priced(zeroForOne ? pool.currency0 : pool.currency1), usd());
+      const native = zeroForOne && pool.currency0 === zeroAddress;
+      // Exact input: a negative amount specified.
+      return await send(
+        v4.swapHelper,
+        V4SwapHelperAbi,
+        "swap",
+        [keyOf(pool), zeroForOne, -amountIn, 0n],
+        native ? amountIn : undefined,
+      );
+    },
+    v4AddLiquidity: async () => {
+      if (!v4) return undefined;
+      const pool = pick(v4.pools);
+      const [sqrtPriceX96, tick] = await client.readContract({
+        address: v4.stateView,
+        abi: StateViewAbi,
+        functionName: "getSlot0",
+        args: [pool.id],
+      });
+      const spacing = pool.tickSpacing;
+      const center = Math.floor(tick / spacing) * spacing;
+      const tickLower = center - (1 + Math.floor(random() * 40)) * spacing;
+      const tickUpper = center + (1 + Math.floor(random() * 40)) * spacing;
+      const value = usd();
+      const amount0 = amountForUsd(priced(pool.currency0), value);
+      const liquidity = liquidityForAmounts(
+        sqrtPriceX96,
+        getSqrtRatioAtTick(tickLower),
+        getSqrtRatioAtTick(tickUpper),
+        amount0,
+        amountForUsd(priced(pool.currency1), value),
+      );
+      const salt = padHex(toHex(++salts), { size: 32 });
+      // Native ether is paid from the value sent: twice the amount the liquidity was sized on,
+      // in case the price moves before the transaction is mined; the helper refunds the rest.
+      const block = await send(
+        v4.liquidityHelper,
+        V4LiquidityHelperAbi,
+        "modifyLiquidity",
+        [keyOf(pool), tickLower, tickUpper, liquidity, salt],
+        pool.currency0 === zeroAddress ? 2n * amount0 : undefined,
+      );
+      added.push({ pool, tickLower, tickUpper, liquidity, salt });
+      return block;
+    },
+    v4RemoveLiquidity: async () => {
+      if (!v4) return undefined;
+      const position = added.shift();
+      if (position === undefined) return undefined;
+      return await send(v4.liquidityHelper, V4LiquidityHelperAbi, "modifyLiquidity", [
+        keyOf(position.pool),
+        position.tickLower,
+        position.tickUpper,
+        -position.liquidity,
+        position.salt,
+      ]);
+    },
     vaultDeposit: async () => {
       const v = pick(d.vaults);
       return await send(v.address, DevVaultAbi, "deposit", [
@@ -273,6 +367,18 @@ export async function runActivity(
     if (params.intervalMs) await new Promise((r) => setTimeout(r, params.intervalMs));
   }
   return counts;
+}
+
+type V4Pool = NonNullable<Deployment["uniswapV4"]>["pools"][number];
+
+function keyOf(pool: V4Pool) {
+  return {
+    currency0: pool.currency0,
+    currency1: pool.currency1,
+    fee: pool.fee,
+    tickSpacing: pool.tickSpacing,
+    hooks: pool.hooks,
+  };
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -17,14 +17,19 @@ export const npmArtifacts = {
     "@uniswap/v3-periphery/artifacts/contracts/NonfungiblePositionManager.sol/NonfungiblePositionManager.json",
   SwapRouter: "@uniswap/v3-periphery/artifacts/contracts/SwapRouter.sol/SwapRouter.json",
   QuoterV2: "@uniswap/v3-periphery/artifacts/contracts/lens/QuoterV2.sol/QuoterV2.json",
+  PoolManager: "@uniswap/v4-core/out/PoolManager.sol/PoolManager.json",
+  StateView: "@uniswap/v4-periphery/foundry-out/StateView.sol/StateView.json",
+  V4Quoter: "@uniswap/v4-periphery/foundry-out/V4Quoter.sol/V4Quoter.json",
 } as const;
 
 /** Reads one npm artifact: its ABI and creation bytecode, unchanged. */
 export function readNpmArtifact(name: keyof typeof npmArtifacts): { abi: Abi; bytecode: Hex } {
   const json = JSON.parse(readFileSync(require.resolve(npmArtifacts[name]), "utf8")) as {
     abi: Abi;
-    bytecode: string;
+    // Hardhat and Truffle artifacts hold the hex itself; Foundry's wrap it in `object`.
+    bytecode: string | { object: string };
   };
-  const bytecode = json.bytecode.startsWith("0x") ? json.bytecode : `0x${json.bytecode}`;
+  const hex = typeof json.bytecode === "string" ? json.bytecode : json.bytecode.object;
+  const bytecode = hex.startsWith("0x") ? hex : `0x${hex}`;
   return { abi: json.abi, bytecode: bytecode as Hex };
 }

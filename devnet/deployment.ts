@@ -28,6 +28,35 @@ export type DeployedVault = {
 /** The project's execution-layer contracts (router, executors, wallet factory, helpers). */
 export type ExecutionLayerAddresses = Record<string, Address>;
 
+/** A Uniswap V4 pool's key; currencies are sorted, native ether is address 0. */
+export type UniswapV4PoolKey = {
+  currency0: Address;
+  currency1: Address;
+  fee: number;
+  tickSpacing: number;
+  /** Address 0 for a pool without hooks. */
+  hooks: Address;
+};
+
+/** Uniswap V4 on the devnet: the singleton manager, its periphery and the pools in it. */
+export type UniswapV4Deployment = {
+  poolManager: Address;
+  stateView: Address;
+  quoter: Address;
+  /** Adds and removes liquidity for its callers (`contracts/devnet/V4LiquidityHelper.sol`). */
+  liquidityHelper: Address;
+  /** Swaps on one pool for its caller (`contracts/devnet/V4SwapHelper.sol`). */
+  swapHelper: Address;
+  hooks: {
+    /** `afterSwap` only, no delta returned: its pools swap as hookless ones. */
+    afterSwap: Address;
+    /** `beforeSwap` + `beforeSwapReturnDelta`: keeps 1% of each exact input. */
+    returnsDelta: Address;
+  };
+  /** Every pool the world initialized, with its PoolId. */
+  pools: (UniswapV4PoolKey & { id: Hex })[];
+};
+
 /** Everything deployed on the devnet; written as JSON where `ponder.config.ts` reads it. */
 export type Deployment = {
   chainId: number;
@@ -46,6 +75,8 @@ export type Deployment = {
     quoterV2: Address;
     pools: Address[];
   };
+  /** Absent from the files of worlds deployed before the devnet had Uniswap V4. */
+  uniswapV4?: UniswapV4Deployment;
   vaults: DeployedVault[];
   execution: ExecutionLayerAddresses;
 };

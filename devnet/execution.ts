@@ -1,8 +1,8 @@
 /**
  * Deploys the project's execution layer: ShortcutRouter (which deploys its RouterExecutor),
  * DelegateExecutor, CoreWalletFactory (which deploys the CoreWallet implementation),
- * MinAmountOutCheck and ProgramValues. Plain sequential deployments from one account, so the
- * same account and nonce give the same addresses on every fresh chain.
+ * MinAmountOutCheck, ProgramValues and UniswapV4Router. Plain sequential deployments from one
+ * account, so the same account and nonce give the same addresses on every fresh chain.
  */
 import {
   type Abi,
@@ -11,6 +11,7 @@ import {
   type Hex,
   type PublicClient,
   type WalletClient,
+  zeroAddress,
 } from "viem";
 import { CoreWalletFactoryAbi } from "../abis/generated/CoreWalletFactory.js";
 import { ShortcutRouterAbi } from "../abis/generated/ShortcutRouter.js";
@@ -30,6 +31,11 @@ export type DeployExecutionLayerParameters = {
   weth: Address;
   /** Uniswap V3 SwapRouter (checked to exist; wallet programs swap on V3 through it). */
   swapRouter: Address;
+  /**
+   * Uniswap V4 pool manager of the router executor and the V4 router (checked to exist unless
+   * zero). Default the zero address: a world without Uniswap V4, where V4 swaps revert.
+   */
+  v4PoolManager?: Address;
 };
 
 /**
@@ -42,10 +48,12 @@ export async function deployExecutionLayer(
   const { walletClient, publicClient } = params;
   const account = walletClient.account;
   if (account === undefined) throw new Error("deployExecutionLayer: wallet client has no account");
+  const v4PoolManager = params.v4PoolManager ?? zeroAddress;
   for (const [name, address] of [
     ["v3Factory", params.v3Factory],
     ["weth", params.weth],
     ["swapRouter", params.swapRouter],
+    ...(v4PoolManager === zeroAddress ? [] : [["v4PoolManager", v4PoolManager] as const]),
   ] as const) {
     const code = await publicClient.getCode({ address });
     if (code === undefined || code === "0x") {
@@ -73,11 +81,12 @@ export async function deployExecutionLayer(
     return getAddress(receipt.contractAddress);
   };
 
-  const router = await deploy("ShortcutRouter", [params.v3Factory]);
+  const router = await deploy("ShortcutRouter", [params.v3Factory, v4PoolManager]);
   const delegateExecutor = await deploy("DelegateExecutor");
   const walletFactory = await deploy("CoreWalletFactory");
   const minAmountOutCheck = await deploy("MinAmountOutCheck");
   const programValues = await deploy("ProgramValues");
+  const uniswapV4Router = await deploy("UniswapV4Router", [v4PoolManager]);
   const executor = await publicClient.readContract({
     address: router,
     abi: ShortcutRouterAbi,
@@ -96,5 +105,6 @@ export async function deployExecutionLayer(
     walletImplementation: getAddress(walletImplementation),
     minAmountOutCheck,
     programValues,
+    uniswapV4Router,
   };
 }

@@ -1,3 +1,5 @@
+import { parseUnits } from "viem";
+
 type Priced = { decimals: number; usdPrice: number };
 
 const Q96 = 2 ** 96;
@@ -16,4 +18,10 @@ export function sqrtPriceX96FromPrice(token0: Priced, token1: Priced): bigint {
 export function tickFromSqrtPriceX96(sqrtPriceX96: bigint): number {
   const sqrt = Number(sqrtPriceX96) / Q96;
   return Math.floor(Math.log(sqrt * sqrt) / Math.log(1.0001));
+}
+
+/** Raw amount of a token worth `usd` at its reference price. */
+export function amountForUsd(token: Priced, usd: number): bigint {
+  const units = usd / token.usdPrice;
+  return parseUnits(units.toFixed(Math.min(token.decimals, 6)), token.decimals);
 }

@@ -1,7 +1,8 @@
 /**
- * Deploys the devnet world: WETH9, a dozen ERC20s, Uniswap V2 and V3 from their npm build
- * artifacts (canonical init-code hashes), pools seeded at realistic prices, ERC4626 vaults under
- * two protocol slugs (one accruing yield), and the project's execution-layer contracts.
+ * Deploys the devnet world: WETH9, a dozen ERC20s, Uniswap V2, V3 and V4 from their npm build
+ * artifacts (canonical init-code hashes), pools seeded at realistic prices, V4 pools with and
+ * without hooks (`devnet/uniswap-v4.ts`), ERC4626 vaults under two protocol slugs (one accruing
+ * yield), and the project's execution-layer contracts.
  * The same account, nonces and inputs give the same addresses on every fresh chain.
  */
 import {
@@ -33,9 +34,13 @@ import { DEVNET_DEPLOYER_KEY } from "./anvil.js";
 import { readNpmArtifact } from "./artifacts.js";
 import type { DeployedToken, DeployedVault, Deployment } from "./deployment.js";
 import { deployExecutionLayer } from "./execution.js";
-import { sqrtPriceX96FromPrice, tickFromSqrtPriceX96 } from "./price.js";
+import { amountForUsd, sqrtPriceX96FromPrice, tickFromSqrtPriceX96 } from "./price.js";
 import { mulberry32 } from "./random.js";
 import { devnetReceipt } from "./receipts.js";
+import { deployUniswapV4 } from "./uniswap-v4.js";
+
+// Its home is ./price.js (devnet/uniswap-v4.ts needs it too); the world's users import it here.
+export { amountForUsd };
 
 type TokenSpec = { symbol: string; name: string; decimals: number; usdPrice: number };
 
@@ -184,12 +189,21 @@ export class Deployer {
     if (receipt.status !== "success")
       throw new Error(`${functionName} on ${address} reverted (tx ${hash})`);
   }
-}
 
-/** Raw amount of a token worth `usd` at its reference price. */
-export function amountForUsd(token: { decimals: number; usdPrice: number }, usd: number): bigint {
-  const units = usd / token.usdPrice;
-  return parseUnits(units.toFixed(Math.min(token.decimals, 6)), token.decimals);
+  /** Sends raw calldata (a call no ABI describes, such as the CREATE2 proxy's). */
+  async send(to: Address, data: Hex, value?: bigint): Promise<void> {
+    const hash = await this.wallet.sendTransaction({
+      to,
+      data,
+      value,
+      account: this.wallet.account ?? null,
+      chain: this.chain,
+      nonce: this.nonce++,
+      gas: 8_000_000n,
+    } as never);
+    const receipt = await devnetReceipt(this.client as never, hash);
+    if (receipt.status !== "success") throw new Error(`call to ${to} reverted (tx ${hash})`);
+  }
 }
 
 /** A chain definition for whatever node `rpcUrl` is (anvil by default). */
@@ -370,12 +384,20 @@ export async function deployWorld(params: DeployWorldParameters): Promise<Deploy
   }
   log(`deployed ${vaults.length} ERC4626 vaults`);
 
+  const uniswapV4 = await deployUniswapV4({
+    deployer: d,
+    token,
+    ethUsdPrice: WETH_USD_PRICE,
+  });
+  log(`deployed Uniswap V4 with ${uniswapV4.pools.length} pools`);
+
   const execution = await deployExecutionLayer({
     walletClient: wallet,
     publicClient: client,
     v3Factory,
     weth,
     swapRouter,
+    v4PoolManager: uniswapV4.poolManager,
   });
   log(`deployed the execution layer: ${Object.keys(execution).join(", ")}`);
 
@@ -401,6 +423,7 @@ export async function deployWorld(params: DeployWorldParameters): Promise<Deploy
     tokens: [...bySymbol.values()].sort((x, y) => x.symbol.localeCompare(y.symbol)),
     uniswapV2: { factory: v2Factory, router02, pairs },
     uniswapV3: { factory: v3Factory, positionManager, swapRouter, quoterV2, pools },
+    uniswapV4,
     vaults,
     execution,
   };

@@ -19,6 +19,18 @@ export type ChainSetup = {
   weth?: Address;
   uniswapV2?: { factory: Address; router02?: Address; startBlock: number };
   uniswapV3?: { factory: Address; swapRouter?: Address; quoterV2?: Address; startBlock: number };
+  uniswapV4?: {
+    /** The singleton PoolManager: every V4 pool lives in it, named by its PoolId. */
+    poolManager: Address;
+    stateView?: Address;
+    quoter?: Address;
+    startBlock: number;
+    /**
+     * Hooks the operator trusts (`UNISWAP_V4_HOOKS_<id>`): pools whose hook may change a
+     * swap's amounts are routed only when their hook is listed here (lowercase).
+     */
+    allowedHooks: Address[];
+  };
   vaults: VaultConfig[];
   /** USD stablecoins: the reference for USD prices (price impact). */
   stablecoins: Address[];

@@ -30,6 +30,7 @@ import type { PlannedCall } from "./program/planner.js";
 import { hopLeftovers, planRouteProgram } from "./program/route-program.js";
 import { type BeforeSending, beforeSending } from "./program/sending.js";
 import { displayAddress, isNativeToken, NATIVE_TOKEN_ADDRESS } from "./protocols/native.js";
+import { poolKindOf } from "./protocols/registry.js";
 import type { RoutingGraph } from "./routing/graph.js";
 import { findRoute } from "./routing/search.js";
 import type { RouteQuote } from "./routing/types.js";
@@ -67,6 +68,8 @@ export type RouteStep = {
   protocol: string;
   action: string;
   primaryAddress: string;
+  /** A Uniswap V4 step's pool: its PoolId in the pool manager named by `primaryAddress`. */
+  poolId?: string;
   amountIn: string;
   amountOut: string;
   /** What the step leaves unused (a single-sided V2 add's dust), when it can. */
@@ -80,6 +83,7 @@ export function routeSteps(chainId: number, quote: RouteQuote): RouteStep[] {
       const tokenIn = displayAddress(hop.edge.tokenIn);
       const tokenOut = displayAddress(hop.edge.tokenOut);
       const leftovers = hopLeftovers(hop);
+      const named = poolKindOf(hop.edge.pool).stepPool?.(hop.edge.pool);
       return {
         tokenIn: [tokenIn],
         positionInId: [`${chainId}:${tokenIn}`],
@@ -87,7 +91,8 @@ export function routeSteps(chainId: number, quote: RouteQuote): RouteStep[] {
         positionOutId: [`${chainId}:${tokenOut}:${tokenIn}`],
         protocol: hop.edge.pool.protocol,
         action: hop.edge.action,
-        primaryAddress: getAddress(hop.edge.pool.address),
+        primaryAddress: getAddress(named?.primaryAddress ?? hop.edge.pool.address),
+        ...(named ? { poolId: named.poolId } : {}),
         amountIn: hop.amountIn.toString(),
         amountOut: hop.amountOut.toString(),
         ...(leftovers.length > 0

@@ -1,5 +1,6 @@
 /**
- * `npm run deploy -- --rpc-url URL [--private-key 0x… | --unlocked 0x…] [--v3-factory 0x…]`
+ * `npm run deploy -- --rpc-url URL [--private-key 0x… | --unlocked 0x…] [--v3-factory 0x…]
+ *  [--v4-pool-manager 0x…]`
  *
  * Deploys the execution layer to any chain at deterministic addresses
  * (`engine/protocols/execution-addresses.ts`): each top-level contract through the
@@ -9,7 +10,8 @@
  *
  * What is at an address is verified byte for byte: the runtime code must equal the compiled
  * `deployedBytecode` with each immutable filled with the value this configuration gives it
- * (the router's executor, the executor's router and V3 factory, each contract's own address…).
+ * (the router's executor, the executor's router, V3 factory and V4 pool manager, each contract's
+ * own address…).
  * Anything else there is an error naming the contract, before any transaction is sent.
  */
 import { resolve } from "node:path";
@@ -32,6 +34,7 @@ import {
   padHex,
   parseGwei,
   type WalletClient,
+  zeroAddress,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import {
@@ -42,6 +45,7 @@ import {
 } from "../contracts/build.js";
 import {
   CANONICAL_UNISWAP_V3_FACTORY,
+  CANONICAL_UNISWAP_V4_POOL_MANAGER,
   DETERMINISTIC_DEPLOYMENT_PROXY,
   deterministicExecutionAddresses,
   EXECUTION_ADDRESS_NAMES,
@@ -67,7 +71,7 @@ export const PROXY_DEPLOYMENT_COST = 100_000n * parseGwei("100");
 export const PROXY_RUNTIME_CODE: Hex =
   "0x7fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffe03601600081602082378035828234f58015156039578182fd5b8082525050506014600cf3";
 
-/** The contracts at the seven addresses: artifact name and the values of its immutables. */
+/** The contracts at the eight addresses, by artifact name. */
 const CONTRACT_OF: Record<keyof ExecutionAddresses, string> = {
   router: "ShortcutRouter",
   executor: "RouterExecutor",
@@ -76,6 +80,7 @@ const CONTRACT_OF: Record<keyof ExecutionAddresses, string> = {
   walletImplementation: "CoreWallet",
   minAmountOutCheck: "MinAmountOutCheck",
   programValues: "ProgramValues",
+  uniswapV4Router: "UniswapV4Router",
 };
 
 /** Which top-level contract deploys each address (children come with their parent). */
@@ -87,21 +92,28 @@ const DEPLOYED_BY: Record<keyof ExecutionAddresses, keyof ExecutionCreationCode>
   walletImplementation: "CoreWalletFactory",
   minAmountOutCheck: "MinAmountOutCheck",
   programValues: "ProgramValues",
+  uniswapV4Router: "UniswapV4Router",
 };
 
 /**
  * Each contract's immutables in declaration order (solc numbers declarations in source order,
- * which is how `immutableReferences` is keyed).
+ * file by file in the order of the source paths, which is how `immutableReferences` is keyed:
+ * RouterExecutor.sol's come before those it inherits from UniswapV4Settlement.sol).
  */
-function immutableValues(a: ExecutionAddresses, v3Factory: Address): Record<string, Address[]> {
+function immutableValues(
+  a: ExecutionAddresses,
+  v3Factory: Address,
+  v4PoolManager: Address,
+): Record<string, Address[]> {
   return {
     ShortcutRouter: [a.executor], // executor
-    RouterExecutor: [a.router, v3Factory], // router, uniswapV3Factory
+    RouterExecutor: [a.router, v3Factory, v4PoolManager], // router, uniswapV3Factory, uniswapV4PoolManager
     DelegateExecutor: [a.delegateExecutor], // self
     CoreWalletFactory: [a.walletImplementation], // implementation
     CoreWallet: [a.walletFactory, a.walletImplementation], // factory, self
     MinAmountOutCheck: [],
     ProgramValues: [],
+    UniswapV4Router: [v4PoolManager], // uniswapV4PoolManager
   };
 }
 
@@ -129,6 +141,11 @@ export type DeployParameters = {
   unlocked?: Address;
   /** Default {@link CANONICAL_UNISWAP_V3_FACTORY}. */
   v3Factory?: Address;
+  /**
+   * Default {@link CANONICAL_UNISWAP_V4_POOL_MANAGER}; the zero address on a chain without
+   * Uniswap V4 (V4 swaps then revert).
+   */
+  v4PoolManager?: Address;
   /** Progress lines; default `console.log`. */
   log?: (line: string) => void;
 };
@@ -219,6 +236,7 @@ export async function deployExecutionLayerDeterministically(
     throw new Error("give exactly one of --private-key and --unlocked");
   }
   const v3Factory = getAddress(params.v3Factory ?? CANONICAL_UNISWAP_V3_FACTORY);
+  const v4PoolManager = getAddress(params.v4PoolManager ?? CANONICAL_UNISWAP_V4_POOL_MANAGER);
   buildContracts();
   const artifacts = Object.fromEntries(
     Object.values(CONTRACT_OF).map((name) => [name, loadArtifact(name)]),
@@ -226,9 +244,9 @@ export async function deployExecutionLayerDeterministically(
   const creationCode = Object.fromEntries(
     EXECUTION_LAYER_CONTRACTS.map((name) => [name, artifacts[name]?.bytecode]),
   ) as ExecutionCreationCode;
-  const initCode = executionInitCodes({ v3Factory, creationCode });
-  const addresses = deterministicExecutionAddresses({ v3Factory, creationCode });
-  const values = immutableValues(addresses, v3Factory);
+  const initCode = executionInitCodes({ v3Factory, v4PoolManager, creationCode });
+  const addresses = deterministicExecutionAddresses({ v3Factory, v4PoolManager, creationCode });
+  const values = immutableValues(addresses, v3Factory, v4PoolManager);
   const expected = (name: keyof ExecutionAddresses): Hex => {
     const contract = CONTRACT_OF[name];
     return expectedRuntimeCode(artifacts[contract] as ContractArtifact, values[contract] ?? []);
@@ -249,8 +267,14 @@ export async function deployExecutionLayerDeterministically(
     params.privateKey !== undefined
       ? privateKeyToAccount(params.privateKey)
       : getAddress(params.unlocked as Address);
+  const v4Note =
+    params.v4PoolManager === undefined
+      ? " (the canonical mainnet pool manager, the default)"
+      : v4PoolManager === zeroAddress
+        ? " (none: V4 swaps revert)"
+        : "";
   log(
-    `chain ${chainId}, V3 factory ${v3Factory}${params.v3Factory === undefined ? " (the canonical mainnet factory, the default)" : ""}, salt ${EXECUTION_SALT}`,
+    `chain ${chainId}, V3 factory ${v3Factory}${params.v3Factory === undefined ? " (the canonical mainnet factory, the default)" : ""}, V4 pool manager ${v4PoolManager}${v4Note}, salt ${EXECUTION_SALT}`,
   );
 
   // Everything that is there must be what this configuration deploys, before anything is sent.
@@ -300,7 +324,7 @@ export async function deployExecutionLayerDeterministically(
   const executionLine = `EXECUTION_${chainId}=${executionVariable(addresses)}`;
   const deployed = Object.values(contracts).filter((s) => s === "deployed").length;
   log(
-    `${deployed} deployed, ${EXECUTION_ADDRESS_NAMES.length - deployed} already deployed; the addresses are the same on every chain for this V3 factory.`,
+    `${deployed} deployed, ${EXECUTION_ADDRESS_NAMES.length - deployed} already deployed; the addresses are the same on every chain for this V3 factory and V4 pool manager.`,
   );
   log(executionLine);
   return { chainId, addresses, proxy, contracts, executionLine };
@@ -308,7 +332,7 @@ export async function deployExecutionLayerDeterministically(
 
 function usage(message: string): never {
   console.error(
-    `${message}\nusage: npm run deploy -- --rpc-url URL (--private-key 0x… | --unlocked 0x…) [--v3-factory 0x…]`,
+    `${message}\nusage: npm run deploy -- --rpc-url URL (--private-key 0x… | --unlocked 0x…) [--v3-factory 0x…] [--v4-pool-manager 0x…]`,
   );
   process.exit(2);
 }
@@ -320,6 +344,7 @@ async function main(): Promise<void> {
       "private-key": { type: "string" },
       unlocked: { type: "string" },
       "v3-factory": { type: "string" },
+      "v4-pool-manager": { type: "string" },
     },
     strict: true,
   });
@@ -329,7 +354,7 @@ async function main(): Promise<void> {
   if (privateKey !== undefined && !(isHex(privateKey) && privateKey.length === 66)) {
     usage("--private-key must be 32 bytes of hex (0x + 64 digits)");
   }
-  for (const flag of ["unlocked", "v3-factory"] as const) {
+  for (const flag of ["unlocked", "v3-factory", "v4-pool-manager"] as const) {
     const value = values[flag];
     if (value !== undefined && !isAddress(value, { strict: false })) {
       usage(`--${flag} must be an address, got "${value}"`);
@@ -343,6 +368,7 @@ async function main(): Promise<void> {
     privateKey: privateKey as Hex | undefined,
     unlocked: values.unlocked as Address | undefined,
     v3Factory: values["v3-factory"] as Address | undefined,
+    v4PoolManager: values["v4-pool-manager"] as Address | undefined,
   });
 }
 

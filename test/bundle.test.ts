@@ -175,7 +175,12 @@ describe("POST /v1/shortcuts/bundle on the devnet", () => {
         },
       },
     ]);
-    expect(r.route?.[0]).toMatchObject({ action: "wrap" });
+    // The Uniswap V4 native pool (0.01%, no wrapping) is the best way from ETH to USDC.
+    expect(r.route?.[0]).toMatchObject({
+      protocol: "uniswap-v4",
+      action: "swap",
+      tokenIn: [NATIVE],
+    });
     const shares = r.amountsOut[getAddress(vault)];
     expect(shares).toBeDefined();
     expect(r.beforeSending).toEqual([]);
@@ -323,6 +328,45 @@ describe("POST /v1/shortcuts/bundle on the devnet", () => {
     // 60/40 of the same USDC amount, deposited at the same share price.
     expect(mine * 4n - theirs * 6n).toBeLessThanOrEqual(10n);
     expect(mine * 4n - theirs * 6n).toBeGreaterThanOrEqual(-10n);
+    await settle();
+  });
+
+  test("router: swap on a named Uniswap V4 pool (manager and pool id), USDC → ETH, for a third address as the bundle's receiver", async () => {
+    const u = a.user(7);
+    const from = u.account.address;
+    const third = "0x0000000000000000000000000000000000007413" as Address;
+    const usdc = a.token("USDC");
+    const v4 = service.deployment.uniswapV4;
+    if (!v4) throw new Error("the devnet has no Uniswap V4");
+    const native = v4.pools.find((p) => BigInt(p.currency0) === 0n && BigInt(p.hooks) === 0n);
+    if (!native) throw new Error("no hookless native V4 pool");
+    const amountIn = a.usd("USDC", 1_500);
+    await a.fund(from, usdc, amountIn);
+    // Native ether leaves a program only by the bundle's final sweep, to its receiver.
+    const r = await bundle({ fromAddress: from, receiver: third }, [
+      {
+        protocol: "uniswap-v4",
+        action: "swap",
+        args: {
+          primaryAddress: v4.poolManager,
+          poolId: native.id,
+          tokenIn: usdc,
+          tokenOut: NATIVE,
+          amountIn: amountIn.toString(),
+        },
+      },
+    ]);
+    expect(r.beforeSending).toEqual([
+      { type: "approve", token: getAddress(usdc), spender: r.tx.to, amount: amountIn.toString() },
+    ]);
+    await a.approve(u, usdc, r.tx.to, amountIn);
+    const receipt = await a.send(u, { to: r.tx.to, data: r.tx.data, value: BigInt(r.tx.value) });
+    expect(receipt.status).toBe("success");
+    const sent = await a.balanceOf(NATIVE, third);
+    expect(sent).toBeGreaterThan(0n);
+    expect(sent).toBe(BigInt(r.amountsOut[NATIVE] as string));
+    const executor = service.deployment.execution.executor as Address;
+    for (const t of [usdc, NATIVE as Address]) expect(await a.balanceOf(t, executor)).toBe(0n);
     await settle();
   });
 
@@ -629,7 +673,7 @@ describe("POST /v1/shortcuts/bundle on the devnet", () => {
       [
         [wrapOne, { protocol: "sushiswap", action: "swap", args: {} }],
         bad(
-          'actions[1].protocol: unknown protocol "sushiswap"; known protocols and actions: core (route, call, transfer, approve, balance, split, minamountout); uniswap-v2 (swap, deposit, redeem); uniswap-v3 (swap); savings-vaults (deposit, redeem); yield-vaults (deposit, redeem); wrapped-native (deposit, withdraw).',
+          'actions[1].protocol: unknown protocol "sushiswap"; known protocols and actions: core (route, call, transfer, approve, balance, split, minamountout); uniswap-v2 (swap, deposit, redeem); uniswap-v3 (swap); uniswap-v4 (swap); savings-vaults (deposit, redeem); yield-vaults (deposit, redeem); wrapped-native (deposit, withdraw).',
         ),
       ],
       [

@@ -6,21 +6,27 @@ import {
   http,
   maxUint256,
   type PublicClient,
+  padHex,
   parseUnits,
   type WalletClient,
+  zeroAddress,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { DevTokenAbi } from "../abis/generated/DevToken.js";
 import { DevVaultAbi } from "../abis/generated/DevVault.js";
+import { V4LiquidityHelperAbi } from "../abis/generated/V4LiquidityHelper.js";
 import { NonfungiblePositionManagerAbi } from "../abis/NonfungiblePositionManager.js";
+import { StateViewAbi } from "../abis/StateView.js";
 import { UniswapV2PairAbi } from "../abis/UniswapV2Pair.js";
 import { UniswapV2Router02Abi } from "../abis/UniswapV2Router02.js";
 import { UniswapV3PoolAbi } from "../abis/UniswapV3Pool.js";
 import { runActivity } from "../devnet/activity.js";
 import { DEVNET_DEPLOYER_KEY } from "../devnet/anvil.js";
+import { liquidityForAmounts } from "../devnet/uniswap-v4.js";
 import { amountForUsd, chainOf, YIELD_VAULT_SYMBOL } from "../devnet/world.js";
 import { NATIVE_TOKEN_ADDRESS } from "../engine/protocols/native.js";
+import { getSqrtRatioAtTick } from "../engine/routing/math/tick-math.js";
 import { expectIndexMatchesChain } from "./harness/indexed-state.js";
 import {
   graphqlQuery,
@@ -294,6 +300,7 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
         "core",
         "uniswap-v2",
         "uniswap-v3",
+        "uniswap-v4",
         "savings-vaults",
         "yield-vaults",
         "wrapped-native",
@@ -321,6 +328,16 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
         "amountIn",
         "slippage",
       ]);
+      const v4 = entries.find((e) => e.protocol.slug === "uniswap-v4");
+      expect(v4?.protocol.url).toBe("https://app.uniswap.org");
+      expect(v4?.methods.map((m) => m.method)).toEqual(["swap"]);
+      expect(Object.keys(v4?.methods[0]?.inputs ?? {})).toEqual([
+        "primaryAddress",
+        "poolId",
+        "tokenIn",
+        "tokenOut",
+        "amountIn",
+      ]);
       const vaults = entries.find((e) => e.protocol.slug === "savings-vaults");
       expect(vaults?.methods.map((m) => m.method)).toEqual(["deposit", "redeem"]);
       expect(Object.keys(vaults?.methods[0]?.inputs ?? {})).toEqual([
@@ -333,13 +350,14 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
 
       const one = await get("/v1/standards/uniswap-v3");
       expect(one).toEqual({ status: 200, body: entries[2] });
+      expect(await get("/v1/standards/uniswap-v4")).toEqual({ status: 200, body: entries[3] });
       expect(await get("/v1/standards/sushiswap")).toEqual({
         status: 404,
         body: {
           statusCode: 404,
           error: "Not Found",
           message:
-            "Unknown protocol `sushiswap`; known protocols: core, uniswap-v2, uniswap-v3, savings-vaults, yield-vaults, wrapped-native.",
+            "Unknown protocol `sushiswap`; known protocols: core, uniswap-v2, uniswap-v3, uniswap-v4, savings-vaults, yield-vaults, wrapped-native.",
         },
       });
     });
@@ -373,6 +391,20 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
           category: "Dexes",
           poolCount: 8,
           protocol: "uniswap-v3",
+        },
+        {
+          title: "Uniswap V4",
+          id: "uniswap-v4",
+          chainIds: String(CHAIN_ID),
+          logo: logo("uniswap-v4"),
+          url: "https://app.uniswap.org",
+          description:
+            "Concentrated-liquidity pools in one singleton pool manager, with native-currency pools and hooks. Pools whose hook can change a swap's amounts (a swap-return-delta permission or a dynamic fee) are routed only when the operator allow-lists the hook (UNISWAP_V4_HOOKS_<chainId>).",
+          twitter: "@Uniswap",
+          category: "Dexes",
+          // The seven pools devnet/uniswap-v4.ts initializes in the pool manager.
+          poolCount: 7,
+          protocol: "uniswap-v4",
         },
         {
           title: "Savings Vaults",
@@ -602,6 +634,177 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
           abi: UniswapV3PoolAbi,
           functionName: "ticks",
           args: [row.tick],
+        });
+        expect(row).toEqual({
+          tick: row.tick,
+          liquidityGross: gross.toString(),
+          liquidityNet: net.toString(),
+        });
+      }
+    });
+
+    test("V4 ticks and liquidity follow a position added on the chain", async () => {
+      const v4 = service.deployment.uniswapV4;
+      if (!v4) throw new Error("no Uniswap V4 deployed");
+      // The native-ether pool: the position is paid partly in ether.
+      const pool = v4.pools[0];
+      if (!pool) throw new Error("no V4 pool");
+      expect(pool.currency0).toBe(zeroAddress);
+      const view = { address: v4.stateView, abi: StateViewAbi } as const;
+      const head = await client.getBlockNumber({ cacheTime: 0 });
+      const [sqrtPriceX96, tick] = await client.readContract({
+        ...view,
+        functionName: "getSlot0",
+        args: [pool.id],
+        blockNumber: head,
+      });
+      const liquidityBefore = await client.readContract({
+        ...view,
+        functionName: "getLiquidity",
+        args: [pool.id],
+        blockNumber: head,
+      });
+      const spacing = pool.tickSpacing;
+      // A range around the current price, on ticks no seeded position uses.
+      const tickLower = Math.floor(tick / spacing) * spacing - 7 * spacing;
+      const tickUpper = Math.floor(tick / spacing) * spacing + 9 * spacing;
+      for (const t of [tickLower, tickUpper]) {
+        const before = await client.readContract({
+          ...view,
+          functionName: "getTickLiquidity",
+          args: [pool.id, t],
+          blockNumber: head,
+        });
+        expect({ tick: t, before }).toEqual({ tick: t, before: [0n, 0n] });
+      }
+      const amount0 = worth(service.deployment.weth, 50_000);
+      const liquidity = liquidityForAmounts(
+        sqrtPriceX96,
+        getSqrtRatioAtTick(tickLower),
+        getSqrtRatioAtTick(tickUpper),
+        amount0,
+        worth(pool.currency1, 50_000),
+      );
+      const key = {
+        currency0: pool.currency0,
+        currency1: pool.currency1,
+        fee: pool.fee,
+        tickSpacing: pool.tickSpacing,
+        hooks: pool.hooks,
+      };
+      // Twice the ether the price asks for: the helper refunds what the pool does not take.
+      const hash = await wallet.writeContract({
+        address: v4.liquidityHelper,
+        abi: V4LiquidityHelperAbi,
+        functionName: "modifyLiquidity",
+        args: [key, tickLower, tickUpper, liquidity, padHex("0xca7a", { size: 32 })],
+        value: 2n * amount0,
+        account: wallet.account ?? null,
+        chain: wallet.chain,
+      });
+      const receipt = await client.waitForTransactionReceipt({ hash });
+      expect(receipt.status).toBe("success");
+      await waitForIndexedBlock(service, receipt.blockNumber);
+      // The new ticks hold exactly the position's liquidity, not nothing.
+      expect(liquidity).toBeGreaterThan(0n);
+      const at = { ...view, blockNumber: receipt.blockNumber } as const;
+      for (const [t, net] of [
+        [tickLower, liquidity],
+        [tickUpper, -liquidity],
+      ] as const) {
+        const onChain = await client.readContract({
+          ...at,
+          functionName: "getTickLiquidity",
+          args: [pool.id, t],
+        });
+        expect(onChain).toEqual([liquidity, net]);
+        const row = await graphqlQuery<{
+          v4Tick: { liquidityGross: string; liquidityNet: string } | null;
+        }>(
+          service,
+          `{ v4Tick(chainId: ${CHAIN_ID}, poolId: "${pool.id}", tick: ${t}) { liquidityGross liquidityNet } }`,
+        );
+        expect(row.v4Tick).toEqual({
+          liquidityGross: onChain[0].toString(),
+          liquidityNet: onChain[1].toString(),
+        });
+      }
+      const slot0 = await client.readContract({
+        ...at,
+        functionName: "getSlot0",
+        args: [pool.id],
+      });
+      const liquidityAfter = await client.readContract({
+        ...at,
+        functionName: "getLiquidity",
+        args: [pool.id],
+      });
+      // The range holds the price: the position is in range.
+      expect(liquidityAfter).toBe(liquidityBefore + liquidity);
+      const poolRow = await graphqlQuery<{
+        v4Pool: {
+          liquidity: string;
+          tick: number;
+          sqrtPriceX96: string;
+          protocolFee: number;
+          updatedBlock: string;
+        };
+      }>(
+        service,
+        `{ v4Pool(chainId: ${CHAIN_ID}, poolId: "${pool.id}") { liquidity tick sqrtPriceX96 protocolFee updatedBlock } }`,
+      );
+      expect(poolRow.v4Pool).toEqual({
+        liquidity: liquidityAfter.toString(),
+        tick: slot0[1],
+        sqrtPriceX96: slot0[0].toString(),
+        protocolFee: slot0[2],
+        updatedBlock: receipt.blockNumber.toString(),
+      });
+      // The liquidity row's amounts are what the pool manager received in that block.
+      const held = async (blockNumber: bigint): Promise<[bigint, bigint]> => [
+        await client.getBalance({ address: v4.poolManager, blockNumber }),
+        await client.readContract({
+          address: pool.currency1,
+          abi: DevTokenAbi,
+          functionName: "balanceOf",
+          args: [v4.poolManager],
+          blockNumber,
+        }),
+      ];
+      const [eth0, usdc0] = await held(receipt.blockNumber - 1n);
+      const [eth1, usdc1] = await held(receipt.blockNumber);
+      const events = await graphqlQuery<{ liquidityEvents: { items: unknown[] } }>(
+        service,
+        `{ liquidityEvents(where: { txHash: "${receipt.transactionHash}" }) { items { protocolSlug pool kind sender owner amount0 amount1 liquidity tickLower tickUpper } } }`,
+      );
+      expect(events.liquidityEvents.items).toEqual([
+        {
+          protocolSlug: "uniswap-v4",
+          pool: pool.id,
+          kind: "mint",
+          sender: v4.liquidityHelper.toLowerCase(),
+          owner: v4.liquidityHelper.toLowerCase(),
+          amount0: String(eth1 - eth0),
+          amount1: String(usdc1 - usdc0),
+          liquidity: String(liquidity),
+          tickLower,
+          tickUpper,
+        },
+      ]);
+      // Every tick the indexer knows of the pool matches StateView: the seeded positions' ten
+      // and this one's two.
+      const all = await graphqlQuery<{
+        v4Ticks: { items: { tick: number; liquidityGross: string; liquidityNet: string }[] };
+      }>(
+        service,
+        `{ v4Ticks(where: { chainId: ${CHAIN_ID}, poolId: "${pool.id}" }, limit: 1000) { items { tick liquidityGross liquidityNet } } }`,
+      );
+      expect(all.v4Ticks.items).toHaveLength(12);
+      for (const row of all.v4Ticks.items) {
+        const [gross, net] = await client.readContract({
+          ...at,
+          functionName: "getTickLiquidity",
+          args: [pool.id, row.tick],
         });
         expect(row).toEqual({
           tick: row.tick,

@@ -8,6 +8,7 @@ import {
   http,
   keccak256,
   type PublicClient,
+  zeroAddress,
 } from "viem";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { CoreWalletAbi } from "../abis/generated/CoreWallet.js";
@@ -15,12 +16,14 @@ import { CoreWalletFactoryAbi } from "../abis/generated/CoreWalletFactory.js";
 import { executionInitCode } from "../abis/generated/ExecutionInitCode.js";
 import { RouterExecutorAbi } from "../abis/generated/RouterExecutor.js";
 import { ShortcutRouterAbi } from "../abis/generated/ShortcutRouter.js";
+import { UniswapV4RouterAbi } from "../abis/generated/UniswapV4Router.js";
 import { EXECUTION_LAYER_CONTRACTS, loadArtifact } from "../contracts/build.js";
 import type { AnvilInstance } from "../devnet/anvil.js";
 import type { ChainSetup } from "../engine/chain-setup.js";
 import { ExecutionNotDeployedError } from "../engine/errors.js";
 import {
   CANONICAL_UNISWAP_V3_FACTORY,
+  CANONICAL_UNISWAP_V4_POOL_MANAGER,
   DETERMINISTIC_DEPLOYMENT_PROXY,
   deterministicExecutionAddresses,
   EXECUTION_ADDRESS_NAMES,
@@ -69,6 +72,7 @@ function contractLines(addresses: ExecutionAddresses, status: Record<string, str
     walletImplementation: "CoreWallet",
     minAmountOutCheck: "MinAmountOutCheck",
     programValues: "ProgramValues",
+    uniswapV4Router: "UniswapV4Router",
   };
   return EXECUTION_ADDRESS_NAMES.map(
     (n) => `${n.padEnd(21)} ${addresses[n]}  ${(contract[n] ?? "").padEnd(17)} ${status[n]}`,
@@ -134,13 +138,13 @@ describe("npm run deploy: the execution layer at deterministic addresses", () =>
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
     expect(run.stdout.trim().split("\n")).toEqual([
-      `chain 1, V3 factory ${CANONICAL_UNISWAP_V3_FACTORY} (the canonical mainnet factory, the default), salt ${keccak256(new TextEncoder().encode("defi-shortcuts/execution-layer/v1"))}`,
+      `chain 1, V3 factory ${CANONICAL_UNISWAP_V3_FACTORY} (the canonical mainnet factory, the default), V4 pool manager ${CANONICAL_UNISWAP_V4_POOL_MANAGER} (the canonical mainnet pool manager, the default), salt ${keccak256(new TextEncoder().encode("defi-shortcuts/execution-layer/v1"))}`,
       `proxy ${DETERMINISTIC_DEPLOYMENT_PROXY}: deployed`,
       ...contractLines(
         predicted,
         Object.fromEntries(EXECUTION_ADDRESS_NAMES.map((n) => [n, "deployed"])),
       ),
-      "7 deployed, 0 already deployed; the addresses are the same on every chain for this V3 factory.",
+      "8 deployed, 0 already deployed; the addresses are the same on every chain for this V3 factory and V4 pool manager.",
       expectedLine,
     ]);
 
@@ -159,7 +163,7 @@ describe("npm run deploy: the execution layer at deterministic addresses", () =>
     }
   });
 
-  test("the contracts know each other: the router's executor, the factory's implementation", async () => {
+  test("the contracts know each other: the router's executor, the factory's implementation, the V4 pool manager", async () => {
     const read = <T>(address: Address, abi: unknown, functionName: string): Promise<T> =>
       client.readContract({ address, abi: abi as never, functionName } as never) as Promise<T>;
     expect(await read<Address>(predicted.router, ShortcutRouterAbi, "executor")).toBe(
@@ -171,6 +175,12 @@ describe("npm run deploy: the execution layer at deterministic addresses", () =>
     expect(await read<Address>(predicted.executor, RouterExecutorAbi, "uniswapV3Factory")).toBe(
       CANONICAL_UNISWAP_V3_FACTORY,
     );
+    expect(await read<Address>(predicted.executor, RouterExecutorAbi, "uniswapV4PoolManager")).toBe(
+      CANONICAL_UNISWAP_V4_POOL_MANAGER,
+    );
+    expect(
+      await read<Address>(predicted.uniswapV4Router, UniswapV4RouterAbi, "uniswapV4PoolManager"),
+    ).toBe(CANONICAL_UNISWAP_V4_POOL_MANAGER);
     expect(
       await read<Address>(predicted.walletFactory, CoreWalletFactoryAbi, "implementation"),
     ).toBe(predicted.walletImplementation);
@@ -205,7 +215,7 @@ describe("npm run deploy: the execution layer at deterministic addresses", () =>
         predicted,
         Object.fromEntries(EXECUTION_ADDRESS_NAMES.map((n) => [n, "already deployed"])),
       ),
-      "0 deployed, 7 already deployed; the addresses are the same on every chain for this V3 factory.",
+      "0 deployed, 8 already deployed; the addresses are the same on every chain for this V3 factory and V4 pool manager.",
       expectedLine,
     ]);
     expect(await client.getBlockNumber({ cacheTime: 0 })).toBe(blockBefore);
@@ -235,6 +245,7 @@ describe("npm run deploy: the execution layer at deterministic addresses", () =>
       walletImplementation: "already deployed",
       minAmountOutCheck: "already deployed",
       programValues: "already deployed",
+      uniswapV4Router: "already deployed",
     });
     expect(
       await client.readContract({
@@ -243,6 +254,49 @@ describe("npm run deploy: the execution layer at deterministic addresses", () =>
         functionName: "uniswapV3Factory",
       }),
     ).toBe(OTHER_V3_FACTORY);
+  });
+
+  test("a chain without Uniswap V4 (--v4-pool-manager 0x0…0) gets another router, executor and V4 router; the rest is shared", async () => {
+    const withoutV4 = deterministicExecutionAddresses({ v4PoolManager: zeroAddress });
+    const moved = ["router", "executor", "uniswapV4Router"] as const;
+    for (const name of moved) expect(withoutV4[name]).not.toBe(predicted[name]);
+    expect({ ...withoutV4, router: 0, executor: 0, uniswapV4Router: 0 }).toEqual({
+      ...predicted,
+      router: 0,
+      executor: 0,
+      uniswapV4Router: 0,
+    });
+    const run = await runDeploy([
+      "--rpc-url",
+      anvil.url,
+      "--unlocked",
+      UNLOCKED,
+      "--v4-pool-manager",
+      zeroAddress,
+    ]);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    const status = Object.fromEntries(
+      EXECUTION_ADDRESS_NAMES.map((n) => [
+        n,
+        (moved as readonly string[]).includes(n) ? "deployed" : "already deployed",
+      ]),
+    );
+    expect(run.stdout.trim().split("\n")).toEqual([
+      `chain 1, V3 factory ${CANONICAL_UNISWAP_V3_FACTORY} (the canonical mainnet factory, the default), V4 pool manager ${zeroAddress} (none: V4 swaps revert), salt ${keccak256(new TextEncoder().encode("defi-shortcuts/execution-layer/v1"))}`,
+      `proxy ${DETERMINISTIC_DEPLOYMENT_PROXY}: already deployed`,
+      ...contractLines(withoutV4, status),
+      "3 deployed, 5 already deployed; the addresses are the same on every chain for this V3 factory and V4 pool manager.",
+      `EXECUTION_1=${executionVariable(withoutV4)}`,
+    ]);
+    for (const [address, abi] of [
+      [withoutV4.executor, RouterExecutorAbi],
+      [withoutV4.uniswapV4Router, UniswapV4RouterAbi],
+    ] as const) {
+      expect(
+        await client.readContract({ address, abi, functionName: "uniswapV4PoolManager" }),
+      ).toBe(zeroAddress);
+    }
   });
 
   test("other code at a contract's address fails the run, naming the contract, before sending anything", async () => {

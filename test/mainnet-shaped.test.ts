@@ -25,11 +25,15 @@ import {
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { PoolManagerAbi } from "../abis/PoolManager.js";
+import { StateViewAbi } from "../abis/StateView.js";
 import { UniswapV2FactoryAbi } from "../abis/UniswapV2Factory.js";
 import { UniswapV2PairAbi } from "../abis/UniswapV2Pair.js";
 import { UniswapV3FactoryAbi } from "../abis/UniswapV3Factory.js";
+import { V4QuoterAbi } from "../abis/V4Quoter.js";
 import { WETH9Abi } from "../abis/WETH9.js";
 import { DEVNET_ACCOUNT_KEYS } from "../devnet/anvil.js";
+import { sqrtPriceX96FromPrice } from "../devnet/price.js";
 import { devnetReceipt } from "../devnet/receipts.js";
 import { chainOf } from "../devnet/world.js";
 import {
@@ -37,6 +41,7 @@ import {
   deterministicExecutionAddresses,
   executionVariable,
 } from "../engine/protocols/execution-addresses.js";
+import { getTickAtSqrtRatio } from "../engine/routing/math/tick-math.js";
 import { type MainnetService, startMainnetService } from "./harness/mainnet-service.js";
 import { bareErc20Abi, fundFromDeployer, MAINNET, MAINNET_POOLS } from "./harness/mainnet-world.js";
 import { waitUntil } from "./harness/ponder-process.js";
@@ -179,10 +184,49 @@ describe("a mainnet-shaped chain: canonical addresses, odd tokens, an operator's
     ).toBe(MAINNET_POOLS.v3UsdcWeth500);
   });
 
+  test("Uniswap V4 sits at its canonical addresses: the PoolManager, its owner, StateView and V4Quoter", async () => {
+    expect(
+      await client.readContract({
+        address: MAINNET.uniswapV4PoolManager,
+        abi: PoolManagerAbi,
+        functionName: "owner",
+      }),
+    ).toBe(service.world.deployer);
+    for (const [address, abi] of [
+      [MAINNET.uniswapV4StateView, StateViewAbi],
+      [MAINNET.uniswapV4Quoter, V4QuoterAbi],
+    ] as const) {
+      expect(await client.readContract({ address, abi, functionName: "poolManager" })).toBe(
+        MAINNET.uniswapV4PoolManager,
+      );
+    }
+    // The delegate-call guard holds the canonical address: a pool initializes there (simulated).
+    const sqrtPriceX96 = sqrtPriceX96FromPrice(
+      { decimals: 18, usdPrice: 3_000 },
+      { decimals: 6, usdPrice: 1 },
+    );
+    const { result: tick } = await client.simulateContract({
+      address: MAINNET.uniswapV4PoolManager,
+      abi: PoolManagerAbi,
+      functionName: "initialize",
+      args: [
+        {
+          currency0: "0x0000000000000000000000000000000000000000",
+          currency1: MAINNET.usdc,
+          fee: 500,
+          tickSpacing: 10,
+          hooks: "0x0000000000000000000000000000000000000000",
+        },
+        sqrtPriceX96,
+      ],
+    });
+    expect(tick).toBe(getTickAtSqrtRatio(sqrtPriceX96));
+  });
+
   test("npm run deploy put the execution layer at the deterministic addresses it printed", () => {
     const addresses = deterministicExecutionAddresses({ v3Factory: CANONICAL_UNISWAP_V3_FACTORY });
     expect(service.deployOutput).toContain(`EXECUTION_1=${executionVariable(addresses)}`);
-    expect(service.deployOutput).toContain("7 deployed, 0 already deployed");
+    expect(service.deployOutput).toContain("8 deployed, 0 already deployed");
   });
 
   test("the indexer reached the head without a failed or retried RPC request", () => {

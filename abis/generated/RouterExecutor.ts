@@ -6,6 +6,11 @@ export const RouterExecutorAbi = [
         "internalType": "address",
         "name": "uniswapV3Factory_",
         "type": "address"
+      },
+      {
+        "internalType": "address",
+        "name": "uniswapV4PoolManager_",
+        "type": "address"
       }
     ],
     "stateMutability": "nonpayable",
@@ -148,6 +153,17 @@ export const RouterExecutorAbi = [
     "inputs": [
       {
         "internalType": "uint256",
+        "name": "amountIn",
+        "type": "uint256"
+      }
+    ],
+    "name": "InvalidUniswapV4AmountIn",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
         "name": "commandIndex",
         "type": "uint256"
       }
@@ -185,6 +201,11 @@ export const RouterExecutorAbi = [
       }
     ],
     "name": "NoCode",
+    "type": "error"
+  },
+  {
+    "inputs": [],
+    "name": "NoUniswapV4SwapInProgress",
     "type": "error"
   },
   {
@@ -314,6 +335,54 @@ export const RouterExecutorAbi = [
       }
     ],
     "name": "UnexpectedReturnData",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "address",
+        "name": "caller",
+        "type": "address"
+      },
+      {
+        "internalType": "address",
+        "name": "poolManager",
+        "type": "address"
+      }
+    ],
+    "name": "UnexpectedUnlockCaller",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "int256",
+        "name": "outputDelta",
+        "type": "int256"
+      }
+    ],
+    "name": "UniswapV4NoOutput",
+    "type": "error"
+  },
+  {
+    "inputs": [],
+    "name": "UniswapV4NotConfigured",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "amountIn",
+        "type": "uint256"
+      },
+      {
+        "internalType": "int256",
+        "name": "inputDelta",
+        "type": "int256"
+      }
+    ],
+    "name": "UniswapV4PartialFill",
     "type": "error"
   },
   {
@@ -737,6 +806,92 @@ export const RouterExecutorAbi = [
     ],
     "name": "uniswapV3SwapCallback",
     "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "uniswapV4PoolManager",
+    "outputs": [
+      {
+        "internalType": "contract IPoolManager",
+        "name": "",
+        "type": "address"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "address",
+        "name": "currency0",
+        "type": "address"
+      },
+      {
+        "internalType": "address",
+        "name": "currency1",
+        "type": "address"
+      },
+      {
+        "internalType": "uint24",
+        "name": "fee",
+        "type": "uint24"
+      },
+      {
+        "internalType": "int24",
+        "name": "tickSpacing",
+        "type": "int24"
+      },
+      {
+        "internalType": "address",
+        "name": "hooks",
+        "type": "address"
+      },
+      {
+        "internalType": "bool",
+        "name": "zeroForOne",
+        "type": "bool"
+      },
+      {
+        "internalType": "uint256",
+        "name": "amountIn",
+        "type": "uint256"
+      },
+      {
+        "internalType": "address",
+        "name": "recipient",
+        "type": "address"
+      }
+    ],
+    "name": "uniswapV4Swap",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "amountOut",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes",
+        "name": "data",
+        "type": "bytes"
+      }
+    ],
+    "name": "unlockCallback",
+    "outputs": [
+      {
+        "internalType": "bytes",
+        "name": "",
+        "type": "bytes"
+      }
+    ],
     "stateMutability": "nonpayable",
     "type": "function"
   },

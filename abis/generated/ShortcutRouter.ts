@@ -6,6 +6,11 @@ export const ShortcutRouterAbi = [
         "internalType": "address",
         "name": "uniswapV3Factory",
         "type": "address"
+      },
+      {
+        "internalType": "address",
+        "name": "uniswapV4PoolManager",
+        "type": "address"
       }
     ],
     "stateMutability": "nonpayable",

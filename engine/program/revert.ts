@@ -22,6 +22,8 @@ import { MinAmountOutCheckAbi } from "../../abis/generated/MinAmountOutCheck.js"
 import { ProgramValuesAbi } from "../../abis/generated/ProgramValues.js";
 import { RouterExecutorAbi } from "../../abis/generated/RouterExecutor.js";
 import { ShortcutRouterAbi } from "../../abis/generated/ShortcutRouter.js";
+import { UniswapV4RouterAbi } from "../../abis/generated/UniswapV4Router.js";
+import { PoolManagerAbi } from "../../abis/PoolManager.js";
 import type { PlannedCall } from "./planner.js";
 
 /** Errors of widely used contracts (OpenZeppelin 5 ERC20 / ERC4626 / utilities). */
@@ -49,6 +51,9 @@ const projectAbis: readonly Abi[] = [
   CoreWalletFactoryAbi,
   MinAmountOutCheckAbi,
   ProgramValuesAbi,
+  UniswapV4RouterAbi,
+  // What a V4 swap's pool manager reverts with (a hook's failure comes wrapped in WrappedError).
+  PoolManagerAbi,
   standardErrors,
 ];
 

@@ -6,8 +6,9 @@
  * address therefore depends only on the proxy, the salt and the init code: the same on every
  * chain. The contracts a constructor deploys (the router's executor, the factory's wallet
  * implementation) are the first CREATE of a fresh contract (nonce 1, EIP-161), so they follow.
- * Only the router takes a constructor argument, the Uniswap V3 factory its executor trusts:
- * its address (and its executor's) is the same on every chain for a given V3 factory.
+ * Two contracts take constructor arguments: the router, the Uniswap V3 factory and V4 pool
+ * manager its executor trusts, and the Uniswap V4 router, its pool manager. Their addresses
+ * (and the executor's) are the same on every chain for a given V3 factory and V4 pool manager.
  */
 import {
   type Address,
@@ -32,6 +33,13 @@ export const EXECUTION_SALT: Hex = keccak256(stringToHex("defi-shortcuts/executi
 /** The canonical Uniswap V3 factory (Ethereum mainnet): the router's default configuration. */
 export const CANONICAL_UNISWAP_V3_FACTORY: Address = "0x1F98431c8aD98523631AE4a59f267346ea31F984";
 
+/**
+ * The canonical Uniswap V4 pool manager (Ethereum mainnet): the default of the router executor
+ * and the V4 router. A chain without Uniswap V4 uses the zero address (V4 swaps then revert).
+ */
+export const CANONICAL_UNISWAP_V4_POOL_MANAGER: Address =
+  "0x000000000004444c5dc75cB358380D2e3dE08A90";
+
 /** Addresses of the execution layer, by the names `EXECUTION_<chainId>` uses. */
 export type ExecutionAddresses = {
   /** ShortcutRouter: what users approve (`routingStrategy=router`). */
@@ -48,6 +56,8 @@ export type ExecutionAddresses = {
   minAmountOutCheck: Address;
   /** ProgramValues: value helpers programs call (tuple words, pool outputs). */
   programValues: Address;
+  /** UniswapV4Router: V4 swaps for delegate and wallet programs (no unlock callback of their own). */
+  uniswapV4Router: Address;
 };
 
 /** The order of `EXECUTION_<chainId>` entries and of the deploy script's report. */
@@ -59,20 +69,27 @@ export const EXECUTION_ADDRESS_NAMES = [
   "walletImplementation",
   "minAmountOutCheck",
   "programValues",
+  "uniswapV4Router",
 ] as const satisfies readonly (keyof ExecutionAddresses)[];
 
-/** Creation bytecode (no constructor arguments) of the five top-level contracts. */
+/** Creation bytecode (no constructor arguments) of the six top-level contracts. */
 export type ExecutionCreationCode = {
   ShortcutRouter: Hex;
   DelegateExecutor: Hex;
   CoreWalletFactory: Hex;
   MinAmountOutCheck: Hex;
   ProgramValues: Hex;
+  UniswapV4Router: Hex;
 };
 
 export type ExecutionInitCodesParameters = {
   /** Uniswap V3 factory of the router. Default {@link CANONICAL_UNISWAP_V3_FACTORY}. */
   v3Factory?: Address;
+  /**
+   * Uniswap V4 pool manager of the router's executor and of the V4 router (the zero address
+   * where the chain has none). Default {@link CANONICAL_UNISWAP_V4_POOL_MANAGER}.
+   */
+  v4PoolManager?: Address;
   /** Creation bytecode; default the committed build (`abis/generated/ExecutionInitCode.ts`). */
   creationCode?: ExecutionCreationCode;
 };
@@ -83,15 +100,20 @@ export function executionInitCodes(
 ): ExecutionCreationCode {
   const code = params.creationCode ?? executionInitCode;
   const v3Factory = params.v3Factory ?? CANONICAL_UNISWAP_V3_FACTORY;
+  const v4PoolManager = params.v4PoolManager ?? CANONICAL_UNISWAP_V4_POOL_MANAGER;
   return {
     ShortcutRouter: concat([
       code.ShortcutRouter,
-      encodeAbiParameters([{ type: "address" }], [v3Factory]),
+      encodeAbiParameters([{ type: "address" }, { type: "address" }], [v3Factory, v4PoolManager]),
     ]),
     DelegateExecutor: code.DelegateExecutor,
     CoreWalletFactory: code.CoreWalletFactory,
     MinAmountOutCheck: code.MinAmountOutCheck,
     ProgramValues: code.ProgramValues,
+    UniswapV4Router: concat([
+      code.UniswapV4Router,
+      encodeAbiParameters([{ type: "address" }], [v4PoolManager]),
+    ]),
   };
 }
 
@@ -102,7 +124,7 @@ export type DeterministicExecutionAddressesParameters = ExecutionInitCodesParame
 
 /**
  * Where `npm run deploy` puts the execution layer for this configuration, on any chain.
- * @example const { router } = deterministicExecutionAddresses({ v3Factory: "0x1F98…F984" });
+ * @example const { router } = deterministicExecutionAddresses({ v3Factory: "0x1F98…F984", v4PoolManager: "0x0000…8A90" });
  */
 export function deterministicExecutionAddresses(
   params: DeterministicExecutionAddressesParameters = {},
@@ -128,6 +150,7 @@ export function deterministicExecutionAddresses(
     walletImplementation: firstChild(walletFactory),
     minAmountOutCheck: create2(initCode.MinAmountOutCheck),
     programValues: create2(initCode.ProgramValues),
+    uniswapV4Router: create2(initCode.UniswapV4Router),
   };
 }
 

@@ -64,6 +64,11 @@ export type PoolKind<P extends Pool> = {
    * add's rounding dust), exactly; absent or empty for a hop that spends all its input.
    */
   leftovers?: (edge: EdgeOf<P>, amountIn: bigint) => Leftover[];
+  /**
+   * How a route step names the pool when its address does not (a V4 pool: its manager and its
+   * PoolId); absent: `primaryAddress` is the pool's address.
+   */
+  stepPool?: (pool: P) => { primaryAddress: Address; poolId: string };
   /** The pool holds no state a path could exhaust (a wrapper): never excluded from a search. */
   stateless: boolean;
   /** Under the router, a last hop through it can pay the receiver itself (no sweep needed). */

@@ -5,6 +5,7 @@ import { savingsVaults } from "./savings-vaults/protocol.js";
 import type { Protocol } from "./types.js";
 import { uniswapV2 } from "./uniswap-v2/protocol.js";
 import { uniswapV3 } from "./uniswap-v3/protocol.js";
+import { uniswapV4 } from "./uniswap-v4/protocol.js";
 import { wrappedNative } from "./wrapped-native/protocol.js";
 import { yieldVaults } from "./yield-vaults/protocol.js";
 
@@ -16,6 +17,7 @@ export const protocols: readonly Protocol[] = [
   core,
   uniswapV2,
   uniswapV3,
+  uniswapV4,
   savingsVaults,
   yieldVaults,
   wrappedNative,

@@ -25,7 +25,7 @@ export type ProjectInfo = {
 };
 
 /** Which indexed table holds a protocol's pools, for `poolCount`. */
-export type PoolSource = "v2Pair" | "v3Pool" | "vault" | "wrappedNative";
+export type PoolSource = "v2Pair" | "v3Pool" | "v4Pool" | "vault" | "wrappedNative";
 
 /** One protocol: everything the service knows about it, in one folder under `engine/protocols/`. */
 export type Protocol = {

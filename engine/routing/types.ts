@@ -42,6 +42,42 @@ export type V3Pool = {
   ticks: V3Tick[];
 };
 
+/**
+ * A Uniswap V4 pool: one entry of the singleton pool manager, named by its PoolId. The swap is
+ * V3's loop over the same kind of ticks; the fee is the LP fee composed with the protocol fee
+ * of the swap's direction.
+ */
+export type V4Pool = {
+  kind: "v4";
+  protocol: "uniswap-v4";
+  /** The PoolId (32 bytes, lowercase hex): the pool's key in the graph and the tables. */
+  address: Address;
+  /** The pool manager holding it. */
+  poolManager: Address;
+  /** Catalogue addresses, sorted as the key's currencies (native currency as `0xeeee…`). */
+  token0: Address;
+  token1: Address;
+  /** LP fee in millionths, as in the pool key (static-fee pools). */
+  feePpm: number;
+  /** The key's fee field as it is (`0x800000` marks a dynamic-fee pool). */
+  keyFee: number;
+  /** Protocol fee in millionths: low 12 bits selling currency0, high 12 bits selling currency1. */
+  protocolFee: number;
+  tickSpacing: number;
+  /** The pool's hook contract (the zero address when none). */
+  hooks: Address;
+  /**
+   * `exact`: the hook cannot change a swap's amounts, the math is the chain's. `simulated`: it
+   * can, and the operator allow-listed it: the math only ranks routes, the simulation decides.
+   */
+  admission: "exact" | "simulated";
+  sqrtPriceX96: bigint;
+  tick: number;
+  liquidity: bigint;
+  /** Initialized ticks (liquidityGross > 0), ascending by tick. */
+  ticks: V3Tick[];
+};
+
 /** An ERC4626 vault: deposit asset → shares, redeem shares → asset. */
 export type VaultPool = {
   kind: "erc4626";
@@ -64,7 +100,7 @@ export type WrapperPool = {
   address: Address;
 };
 
-export type Pool = V2Pool | V3Pool | VaultPool | WrapperPool;
+export type Pool = V2Pool | V3Pool | V4Pool | VaultPool | WrapperPool;
 
 export type EdgeAction = "swap" | "deposit" | "redeem" | "wrap" | "unwrap";
 

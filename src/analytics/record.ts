@@ -171,7 +171,14 @@ export type PoolChange = {
   balances?: { balance0: bigint; balance1: bigint } | { delta0: bigint; delta1: bigint };
   /** The pool's price after the event, as an exact ratio token1/token0 (raw units). */
   price?: { numerator: bigint; denominator: bigint };
-  swap?: { sender: Address; recipient: Address; amount0: bigint; amount1: bigint };
+  swap?: {
+    sender: Address;
+    recipient: Address;
+    amount0: bigint;
+    amount1: bigint;
+    /** The fee this swap paid, in millionths, when it is not the pool's own (a V4 swap's). */
+    feePpm?: number;
+  };
 };
 
 /** The columns of a pool's market row that pool events change. */
@@ -349,7 +356,7 @@ export async function recordPoolEvent(
       token0: abs0,
       token1: abs1,
       usd,
-      fees: (usd * BigInt(pool.fee)) / 1_000_000n,
+      fees: (usd * BigInt(change.swap.feePpm ?? pool.fee)) / 1_000_000n,
       swaps: 1,
     };
     await context.db.insert(swap).values({

@@ -69,7 +69,15 @@ function createTable(table: PgTable): string {
 beforeAll(async () => {
   pool = new pg.Pool({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${schema}` });
   await pool.query(`drop schema if exists "${schema}" cascade; create schema "${schema}"`);
-  for (const table of [tables.token, tables.v2Pair, tables.v3Pool, tables.v3Tick, tables.vault]) {
+  for (const table of [
+    tables.token,
+    tables.v2Pair,
+    tables.v3Pool,
+    tables.v3Tick,
+    tables.v4Pool,
+    tables.v4Tick,
+    tables.vault,
+  ]) {
     await pool.query(createTable(table));
   }
   // Ponder's undo log of the token table: the catalogue's state reads its newest entry.
@@ -216,6 +224,7 @@ describe("the API app over a database of its own", () => {
     expect(entries.map((e) => [e.id, e.chainIds, e.poolCount])).toEqual([
       ["uniswap-v2", "31337", 1],
       ["uniswap-v3", "", 0],
+      ["uniswap-v4", "", 0],
       ["savings-vaults", "", 0],
       ["yield-vaults", "", 0],
       // The wrapper is counted once the catalogue holds its token.
@@ -366,6 +375,7 @@ describe("what clients of this API family read besides SPEC's five endpoints", (
       ["core", 1],
       ["uniswap-v2", 1],
       ["uniswap-v3", 0],
+      ["uniswap-v4", 0],
       ["savings-vaults", 0],
       ["yield-vaults", 0],
       ["wrapped-native", 1],
@@ -377,7 +387,7 @@ describe("what clients of this API family read besides SPEC's five endpoints", (
         statusCode: 404,
         error: "Not Found",
         message:
-          "Unknown protocol `uniswap`; known protocols: core, uniswap-v2, uniswap-v3, savings-vaults, yield-vaults, wrapped-native.",
+          "Unknown protocol `uniswap`; known protocols: core, uniswap-v2, uniswap-v3, uniswap-v4, savings-vaults, yield-vaults, wrapped-native.",
       },
     });
   });
@@ -435,7 +445,7 @@ describe("what clients of this API family read besides SPEC's five endpoints", (
       statusCode: 404,
       error: "Not Found",
       message:
-        "Unknown protocol `nope`; known protocols: core, uniswap-v2, uniswap-v3, savings-vaults, yield-vaults, wrapped-native.",
+        "Unknown protocol `nope`; known protocols: core, uniswap-v2, uniswap-v3, uniswap-v4, savings-vaults, yield-vaults, wrapped-native.",
     });
   });
 

@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import type { Address } from "viem";
 import { describe, expect, test } from "vitest";
 import { compileBundle } from "../../engine/bundle/compile.js";
 import {
@@ -303,6 +304,36 @@ describe("bundle compilation failures, without chain or server", () => {
     ],
   });
 
+  // A Uniswap V4 pool of A and B in the manager at 0x…4444.
+  const manager = token(0x4444);
+  const v4Id = `0x${"4d".repeat(32)}` as Address;
+  graph.upsertPool({
+    kind: "v4",
+    protocol: "uniswap-v4",
+    address: v4Id,
+    poolManager: manager,
+    token0: tokenA,
+    token1: tokenB,
+    feePpm: 500,
+    keyFee: 500,
+    protocolFee: 0,
+    tickSpacing: 10,
+    hooks: token(0),
+    admission: "exact",
+    sqrtPriceX96: 2n ** 96n,
+    tick: 0,
+    liquidity: 1000n * E18,
+    ticks: [
+      { tick: -887270, liquidityNet: 1000n * E18 },
+      { tick: 887270, liquidityNet: -1000n * E18 },
+    ],
+  });
+  const v4Swap = (args: Record<string, unknown>) => ({
+    protocol: "uniswap-v4",
+    action: "swap",
+    args: { primaryAddress: manager, tokenIn: tokenA, tokenOut: tokenB, amountIn: "1000", ...args },
+  });
+
   const caller = token(0xca11);
 
   function failure(actions: unknown[]): EngineError {
@@ -520,6 +551,45 @@ describe("bundle compilation failures, without chain or server", () => {
       status: 400,
       message:
         "actions[0].args.primaryAddress: 0x0000000000000000000000000000000000000003 is not an indexed v2 pool on chain 1.",
+    },
+    {
+      what: "a V4 pool id that is not 32 bytes",
+      actions: [v4Swap({ poolId: "0x1234" })],
+      kind: InvalidArgumentError,
+      path: "actions[0].args.poolId",
+      actionIndex: 0,
+      status: 400,
+      message: "actions[0].args.poolId: expected a pool id (0x followed by 64 hex digits).",
+    },
+    {
+      what: "a V4 pool id the manager does not hold",
+      actions: [v4Swap({ poolId: `0x${"00".repeat(31)}01` })],
+      kind: UnknownPoolError,
+      path: "actions[0].args.poolId",
+      actionIndex: 0,
+      fields: { pool: manager },
+      status: 400,
+      message: `actions[0].args.poolId: 0x${"00".repeat(31)}01 is not an indexed pool of the Uniswap V4 pool manager 0x0000000000000000000000000000000000004444 on chain 1.`,
+    },
+    {
+      what: "a V4 pool named with another manager",
+      actions: [v4Swap({ poolId: v4Id, primaryAddress: tokenC })],
+      kind: UnknownPoolError,
+      path: "actions[0].args.poolId",
+      actionIndex: 0,
+      fields: { pool: tokenC },
+      status: 400,
+      message: `actions[0].args.poolId: ${v4Id} is not an indexed pool of the Uniswap V4 pool manager 0x0000000000000000000000000000000000000003 on chain 1.`,
+    },
+    {
+      what: "a V4 pool that does not hold the tokens",
+      actions: [v4Swap({ poolId: v4Id, tokenOut: tokenC })],
+      kind: UnknownPoolError,
+      path: "actions[0].args.tokenIn/tokenOut",
+      actionIndex: 0,
+      fields: { pool: manager },
+      status: 400,
+      message: `actions[0].args.tokenIn/tokenOut: Uniswap V4 pool ${v4Id} does not swap 0x0000000000000000000000000000000000000001 for 0x0000000000000000000000000000000000000003.`,
     },
     {
       what: "what the chain lacks",

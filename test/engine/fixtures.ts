@@ -3,7 +3,7 @@ import type { ChainSetup } from "../../engine/chain-setup.js";
 import type { ExecutionContracts } from "../../engine/program/hop-context.js";
 import { token } from "../routing/fixtures.js";
 
-/** The execution layer at small made-up addresses (0x…100 to 0x…106). */
+/** The execution layer at small made-up addresses (0x…100 to 0x…107). */
 export const contracts: ExecutionContracts = {
   router: token(0x100),
   executor: token(0x101),
@@ -12,6 +12,7 @@ export const contracts: ExecutionContracts = {
   walletImplementation: token(0x104),
   minAmountOutCheck: token(0x105),
   programValues: token(0x106),
+  uniswapV4Router: token(0x107),
 };
 
 /** Chain 1 with nothing configured: no wrapped native token, no V2 router, no SwapRouter. */

@@ -5,7 +5,7 @@
  */
 import type { Address, Hex } from "viem";
 import { describe, expect, test } from "vitest";
-import { decodeCommandTarget } from "../../engine/program/command-layout.js";
+import { CALL_TYPE_VALUE_CALL, decodeCommandTarget } from "../../engine/program/command-layout.js";
 import { UnsupportedRouteError } from "../../engine/program/hop-context.js";
 import type { PlannedProgram } from "../../engine/program/planner.js";
 import {
@@ -17,6 +17,7 @@ import type {
   RouteQuote,
   V2Pool,
   V3Pool,
+  V4Pool,
   VaultPool,
   WrapperPool,
 } from "../../engine/routing/types.js";
@@ -34,6 +35,7 @@ const execution = {
   walletImplementation: address(0x9005),
   minAmountOutCheck: address(0x9006),
   programValues: address(0x9007),
+  uniswapV4Router: address(0x9008),
 };
 const swapRouter = address(0x3001);
 const user = address(0x7777);
@@ -73,7 +75,26 @@ const vault: VaultPool = {
   decimalsOffset: 0,
 };
 const wrapper: WrapperPool = { kind: "wrap", protocol: "wrapped-native", address: weth };
-
+const poolManager = address(0x4444);
+/** A Uniswap V4 pool of native ether and USDC (no hooks). */
+const v4Pool: V4Pool = {
+  kind: "v4",
+  protocol: "uniswap-v4",
+  address: `0x${"ab".repeat(32)}`,
+  poolManager,
+  token0: native,
+  token1: usdc,
+  feePpm: 100,
+  keyFee: 100,
+  protocolFee: 0,
+  tickSpacing: 10,
+  hooks: address(0),
+  admission: "exact",
+  sqrtPriceX96: 2n ** 96n,
+  tick: 0,
+  liquidity: 10n ** 18n,
+  ticks: [],
+};
 const hop = (edge: Edge, amountIn: bigint, amountOut: bigint) => ({ edge, amountIn, amountOut });
 const route = (tokenIn: Address, tokenOut: Address, hops: ReturnType<typeof hop>[]) => {
   const first = hops[0];
@@ -90,6 +111,16 @@ const route = (tokenIn: Address, tokenOut: Address, hops: ReturnType<typeof hop>
   };
   return quote;
 };
+
+/** Native ether → USDC on the V4 pool, then USDC → DAI on the V3 pool. */
+const nativeToDai = route(native, dai, [
+  hop({ pool: v4Pool, tokenIn: native, tokenOut: usdc, action: "swap" }, 2_000n, 1_990n),
+  hop({ pool, tokenIn: usdc, tokenOut: dai, action: "swap" }, 1_990n, 1_980n),
+]);
+/** USDC → native ether on the V4 pool. */
+const usdcToNative = route(usdc, native, [
+  hop({ pool: v4Pool, tokenIn: usdc, tokenOut: native, action: "swap" }, 3_000n, 2_990n),
+]);
 
 /** USDC → WETH on the pair, then WETH → native through the wrapper. */
 const toNative = route(usdc, native, [
@@ -174,6 +205,59 @@ describe("route programs", () => {
     const state = program.state.join("");
     expect(state).toContain(4_940n.toString(16).padStart(64, "0"));
     expect(state).toContain(1_000n.toString(16).padStart(64, "0"));
+  });
+
+  test("router: a V4 hop is the executor's own uniswapV4Swap, with the pool key (native ether as the zero address), paying the next hop's holder", () => {
+    const program = plan(nativeToDai, {});
+    expect(callsOf(program)).toEqual([
+      ["swap on uniswap v4", "uniswapV4Swap", execution.executor],
+      ["swap on uniswap v3", "swap", pool.address],
+      ["read uniswap v3 output", "uniswapV3ExactInputAmountOut", execution.executor],
+    ]);
+    const state = program.state.join("");
+    // currency0 is the zero address, currency1 USDC, fee 100, tick spacing 10.
+    expect(state).toContain(usdc.slice(2).padStart(64, "0"));
+    expect(state).toContain((100).toString(16).padStart(64, "0"));
+    expect(state).toContain((10).toString(16).padStart(64, "0"));
+    expect(state).not.toContain(native.slice(2).padStart(64, "0"));
+  });
+
+  test("delegate: a V4 hop of an ERC20 approves the V4 router exactly and swaps with the hop's minimum; a native input is the call's value", () => {
+    const bounds = { deadline: 1_000n, slippageBps: 100 };
+    const erc20In = plan(usdcToNative, {
+      strategy: "delegate",
+      account: user,
+      receiver: user,
+      bounds,
+      minAmountOut: 2_960n,
+    });
+    expect(callsOf(erc20In)).toEqual([
+      ["check deadline", "checkDeadline", execution.minAmountOutCheck],
+      ["read balance", "balanceOf", execution.minAmountOutCheck],
+      // transferFrom spends the whole approval: no allowance is left to reset.
+      ["approve", "approve", usdc],
+      ["swap on uniswap v4 router", "swapExactIn", execution.uniswapV4Router],
+      ["check minimum output", "checkMinAmountOut", execution.minAmountOutCheck],
+    ]);
+    // The hop's 2,990 less 1%: 2,960.
+    expect(erc20In.state.join("")).toContain(2_960n.toString(16).padStart(64, "0"));
+    const nativeIn = plan(nativeToDai, {
+      strategy: "delegate",
+      account: user,
+      receiver: user,
+      bounds,
+      minAmountOut: 1_960n,
+    });
+    // No approval before the swap: native ether is not an ERC20.
+    expect(callsOf(nativeIn).slice(0, 3)).toEqual([
+      ["check deadline", "checkDeadline", execution.minAmountOutCheck],
+      ["read balance", "balanceOf", execution.minAmountOutCheck],
+      ["swap on uniswap v4 router", "swapExactIn", execution.uniswapV4Router],
+    ]);
+    // A value call (its flags byte, after the selector, names the call type) sending 2,000 wei.
+    const word = nativeIn.commands[nativeIn.calls[2]?.commandIndex as number] as Hex;
+    expect(Number.parseInt(word.slice(10, 12), 16) & 0x03).toBe(CALL_TYPE_VALUE_CALL);
+    expect(nativeIn.state.join("")).toContain(2_000n.toString(16).padStart(64, "0"));
   });
 
   test("a strategy that cannot execute a hop says why", () => {

@@ -4,6 +4,13 @@
  * rules the tables document (README "History for analysts"), written here a second time without
  * the indexer's code. Token decimals and vault assets are read from their contracts. Then every
  * row of every history table is compared with the recomputed one, exactly.
+ *
+ * Uniswap V4 pools live in the pool manager and are keyed by their PoolId. Its `Swap` reports the
+ * swapper's balance changes, so the pool's are their negation; a liquidity change moves what
+ * v4-core's `Pool.modifyLiquidity` computes from the liquidity delta and the price (ported below
+ * from v4-core's TickMath and SqrtPriceMath); a donation adds to the pool's holdings. Native
+ * currency (address 0) is the catalogue's 0xeeee… token, a swap's fees are its event's fee (LP
+ * and protocol), and a dynamic-fee pool's own `fee` is 0.
  */
 import {
   type Address,
@@ -14,19 +21,28 @@ import {
   parseEventLogs,
 } from "viem";
 import { expect } from "vitest";
+import { PoolManagerAbi } from "../../abis/PoolManager.js";
 import { UniswapV2FactoryAbi } from "../../abis/UniswapV2Factory.js";
 import { UniswapV2PairAbi } from "../../abis/UniswapV2Pair.js";
 import { UniswapV3FactoryAbi } from "../../abis/UniswapV3Factory.js";
 import { UniswapV3PoolAbi } from "../../abis/UniswapV3Pool.js";
 import type { Deployment } from "../../devnet/deployment.js";
+import { getSqrtRatioAtTick } from "../../engine/routing/math/tick-math.js";
 import type { ServiceInstance } from "./service.js";
 
 const E18 = 10n ** 18n;
 const MIN_LIQUIDITY_USD = 50_000n * E18;
 const STABLE_SYMBOLS = ["USDC", "USDT", "DAI"];
+/** The catalogue's address for the native currency, which V4 keys name as address 0. */
+const NATIVE = "0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee";
+const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000";
+/** `LPFeeLibrary.DYNAMIC_FEE_FLAG`: the key fee of a pool whose hook sets each swap's fee. */
+const DYNAMIC_FEE = 0x800000;
 
 type Row = Record<string, string | null>;
 type Pool = {
+  /** The pool's key in the history tables: its address, or a V4 pool's PoolId. */
+  address: string;
   protocol: string;
   token0: string;
   token1: string;
@@ -89,6 +105,13 @@ export async function analyticsFromChain(
     blockNumber: BigInt(l.blockNumber as unknown as string),
     logIndex: Number(l.logIndex as unknown as string),
   }));
+  const manager = d.uniswapV4?.poolManager.toLowerCase();
+  const v4Logs = parseEventLogs({
+    abi: PoolManagerAbi,
+    logs,
+    eventName: ["Initialize", "Swap", "ModifyLiquidity", "Donate"],
+    strict: true,
+  }).filter((e) => e.address.toLowerCase() === manager);
   const decoded = [
     ...parseEventLogs({ abi: UniswapV2FactoryAbi, logs, eventName: "PairCreated", strict: true }),
     ...parseEventLogs({ abi: UniswapV3FactoryAbi, logs, eventName: "PoolCreated", strict: true }),
@@ -105,6 +128,7 @@ export async function analyticsFromChain(
       strict: true,
     }),
     ...parseEventLogs({ abi: erc4626Abi, logs, eventName: ["Deposit", "Withdraw"], strict: true }),
+    ...v4Logs,
   ].sort((a, b) =>
     a.blockNumber === b.blockNumber
       ? (a.logIndex as number) - (b.logIndex as number)
@@ -112,8 +136,11 @@ export async function analyticsFromChain(
         ? -1
         : 1,
   );
+  const v4Set = new Set<object>(v4Logs);
+  const isV4 = (e: (typeof decoded)[number]): e is (typeof v4Logs)[number] => v4Set.has(e);
 
-  const decimals = new Map<string, number>();
+  // Native ether has no contract to ask.
+  const decimals = new Map<string, number>([[NATIVE, 18]]);
   const decimalsOf = async (t: string) => {
     let v = decimals.get(t);
     if (v === undefined) {
@@ -139,6 +166,8 @@ export async function analyticsFromChain(
   for (const v of d.vaults) vaults.set(v.address.toLowerCase(), v.asset.toLowerCase());
 
   const pools = new Map<string, Pool>();
+  /** Each V4 pool's price and tick, as its liquidity changes need them. */
+  const v4Slot0 = new Map<string, { sqrtPriceX96: bigint; tick: number }>();
   const tokens = new Map<string, TokenState>();
   const out: AnalyticsModel = {
     swap: [],
@@ -181,6 +210,7 @@ export async function analyticsFromChain(
     const register = async (protocol: string, p: string, t0: string, t1: string, fee: bigint) => {
       if (pools.has(p)) return;
       pools.set(p, {
+        address: p,
         protocol,
         token0: t0,
         token1: t1,
@@ -203,7 +233,7 @@ export async function analyticsFromChain(
       set?: [bigint, bigint];
       delta?: [bigint, bigint];
       price?: bigint;
-      swap?: { sender: string; recipient: string; a0: bigint; a1: bigint };
+      swap?: { sender: string; recipient: string; a0: bigint; a1: bigint; fee?: bigint };
     };
     const poolEvent = (p: Pool, c: Change) => {
       const before = [p.bal0, p.bal1];
@@ -236,12 +266,12 @@ export async function analyticsFromChain(
             r0 > r1
               ? (known.price * (1n << 128n) * sc1) / (p.price * sc0)
               : (p.price * known.price * sc0) / ((1n << 128n) * sc1);
-          target.pricedBy = address;
+          target.pricedBy = p.address;
           if ((r0 > r1 ? p.token1 : p.token0) === weth) {
             native.set(chainId, {
               chain_id: chainId,
               price_usd: s(target.price),
-              priced_by: address,
+              priced_by: p.address,
               updated_block: s(block),
             });
           }
@@ -256,13 +286,13 @@ export async function analyticsFromChain(
           v0: abs(c.swap.a0),
           v1: abs(c.swap.a1),
           usd: value,
-          fees: (value * p.fee) / 1_000_000n,
+          fees: (value * (c.swap.fee ?? p.fee)) / 1_000_000n,
           n: 1,
         };
         out.swap.push({
           ...meta,
           protocol_slug: p.protocol,
-          pool: address,
+          pool: p.address,
           token0: p.token0,
           token1: p.token1,
           sender: c.swap.sender,
@@ -293,13 +323,13 @@ export async function analyticsFromChain(
         [hours, t - (t % 3600)],
         [days, t - (t % 86_400)],
       ] as const) {
-        const key = `${address}:${start}`;
+        const key = `${p.address}:${start}`;
         const row = map.get(key);
         const price = p.price;
         const big = (k: string) => BigInt(row?.[k] ?? 0);
         map.set(key, {
           chain_id: chainId,
-          pool: address,
+          pool: p.address,
           period_start: s(start),
           protocol_slug: p.protocol,
           token0: p.token0,
@@ -366,7 +396,7 @@ export async function analyticsFromChain(
       out.liquidity_event.push({
         ...meta,
         protocol_slug: p.protocol,
-        pool: address,
+        pool: p.address,
         kind: r.kind,
         sender: r.sender.toLowerCase(),
         owner: r.owner?.toLowerCase() ?? null,
@@ -380,8 +410,67 @@ export async function analyticsFromChain(
       });
     };
 
-    const pool = pools.get(address);
     const lower = (a: string) => a.toLowerCase();
+    if (isV4(e)) {
+      // A V4 event names its pool by PoolId.
+      const { id } = e.args;
+      const pool = pools.get(id);
+      switch (e.eventName) {
+        case "Initialize": {
+          const a = e.args;
+          const catalogue = (c: string) => (lower(c) === ZERO_ADDRESS ? NATIVE : lower(c));
+          const fee = a.fee === DYNAMIC_FEE ? 0n : BigInt(a.fee);
+          await register("uniswap-v4", id, catalogue(a.currency0), catalogue(a.currency1), fee);
+          v4Slot0.set(id, { sqrtPriceX96: a.sqrtPriceX96, tick: a.tick });
+          const created = pools.get(id);
+          if (created) poolEvent(created, { price: (a.sqrtPriceX96 ** 2n) >> 64n });
+          break;
+        }
+        case "Swap": {
+          const a = e.args;
+          v4Slot0.set(id, { sqrtPriceX96: a.sqrtPriceX96, tick: a.tick });
+          if (!pool) break;
+          // The swapper's deltas: what the pool took in is their negation.
+          poolEvent(pool, {
+            delta: [-a.amount0, -a.amount1],
+            price: (a.sqrtPriceX96 ** 2n) >> 64n,
+            swap: {
+              sender: lower(a.sender),
+              recipient: lower(a.sender),
+              a0: -a.amount0,
+              a1: -a.amount1,
+              // The event's fee: the LP fee composed with the protocol fee.
+              fee: BigInt(a.fee),
+            },
+          });
+          break;
+        }
+        case "ModifyLiquidity": {
+          const { sender, tickLower, tickUpper, liquidityDelta } = e.args;
+          const slot0 = v4Slot0.get(id);
+          // A zero delta only collects fees, which the event does not report.
+          if (!pool || !slot0 || liquidityDelta === 0n) break;
+          const [a0, a1] = v4LiquidityAmounts(slot0, tickLower, tickUpper, liquidityDelta);
+          poolEvent(pool, { delta: [a0, a1] });
+          liquidity(pool, {
+            kind: liquidityDelta > 0n ? "mint" : "burn",
+            sender,
+            owner: sender,
+            a0: abs(a0),
+            a1: abs(a1),
+            liquidity: abs(liquidityDelta),
+            tickLower,
+            tickUpper,
+          });
+          break;
+        }
+        case "Donate":
+          if (pool) poolEvent(pool, { delta: [e.args.amount0, e.args.amount1] });
+          break;
+      }
+      continue;
+    }
+    const pool = pools.get(address);
     switch (e.eventName) {
       case "PairCreated":
         if (address === lower(d.uniswapV2.factory)) {
@@ -570,6 +659,45 @@ export async function analyticsFromChain(
   out.pool_day = [...days.values()];
   out.token_day = [...tokenDays.values()];
   return out;
+}
+
+const divUp = (a: bigint, b: bigint) => a / b + (a % b === 0n ? 0n : 1n);
+
+/** v4-core `SqrtPriceMath.getAmount0Delta` (unsigned): currency0 between two prices. */
+function amount0Between(a: bigint, b: bigint, liquidity: bigint, roundUp: boolean): bigint {
+  const [lo, hi] = a < b ? [a, b] : [b, a];
+  const numerator = (liquidity << 96n) * (hi - lo);
+  return roundUp ? divUp(divUp(numerator, hi), lo) : numerator / hi / lo;
+}
+
+/** v4-core `SqrtPriceMath.getAmount1Delta` (unsigned): currency1 between two prices. */
+function amount1Between(a: bigint, b: bigint, liquidity: bigint, roundUp: boolean): bigint {
+  const product = liquidity * (a < b ? b - a : a - b);
+  return roundUp ? divUp(product, 1n << 96n) : product >> 96n;
+}
+
+/**
+ * What a V4 liquidity change moves into the pool (+) or out of it (−), as `Pool.modifyLiquidity`
+ * computes it from the pool's slot0: rounded up when adding, down when removing.
+ */
+function v4LiquidityAmounts(
+  slot0: { sqrtPriceX96: bigint; tick: number },
+  tickLower: number,
+  tickUpper: number,
+  liquidityDelta: bigint,
+): [bigint, bigint] {
+  const adding = liquidityDelta > 0n;
+  const l = abs(liquidityDelta);
+  const sign = adding ? 1n : -1n;
+  // TickMath itself is the engine's port (held to the chain by test/routing/math.test.ts).
+  const lower = getSqrtRatioAtTick(tickLower);
+  const upper = getSqrtRatioAtTick(tickUpper);
+  if (slot0.tick < tickLower) return [sign * amount0Between(lower, upper, l, adding), 0n];
+  if (slot0.tick >= tickUpper) return [0n, sign * amount1Between(lower, upper, l, adding)];
+  return [
+    sign * amount0Between(slot0.sqrtPriceX96, upper, l, adding),
+    sign * amount1Between(lower, slot0.sqrtPriceX96, l, adding),
+  ];
 }
 
 /** Runs one SQL statement (with `$1`… `params`) through the service's SQL over HTTP (`/sql/db`). */

@@ -1,13 +1,16 @@
 /**
  * Compares everything the indexer holds about pools and vaults with the chain's own views at
  * one block: every V2 pair's reserves and LP supply, every V3 pool's price, tick and liquidity,
- * every indexed tick's liquidityGross/Net, every vault's totals, and every row of the history
- * tables recomputed from the chain's event logs (analytics-model.ts). Shared by the catalogue and
+ * every V4 pool's key, price, tick, protocol fee and liquidity (StateView), every indexed V3 and
+ * V4 tick's liquidityGross/Net, every vault's totals, and every row of the history tables
+ * recomputed from the chain's event logs (analytics-model.ts). Shared by the catalogue and
  * reliability suites.
  */
-import type { Address, PublicClient } from "viem";
+import type { Address, Hex, PublicClient } from "viem";
 import { expect } from "vitest";
 import { DevVaultAbi } from "../../abis/generated/DevVault.js";
+import { PoolManagerAbi } from "../../abis/PoolManager.js";
+import { StateViewAbi } from "../../abis/StateView.js";
 import { UniswapV2FactoryAbi } from "../../abis/UniswapV2Factory.js";
 import { UniswapV2PairAbi } from "../../abis/UniswapV2Pair.js";
 import { UniswapV3PoolAbi } from "../../abis/UniswapV3Pool.js";
@@ -17,6 +20,7 @@ import { graphqlQuery, type ServiceInstance } from "./service.js";
 /**
  * Asserts that every indexed pair, pool, tick and vault, and every history row, equals the chain
  * at `blockNumber`.
+ * @example await expectIndexMatchesChain(service, client, await client.getBlockNumber());
  */
 export async function expectIndexMatchesChain(
   service: ServiceInstance,
@@ -124,6 +128,8 @@ export async function expectIndexMatchesChain(
     });
   }
 
+  await expectV4MatchesChain(service, client, blockNumber);
+
   const vaults = await graphqlQuery<{
     vaults: { items: { address: Address; totalAssets: string; totalSupply: string }[] };
   }>(service, `{ vaults(limit: 100) { items { address totalAssets totalSupply } } }`);
@@ -148,4 +154,144 @@ export async function expectIndexMatchesChain(
     });
   }
   await expectAnalyticsMatchChain(service, client, blockNumber);
+}
+
+type V4PoolRow = {
+  chainId: number;
+  poolId: Hex;
+  poolManager: Address;
+  currency0: Address;
+  currency1: Address;
+  fee: number;
+  tickSpacing: number;
+  hooks: Address;
+  protocolFee: number;
+  lastSwapFee: number | null;
+  sqrtPriceX96: string;
+  tick: number;
+  liquidity: string;
+};
+
+/**
+ * Every `v4Pool` row against the pool manager's events and StateView at `blockNumber`: exactly
+ * the pools its `Initialize` events created, each with its key, the fee of its last `Swap`,
+ * and slot0 and liquidity as StateView reads them; then exactly the ticks its `ModifyLiquidity`
+ * events touched, each with StateView's liquidityGross/Net.
+ */
+async function expectV4MatchesChain(
+  service: ServiceInstance,
+  client: PublicClient,
+  blockNumber: bigint,
+): Promise<void> {
+  const d = service.deployment;
+  const v4 = d.uniswapV4;
+  const pools = await graphqlQuery<{ v4Pools: { items: V4PoolRow[] } }>(
+    service,
+    `{ v4Pools(limit: 1000) { items { chainId poolId poolManager currency0 currency1 fee tickSpacing hooks protocolFee lastSwapFee sqrtPriceX96 tick liquidity } } }`,
+  );
+  const ticks = await graphqlQuery<{
+    v4Ticks: {
+      items: {
+        chainId: number;
+        poolId: Hex;
+        tick: number;
+        liquidityGross: string;
+        liquidityNet: string;
+      }[];
+    };
+  }>(
+    service,
+    `{ v4Ticks(limit: 1000) { items { chainId poolId tick liquidityGross liquidityNet } } }`,
+  );
+  if (!v4) {
+    // A world without V4: nothing may be indexed for it.
+    expect({ pools: pools.v4Pools.items, ticks: ticks.v4Ticks.items }).toEqual({
+      pools: [],
+      ticks: [],
+    });
+    return;
+  }
+  const range = { fromBlock: BigInt(d.startBlock), toBlock: blockNumber };
+  const manager = { address: v4.poolManager, abi: PoolManagerAbi } as const;
+  const initialized = await client.getContractEvents({
+    ...manager,
+    eventName: "Initialize",
+    strict: true,
+    ...range,
+  });
+  const swaps = await client.getContractEvents({
+    ...manager,
+    eventName: "Swap",
+    strict: true,
+    ...range,
+  });
+  const modified = await client.getContractEvents({
+    ...manager,
+    eventName: "ModifyLiquidity",
+    strict: true,
+    ...range,
+  });
+  // Exactly the pools the manager has initialized by this block, no more (a reorg may remove some).
+  expect(initialized.length).toBeGreaterThanOrEqual(v4.pools.length);
+  expect(pools.v4Pools.items.map((p) => p.poolId).sort()).toEqual(
+    initialized.map((e) => e.args.id).sort(),
+  );
+  const lastSwapFee = new Map<Hex, number>();
+  for (const e of swaps) lastSwapFee.set(e.args.id, e.args.fee);
+  const at = { address: v4.stateView, abi: StateViewAbi, blockNumber } as const;
+  for (const e of initialized) {
+    const { id } = e.args;
+    const row = pools.v4Pools.items.find((p) => p.poolId === id);
+    const [sqrtPriceX96, tick, protocolFee] = await client.readContract({
+      ...at,
+      functionName: "getSlot0",
+      args: [id],
+    });
+    const liquidity = await client.readContract({
+      ...at,
+      functionName: "getLiquidity",
+      args: [id],
+    });
+    expect(row).toEqual({
+      chainId: d.chainId,
+      poolId: id,
+      poolManager: v4.poolManager.toLowerCase(),
+      currency0: e.args.currency0.toLowerCase(),
+      currency1: e.args.currency1.toLowerCase(),
+      fee: e.args.fee,
+      tickSpacing: e.args.tickSpacing,
+      hooks: e.args.hooks.toLowerCase(),
+      protocolFee,
+      lastSwapFee: lastSwapFee.get(id) ?? null,
+      sqrtPriceX96: sqrtPriceX96.toString(),
+      tick,
+      liquidity: liquidity.toString(),
+    });
+  }
+
+  // Exactly the ticks a liquidity change has named (a poke, of zero liquidity, names none).
+  const touched = new Set<string>();
+  for (const e of modified) {
+    if (e.args.liquidityDelta === 0n) continue;
+    touched.add(`${e.args.id}:${e.args.tickLower}`);
+    touched.add(`${e.args.id}:${e.args.tickUpper}`);
+  }
+  expect(touched.size).toBeGreaterThanOrEqual(10 * v4.pools.length);
+  expect(ticks.v4Ticks.items.map((t) => `${t.poolId}:${t.tick}`).sort()).toEqual(
+    [...touched].sort(),
+  );
+  for (const row of ticks.v4Ticks.items) {
+    const [gross, net] = await client.readContract({
+      ...at,
+      functionName: "getTickLiquidity",
+      args: [row.poolId, row.tick],
+    });
+    expect(row).toEqual({
+      chainId: d.chainId,
+      poolId: row.poolId,
+      tick: row.tick,
+      liquidityGross: gross.toString(),
+      liquidityNet: net.toString(),
+    });
+  }
 }

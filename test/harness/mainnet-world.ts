@@ -1,13 +1,15 @@
 /**
  * A chain that looks like Ethereum to the indexer and the API: WETH9, Uniswap V2 and V3 (factory
- * and periphery) and the big stablecoins at their canonical mainnet addresses with the real
- * bytecode of their npm artifacts, and tokens that behave as real chains' odd tokens do
- * (`contracts/test/RealWorldTokens.sol`), each in a seeded V2 pair against WETH.
+ * and periphery), Uniswap V4's PoolManager, StateView and V4Quoter, and the big stablecoins at
+ * their canonical mainnet addresses with the real bytecode of their npm artifacts, and tokens
+ * that behave as real chains' odd tokens do (`contracts/test/RealWorldTokens.sol`), each in a
+ * seeded V2 pair against WETH.
  *
  * A contract is put at its canonical address by deploying it normally, reading what its
  * constructor stored (the deployment's state diff), and writing that code and storage at the
- * canonical address; immutables that hold the contract's own address (the V3 factory's
- * delegate-call guard) are rewritten to the canonical address.
+ * canonical address (the V4 PoolManager's owner among it); immutables that hold the contract's
+ * own address (the delegate-call guards of the V3 factory and the V4 PoolManager) are rewritten
+ * to the canonical address.
  */
 import {
   type Abi,
@@ -43,6 +45,9 @@ export const MAINNET = {
   positionManager: getAddress("0xC36442b4a4522E871399CD717aBDD847Ab11FE88"),
   swapRouter: getAddress("0xE592427A0AEce92De3Edee1F18E0157C05861564"),
   quoterV2: getAddress("0x61fFE014bA17989E743c5F6cB21bF9697530B21e"),
+  uniswapV4PoolManager: getAddress("0x000000000004444c5dc75cB358380D2e3dE08A90"),
+  uniswapV4StateView: getAddress("0x7fFE42C4a5DEeA5b0feC41C94C136Cf115597227"),
+  uniswapV4Quoter: getAddress("0x52F0E24D1c21C8A0cB1e5a5dD6198556BD9E1203"),
 } as const;
 
 /** Pools of the real mainnet, at the addresses the canonical factories and init codes give. */
@@ -295,6 +300,18 @@ export async function deployMainnetWorld(rpcUrl: string): Promise<MainnetWorld> 
       ]);
     }
     v3Pools.push(pool);
+  }
+
+  const poolManager = readNpmArtifact("PoolManager");
+  await deployAt(d, MAINNET.uniswapV4PoolManager, poolManager.abi, poolManager.bytecode, [
+    deployer,
+  ]);
+  for (const [target, name] of [
+    [MAINNET.uniswapV4StateView, "StateView"],
+    [MAINNET.uniswapV4Quoter, "V4Quoter"],
+  ] as const) {
+    const artifact = readNpmArtifact(name);
+    await deployAt(d, target, artifact.abi, artifact.bytecode, [MAINNET.uniswapV4PoolManager]);
   }
 
   const devVault = loadArtifact("DevVault");

@@ -1,5 +1,9 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { indexedChains, parseVaultList } from "../../chains.js";
+import { type Deployment, writeDeployment } from "../../devnet/deployment.js";
 import {
   CANONICAL_UNISWAP_V3_FACTORY,
   deterministicExecutionAddresses,
@@ -26,6 +30,13 @@ describe("indexedChains", () => {
           swapRouter: "0xE592427A0AEce92De3Edee1F18E0157C05861564",
           quoterV2: "0x61fFE014bA17989E743c5F6cB21bF9697530B21e",
           startBlock: 12_369_621,
+        },
+        uniswapV4: {
+          poolManager: "0x000000000004444c5dc75cB358380D2e3dE08A90",
+          stateView: "0x7fFE42C4a5DEeA5b0feC41C94C136Cf115597227",
+          quoter: "0x52F0E24D1c21C8A0cB1e5a5dD6198556BD9E1203",
+          startBlock: 21_688_329,
+          allowedHooks: [],
         },
         vaults: [],
         stablecoins: [
@@ -97,6 +108,63 @@ describe("indexedChains", () => {
     });
   });
 
+  test("Uniswap V4: UNISWAP_V4_POOL_MANAGER_<id> and the hook allow-list UNISWAP_V4_HOOKS_<id>", () => {
+    const chains = indexedChains({
+      PONDER_RPC_URL_8453: "http://base",
+      UNISWAP_V4_POOL_MANAGER_8453: "0x498581ff718922c3f8e6a244956af099b2652b2b",
+      UNISWAP_V4_HOOKS_8453:
+        " 0xAbCdEf0123456789aBcDeF0123456789AbCdEf01 ,0x0000000000000000000000000000000000000088",
+      PONDER_RPC_URL_1: "https://rpc.example/1",
+      START_BLOCK_1: "22000000",
+      UNISWAP_V4_HOOKS_1: "0x48225437D9A2e3777f0b17d3e99AD08656610088",
+      DEVNET: "false",
+    });
+    const base = chains.find((c) => c.id === 8453);
+    const mainnet = chains.find((c) => c.id === 1);
+    expect(base?.uniswapV4).toEqual({
+      poolManager: "0x498581fF718922c3f8e6A244956aF099B2652b2b",
+      stateView: undefined,
+      quoter: undefined,
+      startBlock: 0,
+      allowedHooks: [
+        "0xabcdef0123456789abcdef0123456789abcdef01",
+        "0x0000000000000000000000000000000000000088",
+      ],
+    });
+    expect(base?.startBlock).toBe(0);
+    expect(mainnet?.uniswapV4).toEqual({
+      poolManager: "0x000000000004444c5dc75cB358380D2e3dE08A90",
+      stateView: "0x7fFE42C4a5DEeA5b0feC41C94C136Cf115597227",
+      quoter: "0x52F0E24D1c21C8A0cB1e5a5dD6198556BD9E1203",
+      startBlock: 22_000_000,
+      allowedHooks: ["0x48225437d9a2e3777f0b17d3e99ad08656610088"],
+    });
+  });
+
+  test("Uniswap V4: another manager on chain 1 comes without the canonical StateView and V4Quoter", () => {
+    const [chain] = indexedChains({
+      PONDER_RPC_URL_1: "https://rpc.example/1",
+      UNISWAP_V4_POOL_MANAGER_1: "0x1111111111111111111111111111111111111111",
+      DEVNET: "false",
+    });
+    expect(chain?.uniswapV4).toEqual({
+      poolManager: "0x1111111111111111111111111111111111111111",
+      stateView: undefined,
+      quoter: undefined,
+      startBlock: 0,
+      allowedHooks: [],
+    });
+    // No known start block for that manager: the chain starts at block 0.
+    expect(chain?.startBlock).toBe(0);
+    // Without a manager, a chain has no Uniswap V4 (hooks alone configure nothing).
+    const [other] = indexedChains({
+      PONDER_RPC_URL_10: "http://optimism",
+      UNISWAP_V4_HOOKS_10: "0x1111111111111111111111111111111111111111",
+      DEVNET: "false",
+    });
+    expect(other?.uniswapV4).toBeUndefined();
+  });
+
   test("malformed settings are refused with the variable's name", () => {
     expect(() =>
       indexedChains({ PONDER_RPC_URL_1: "x", START_BLOCK_1: "soon", DEVNET: "false" }),
@@ -107,6 +175,81 @@ describe("indexedChains", () => {
     expect(() => indexedChains({ PONDER_RPC_URL_1: "x", WETH_1: "0x12", DEVNET: "false" })).toThrow(
       'WETH_1 must be an address, got "0x12"',
     );
+    expect(() =>
+      indexedChains({ PONDER_RPC_URL_1: "x", UNISWAP_V4_POOL_MANAGER_1: "pm", DEVNET: "false" }),
+    ).toThrow(new Error('UNISWAP_V4_POOL_MANAGER_1 must be an address, got "pm"'));
+    expect(() =>
+      indexedChains({
+        PONDER_RPC_URL_1: "x",
+        UNISWAP_V4_HOOKS_1: "0x48225437D9A2e3777f0b17d3e99AD08656610088,0x4822",
+        DEVNET: "false",
+      }),
+    ).toThrow(new Error('UNISWAP_V4_HOOKS_1: expected comma-separated addresses, got "0x4822"'));
+    expect(() =>
+      indexedChains({
+        PONDER_RPC_URL_1: "x",
+        UNISWAP_V4_HOOKS_1: "0x48225437D9A2e3777f0b17d3e99AD08656610088,",
+        DEVNET: "false",
+      }),
+    ).toThrow(new Error('UNISWAP_V4_HOOKS_1: expected comma-separated addresses, got ""'));
+  });
+
+  test("the devnet's Uniswap V4 comes from its deployment file; UNISWAP_V4_HOOKS_<id> applies there too", () => {
+    const dir = mkdtempSync(join(tmpdir(), "chains-test-"));
+    try {
+      const file = join(dir, "deployment.json");
+      const deployment: Deployment = {
+        chainId: 31337,
+        genesisHash: `0x${"ab".repeat(32)}`,
+        startBlock: 1,
+        deployer: "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
+        weth: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+        tokens: [],
+        uniswapV2: {
+          factory: "0x1111111111111111111111111111111111111111",
+          router02: "0x1111111111111111111111111111111111111112",
+          pairs: [],
+        },
+        uniswapV3: {
+          factory: "0x1111111111111111111111111111111111111113",
+          positionManager: "0x1111111111111111111111111111111111111114",
+          swapRouter: "0x1111111111111111111111111111111111111115",
+          quoterV2: "0x1111111111111111111111111111111111111116",
+          pools: [],
+        },
+        uniswapV4: {
+          poolManager: "0x2222222222222222222222222222222222222221",
+          stateView: "0x2222222222222222222222222222222222222222",
+          quoter: "0x2222222222222222222222222222222222222223",
+          liquidityHelper: "0x2222222222222222222222222222222222222224",
+          swapHelper: "0x2222222222222222222222222222222222222225",
+          hooks: {
+            afterSwap: "0x972ADB80e42d209c6E93ABd9215fF1f271420040",
+            returnsDelta: "0x48225437D9A2e3777f0b17d3e99AD08656610088",
+          },
+          pools: [],
+        },
+        vaults: [],
+        execution: {},
+      };
+      writeDeployment(deployment, file);
+      const [devnet] = indexedChains({
+        DEVNET_DEPLOYMENT: file,
+        UNISWAP_V4_HOOKS_31337: "0x48225437D9A2e3777f0b17d3e99AD08656610088",
+      });
+      expect(devnet?.uniswapV4).toEqual({
+        poolManager: "0x2222222222222222222222222222222222222221",
+        stateView: "0x2222222222222222222222222222222222222222",
+        quoter: "0x2222222222222222222222222222222222222223",
+        startBlock: 1,
+        allowedHooks: ["0x48225437d9a2e3777f0b17d3e99ad08656610088"],
+      });
+      // A world deployed before the devnet had Uniswap V4.
+      writeDeployment({ ...deployment, uniswapV4: undefined }, file);
+      expect(indexedChains({ DEVNET_DEPLOYMENT: file })[0]?.uniswapV4).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test("no deployment file and no RPC URL means no chain", () => {

@@ -2,8 +2,8 @@
  * Chain reorganisations: the newest blocks are replaced (anvil_reorg) or removed
  * (anvil_rollback) after the indexer has indexed them. Afterwards every indexed pair, pool, tick
  * and vault must equal the chain's own views, `/v1/tokens` must not list what the removed blocks
- * created, and the routing engine's quotes must equal QuoterV2 / Router02 / the vaults' previews
- * on the new chain, to the wei.
+ * created, and the routing engine's quotes must equal QuoterV2 / V4Quoter / Router02 / the vaults'
+ * previews on the new chain, to the wei.
  */
 import {
   type Abi,
@@ -26,8 +26,10 @@ import { UniswapV2FactoryAbi } from "../../abis/UniswapV2Factory.js";
 import { UniswapV2Router02Abi } from "../../abis/UniswapV2Router02.js";
 import { UniswapV3FactoryAbi } from "../../abis/UniswapV3Factory.js";
 import { UniswapV3PoolAbi } from "../../abis/UniswapV3Pool.js";
+import { V4QuoterAbi } from "../../abis/V4Quoter.js";
 import { WETH9Abi } from "../../abis/WETH9.js";
 import { WETH_USD_PRICE } from "../../devnet/world.js";
+import { isNativeToken } from "../../engine/protocols/native.js";
 import { devnetActors } from "../harness/actors.js";
 import { expectIndexMatchesChain } from "../harness/indexed-state.js";
 import {
@@ -48,6 +50,8 @@ type RouteStep = {
   protocol: string;
   action: string;
   primaryAddress: Address;
+  /** A `uniswap-v4` step's pool in the pool manager (`primaryAddress`). */
+  poolId?: Hex;
   amountIn: string;
   amountOut: string;
 };
@@ -144,6 +148,31 @@ describe.each(["pglite", "postgres"] as const)(
           return (await quoterV2Single(client(), d(), { tokenIn, tokenOut, fee, amountIn }))
             .amountOut;
         }
+        case "uniswap-v4": {
+          const v4 = d().uniswapV4;
+          const pool = v4?.pools.find((p) => p.id === step.poolId);
+          if (!v4 || !pool) throw new Error(`no V4 pool ${step.poolId} in the deployment`);
+          const currencyIn = isNativeToken(tokenIn) ? zeroAddress : tokenIn;
+          const { currency0, currency1, fee, tickSpacing, hooks } = pool;
+          // The quoter answers by reverting: read through eth_call.
+          const { result } = await client().simulateContract({
+            address: v4.quoter,
+            abi: V4QuoterAbi,
+            functionName: "quoteExactInputSingle",
+            args: [
+              {
+                poolKey: { currency0, currency1, fee, tickSpacing, hooks },
+                zeroForOne: currencyIn.toLowerCase() === currency0.toLowerCase(),
+                exactAmount: amountIn,
+                hookData: "0x",
+              },
+            ],
+          });
+          return result[0];
+        }
+        case "wrapped-native":
+          // WETH9 wraps and unwraps one for one.
+          return amountIn;
         case "savings-vaults":
         case "yield-vaults":
           return await vaultPreview(

@@ -50,7 +50,7 @@ function intermediateUnits(edge: Edge, amountIn: bigint): number {
 
 describe("approxEdge", () => {
   it("is within 1e-7 of the exact quote (plus its rounding to whole units), and fails where the exact quote fails", () => {
-    const world = syntheticGraph({ pools: 400, seed: 5 });
+    const world = syntheticGraph({ pools: 400, seed: 5, v4Share: 0.3 });
     const edges: Edge[] = [];
     for (const token of world.graph.tokens()) edges.push(...world.graph.edgesFrom(token));
     // The V2 pairs' terminal edges: into and out of their LP tokens.
@@ -63,6 +63,9 @@ describe("approxEdge", () => {
     const quote: ApproxQuote = { out: 0, ticksCrossed: 0 };
     let compared = 0;
     let failures = 0;
+    /** V4 edges compared: with a protocol fee, and selling native ether. */
+    let v4WithFee = 0;
+    let v4Native = 0;
     for (let i = 0; i < 3_000; i++) {
       const edge = edges[Math.floor(random() * edges.length)] as Edge;
       const token = world.tokens.find((t) => t.address === edge.tokenIn);
@@ -81,6 +84,13 @@ describe("approxEdge", () => {
         expect(relative).toBeLessThan(1e-7 + (2 + 2 * exact.ticksCrossed) * units);
         expect(quote.ticksCrossed).toBe(exact.ticksCrossed);
         compared++;
+        if (edge.pool.kind === "v4" && edge.pool.protocolFee !== 0) v4WithFee++;
+        if (
+          edge.pool.kind === "v4" &&
+          edge.tokenIn === "0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee"
+        ) {
+          v4Native++;
+        }
       } else if (exact.reason === "exceeds-liquidity") {
         expect(quote.out).toBeNaN();
         failures++;
@@ -88,6 +98,8 @@ describe("approxEdge", () => {
     }
     expect(compared).toBeGreaterThan(1_000);
     expect(failures).toBeGreaterThan(20);
+    expect(v4WithFee).toBeGreaterThan(10);
+    expect(v4Native).toBeGreaterThan(0);
   });
 
   it("a V3 pool at its price limit takes nothing that way, as the exact quote says", () => {

@@ -4,13 +4,24 @@
  * liquidity and the initialized ticks (found from the pool's Mint events, then `ticks(t)`),
  * vault totals. Everything lowercase.
  */
-import type { Address, PublicClient } from "viem";
+import { type Address, type Hex, type PublicClient, zeroAddress } from "viem";
 import { DevVaultAbi } from "../../abis/generated/DevVault.js";
+import { PoolManagerAbi } from "../../abis/PoolManager.js";
+import { StateViewAbi } from "../../abis/StateView.js";
 import { UniswapV2PairAbi } from "../../abis/UniswapV2Pair.js";
 import { UniswapV3PoolAbi } from "../../abis/UniswapV3Pool.js";
-import type { Deployment } from "../../devnet/deployment.js";
+import type { Deployment, UniswapV4PoolKey } from "../../devnet/deployment.js";
+import { NATIVE_TOKEN_ADDRESS } from "../../engine/protocols/native.js";
+import { uniswapV4Admission } from "../../engine/protocols/uniswap-v4/hooks.js";
 import { RoutingGraph } from "../../engine/routing/graph.js";
-import type { V2Pool, V3Pool, V3Tick, VaultPool, WrapperPool } from "../../engine/routing/types.js";
+import type {
+  V2Pool,
+  V3Pool,
+  V3Tick,
+  V4Pool,
+  VaultPool,
+  WrapperPool,
+} from "../../engine/routing/types.js";
 
 const lower = (a: string) => a.toLowerCase() as Address;
 
@@ -81,6 +92,79 @@ export async function readV3Pool(client: PublicClient, address: Address): Promis
   };
 }
 
+/**
+ * A V4 pool from the pool manager through StateView: slot0 (price, tick, protocol and LP fee),
+ * the in-range liquidity, and the initialized ticks (found from the manager's ModifyLiquidity
+ * events for the pool, then `getTickLiquidity`). The admission follows the hook policy with an
+ * empty allow-list.
+ */
+export async function readV4Pool(
+  client: PublicClient,
+  v4: { poolManager: Address; stateView: Address },
+  key: UniswapV4PoolKey & { id: Hex },
+): Promise<V4Pool> {
+  const stateView = v4.stateView;
+  const [slot0, liquidity, modifications] = await Promise.all([
+    client.readContract({
+      address: stateView,
+      abi: StateViewAbi,
+      functionName: "getSlot0",
+      args: [key.id],
+    }),
+    client.readContract({
+      address: stateView,
+      abi: StateViewAbi,
+      functionName: "getLiquidity",
+      args: [key.id],
+    }),
+    client.getContractEvents({
+      address: v4.poolManager,
+      abi: PoolManagerAbi,
+      eventName: "ModifyLiquidity",
+      args: { id: key.id },
+      fromBlock: 0n,
+    }),
+  ]);
+  const candidates = new Set<number>();
+  for (const log of modifications) {
+    if (log.args.tickLower !== undefined) candidates.add(log.args.tickLower);
+    if (log.args.tickUpper !== undefined) candidates.add(log.args.tickUpper);
+  }
+  const ticks: V3Tick[] = [];
+  for (const tick of candidates) {
+    const [gross, net] = await client.readContract({
+      address: stateView,
+      abi: StateViewAbi,
+      functionName: "getTickLiquidity",
+      args: [key.id, tick],
+    });
+    if (gross > 0n) ticks.push({ tick, liquidityNet: net });
+  }
+  ticks.sort((a, b) => a.tick - b.tick);
+  const token = (currency: Address) =>
+    currency === zeroAddress ? NATIVE_TOKEN_ADDRESS : lower(currency);
+  const hooks = lower(key.hooks);
+  const admission = uniswapV4Admission({ hooks, keyFee: key.fee }, []);
+  return {
+    kind: "v4",
+    protocol: "uniswap-v4",
+    address: lower(key.id),
+    poolManager: lower(v4.poolManager),
+    token0: token(key.currency0),
+    token1: token(key.currency1),
+    feePpm: slot0[3],
+    keyFee: key.fee,
+    protocolFee: slot0[2],
+    tickSpacing: key.tickSpacing,
+    hooks,
+    admission: admission === "excluded" ? "simulated" : admission,
+    sqrtPriceX96: slot0[0],
+    tick: slot0[1],
+    liquidity,
+    ticks,
+  };
+}
+
 export async function readVault(
   client: PublicClient,
   address: Address,
@@ -113,13 +197,19 @@ export async function readDevnetGraph(
   deployment: Deployment,
 ): Promise<RoutingGraph> {
   const graph = new RoutingGraph();
-  const [blockNumber, v2, v3, vaults] = await Promise.all([
+  const v4 = deployment.uniswapV4;
+  const [blockNumber, v2, v3, v4Pools, vaults] = await Promise.all([
     client.getBlockNumber(),
     Promise.all(deployment.uniswapV2.pairs.map((p) => readV2Pool(client, p))),
     Promise.all(deployment.uniswapV3.pools.map((p) => readV3Pool(client, p))),
+    Promise.all(
+      (v4?.pools ?? []).map((key) => readV4Pool(client, v4 as NonNullable<typeof v4>, key)),
+    ),
     Promise.all(deployment.vaults.map((v) => readVault(client, v.address, v.protocolSlug))),
   ]);
-  for (const pool of [...v2, ...v3, ...vaults, wrapperPool(deployment.weth)]) {
+  // The graph's default policy: pools whose hook may change a swap's amounts stay out.
+  const routed = v4Pools.filter((p) => uniswapV4Admission(p, []) === "exact");
+  for (const pool of [...v2, ...v3, ...routed, ...vaults, wrapperPool(deployment.weth)]) {
     graph.upsertPool(pool);
   }
   graph.blockNumber = blockNumber;

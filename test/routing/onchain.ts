@@ -3,8 +3,10 @@ import { type Address, encodePacked, type PublicClient } from "viem";
 import { DevVaultAbi } from "../../abis/generated/DevVault.js";
 import { QuoterV2Abi } from "../../abis/QuoterV2.js";
 import { UniswapV2Router02Abi } from "../../abis/UniswapV2Router02.js";
+import { V4QuoterAbi } from "../../abis/V4Quoter.js";
 import type { Deployment } from "../../devnet/deployment.js";
-import type { Edge, QuotedHop } from "../../engine/routing/types.js";
+import { uniswapV4PoolKey } from "../../engine/protocols/uniswap-v4/pool.js";
+import type { Edge, QuotedHop, V4Pool } from "../../engine/routing/types.js";
 
 /** Router02.getAmountsOut's last amount along `path` (token addresses). */
 export async function router02AmountOut(
@@ -100,7 +102,35 @@ export async function chainHopOut(
         edge.action === "deposit" ? "deposit" : "redeem",
         amountIn,
       );
+    case "v4":
+      return await v4QuoterSingle(client, deployment, edge.pool, edge.tokenIn, amountIn);
     case "wrap":
       return amountIn;
   }
+}
+
+/** V4Quoter.quoteExactInputSingle of the pool (through eth_call: the quoter reverts to answer). */
+export async function v4QuoterSingle(
+  client: PublicClient,
+  deployment: Deployment,
+  pool: V4Pool,
+  tokenIn: Address,
+  amountIn: bigint,
+): Promise<bigint> {
+  const v4 = deployment.uniswapV4;
+  if (!v4) throw new Error("the devnet has no Uniswap V4");
+  const { result } = await client.simulateContract({
+    address: v4.quoter,
+    abi: V4QuoterAbi,
+    functionName: "quoteExactInputSingle",
+    args: [
+      {
+        poolKey: uniswapV4PoolKey(pool),
+        zeroForOne: tokenIn === pool.token0,
+        exactAmount: amountIn,
+        hookData: "0x",
+      },
+    ],
+  });
+  return result[0];
 }

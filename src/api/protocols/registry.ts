@@ -3,6 +3,7 @@ import { erc4626Source } from "./erc4626.js";
 import type { IndexedSource } from "./types.js";
 import { uniswapV2Source } from "./uniswap-v2.js";
 import { uniswapV3Source } from "./uniswap-v3.js";
+import { uniswapV4Source } from "./uniswap-v4.js";
 import { wrappedNativeSource } from "./wrapped-native.js";
 
 /**
@@ -13,6 +14,7 @@ import { wrappedNativeSource } from "./wrapped-native.js";
 export const indexedSources: Readonly<Record<PoolSource, IndexedSource>> = {
   v2Pair: uniswapV2Source,
   v3Pool: uniswapV3Source,
+  v4Pool: uniswapV4Source,
   vault: erc4626Source,
   wrappedNative: wrappedNativeSource,
 };

@@ -10,6 +10,8 @@ import type { Reader } from "../snapshot/reader.js";
 export type PoolLoad = {
   reader: Reader;
   chainId: number;
+  /** The chain's configuration (the V4 hook allow-list, say). */
+  chain: ChainSetup;
   /** Apply the rows updated after this block; -1: every row of the chain (a full load). */
   since: bigint;
   /**

@@ -1,8 +1,9 @@
 import { and, count, eq, gt, inArray } from "ponder";
-import type { Address, V3Pool, V3Tick } from "../../../engine/routing/types.js";
+import type { Address, V3Pool } from "../../../engine/routing/types.js";
 import { v3Pool, v3Tick } from "../../protocols/uniswap-v3/tables.js";
 import type { AddressInterner } from "../snapshot/address-interner.js";
 import { lower, type Reader, rowsByKey, slices } from "../snapshot/reader.js";
+import { initializedTicks, type TickRow } from "../snapshot/ticks.js";
 import type { IndexedSource } from "./types.js";
 
 export type V3PoolRow = {
@@ -16,7 +17,7 @@ export type V3PoolRow = {
   liquidity: bigint;
 };
 
-export type V3TickRow = { tick: number; liquidityNet: bigint; liquidityGross: bigint };
+export type V3TickRow = TickRow;
 
 /**
  * An indexed pool and its ticks as the routing engine's pool, or undefined while it is not
@@ -41,14 +42,6 @@ export function v3PoolOf(
     liquidity: row.liquidity,
     ticks: initializedTicks(ticks),
   };
-}
-
-/** Ticks ascending, without those every position has left (liquidityGross back to 0). */
-export function initializedTicks(rows: readonly V3TickRow[]): V3Tick[] {
-  const out: V3Tick[] = [];
-  for (const r of rows)
-    if (r.liquidityGross !== 0n) out.push({ tick: r.tick, liquidityNet: r.liquidityNet });
-  return out.sort((a, b) => a.tick - b.tick);
 }
 
 const columns = {

@@ -110,6 +110,7 @@ async function applyUpdates(
     await source.load?.({
       reader,
       chainId: s.chain.id,
+      chain: s.chain,
       since,
       reread: (undoLog) => reread.get(undoLog) ?? none,
       graph: s.graph,

@@ -26,8 +26,17 @@ export const routeStepSchema = z.object({
   protocol: z.string(),
   action: z.enum(["swap", "deposit", "redeem", "wrap", "unwrap"]),
   primaryAddress: address.meta({
-    description: "The pool, vault or wrapper the step goes through.",
+    description:
+      "The pool, vault or wrapper the step goes through; for a `uniswap-v4` step, which has no address of its own, the pool manager holding the pool (`poolId` names the pool in it).",
   }),
+  poolId: z
+    .string()
+    .regex(/^0x[0-9a-f]{64}$/)
+    .optional()
+    .meta({
+      description:
+        "Only on a `uniswap-v4` step: the pool's PoolId (keccak256 of its pool key: currencies, fee, tick spacing, hooks), lowercase, in the pool manager `primaryAddress`.",
+    }),
   amountIn: amount,
   amountOut: amount.meta({ description: "The step's quoted output." }),
   leftovers: z
