@@ -260,6 +260,32 @@ describe("route programs", () => {
     expect(nativeIn.state.join("")).toContain(2_000n.toString(16).padStart(64, "0"));
   });
 
+  test("delegate: a V4 hop through an allow-listed hook's pool gets no minimum of its own (the simulation quotes it)", () => {
+    const hooked: V4Pool = { ...v4Pool, hooks: address(0x408), admission: "simulated" };
+    const quote = route(usdc, native, [
+      hop({ pool: hooked, tokenIn: usdc, tokenOut: native, action: "swap" }, 3_000n, 2_990n),
+    ]);
+    const program = plan(quote, {
+      strategy: "delegate",
+      account: user,
+      receiver: user,
+      bounds: { deadline: 1_000n, slippageBps: 100 },
+      minAmountOut: 2_900n,
+    });
+    // The hop's 2,990 less 1% (2,960) is nowhere: the swap's minimum is 0; the program's own
+    // final check carries its 2,900.
+    const state = program.state.join("");
+    expect(state).not.toContain(2_960n.toString(16).padStart(64, "0"));
+    expect(state).toContain(2_900n.toString(16).padStart(64, "0"));
+    expect(callsOf(program).map(([label]) => label)).toEqual([
+      "check deadline",
+      "read balance",
+      "approve",
+      "swap on uniswap v4 router",
+      "check minimum output",
+    ]);
+  });
+
   test("a strategy that cannot execute a hop says why", () => {
     // Outside the router, unwrapping pays the executing account only.
     expect(() =>

@@ -206,6 +206,8 @@ describe("the indexer SIGKILLed mid-backfill", () => {
       "v2_pair",
       "v3_pool",
       "v3_tick",
+      "v4_pool",
+      "v4_tick",
       "vault",
       "vault_event",
     ]);

@@ -23,7 +23,12 @@ import {
   startActivity,
   warmUp,
 } from "../../bench/load-targets.js";
-import { type ServiceInstance, startService, waitForIndexedBlock } from "../harness/service.js";
+import {
+  type ServiceInstance,
+  startService,
+  waitForIndexedBlock,
+  waitForRoutingGraph,
+} from "../harness/service.js";
 
 const CONNECTIONS = 16;
 const SECONDS = 4;
@@ -174,9 +179,13 @@ describe("sustained load from a separate process (CI size)", () => {
           intervalMs: ACTIVITY_INTERVAL_MS,
           seed: 42,
         });
-        // The one-time approvals (a burst of blocks) are mined before the load starts.
+        // The one-time approvals (a burst of blocks, more than MAX_LAG_BLOCKS since the world has
+        // V4 helpers to approve too) are mined, indexed and in the routing graph before the load
+        // starts: a burst that large is answered with 503s until the graph has caught up.
         await activity.started;
         const from = await headBlock();
+        await waitForIndexedBlock(service, from, 60_000);
+        await waitForRoutingGraph(service, service.deployment.chainId, from, 60_000);
         return async () => {
           const stopped = await activity.stop();
           expect(stopped.error).toBeUndefined();
