@@ -370,6 +370,34 @@ describe("POST /v1/shortcuts/bundle on the devnet", () => {
     await settle();
   });
 
+  test("a V4 pool whose hook can alter swaps is not in the graph without the operator's allow-list: naming it is a 400", async () => {
+    const v4 = service.deployment.uniswapV4;
+    if (!v4) throw new Error("the devnet has no Uniswap V4");
+    const key = v4.pools.find((p) => p.hooks.toLowerCase() === v4.hooks.returnsDelta.toLowerCase());
+    if (!key) throw new Error("no pool with the fee-taking hook");
+    const res = await post({ fromAddress: a.user(6).account.address }, [
+      {
+        protocol: "uniswap-v4",
+        action: "swap",
+        args: {
+          primaryAddress: v4.poolManager,
+          poolId: key.id,
+          tokenIn: a.token("USDC"),
+          tokenOut: a.token("WETH"),
+          amountIn: "1000000",
+        },
+      },
+    ]);
+    expect(res).toEqual({
+      status: 400,
+      body: {
+        statusCode: 400,
+        error: "Bad Request",
+        message: `actions[0].args.poolId: ${key.id.toLowerCase()} is not a routable pool of the Uniswap V4 pool manager ${getAddress(v4.poolManager)} on chain ${service.deployment.chainId}: no such pool is indexed, or its hook can change a swap's amounts and is not in UNISWAP_V4_HOOKS_${service.deployment.chainId}.`,
+      },
+    });
+  });
+
   test("corewallet: redeem vault shares → swap the asset on a named V2 pair", async () => {
     const u = a.user(3);
     const from = u.account.address;

@@ -569,7 +569,7 @@ describe("bundle compilation failures, without chain or server", () => {
       actionIndex: 0,
       fields: { pool: manager },
       status: 400,
-      message: `actions[0].args.poolId: 0x${"00".repeat(31)}01 is not an indexed pool of the Uniswap V4 pool manager 0x0000000000000000000000000000000000004444 on chain 1.`,
+      message: `actions[0].args.poolId: 0x${"00".repeat(31)}01 is not a routable pool of the Uniswap V4 pool manager 0x0000000000000000000000000000000000004444 on chain 1: no such pool is indexed, or its hook can change a swap's amounts and is not in UNISWAP_V4_HOOKS_1.`,
     },
     {
       what: "a V4 pool named with another manager",
@@ -579,7 +579,7 @@ describe("bundle compilation failures, without chain or server", () => {
       actionIndex: 0,
       fields: { pool: tokenC },
       status: 400,
-      message: `actions[0].args.poolId: ${v4Id} is not an indexed pool of the Uniswap V4 pool manager 0x0000000000000000000000000000000000000003 on chain 1.`,
+      message: `actions[0].args.poolId: ${v4Id} is not a routable pool of the Uniswap V4 pool manager 0x0000000000000000000000000000000000000003 on chain 1: no such pool is indexed, or its hook can change a swap's amounts and is not in UNISWAP_V4_HOOKS_1.`,
     },
     {
       what: "a V4 pool that does not hold the tokens",

@@ -40,8 +40,8 @@ export type ServiceInstance = {
 
 export type StartServiceParameters = {
   database: "pglite" | "postgres";
-  /** Extra environment for the ponder process. */
-  env?: Record<string, string>;
+  /** Extra environment for the ponder process, or a function of the deployed world giving it. */
+  env?: Record<string, string> | ((deployment: Deployment) => Record<string, string>);
   /**
    * Check every response the suite received against the service's OpenAPI document when it
    * stops (default true): `stop()` then fails listing the violations.
@@ -104,7 +104,7 @@ export async function startService(params: StartServiceParameters): Promise<Serv
     PONDER_PGLITE_DIR: join(dir, "pglite"),
     PONDER_TELEMETRY_DISABLED: "true",
     PONDER_LOG_LEVEL: "warn",
-    ...params.env,
+    ...(typeof params.env === "function" ? params.env(deployment) : params.env),
   };
   delete env.DATABASE_URL;
   if (params.database === "postgres") env.DATABASE_URL = TEST_DATABASE_URL;
