@@ -23,7 +23,7 @@ import {
   zeroAddress,
   zeroHash,
 } from "viem";
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { BalanceLensAbi } from "../abis/generated/BalanceLens.js";
 import { CoreWalletFactoryAbi } from "../abis/generated/CoreWalletFactory.js";
 import { DevTokenAbi } from "../abis/generated/DevToken.js";
@@ -36,7 +36,6 @@ import { V4SwapHelperAbi } from "../abis/generated/V4SwapHelper.js";
 import { PoolManagerAbi } from "../abis/PoolManager.js";
 import { V4QuoterAbi } from "../abis/V4Quoter.js";
 import { loadArtifact } from "../contracts/build.js";
-import type { AnvilInstance } from "../devnet/anvil.js";
 import { readNpmArtifact } from "../devnet/artifacts.js";
 import { deployExecutionLayer, type ExecutionLayer } from "../devnet/execution.js";
 import { devnetReceipt } from "../devnet/receipts.js";
@@ -47,16 +46,17 @@ import { addApprove, addUniswapV3PoolSwap } from "../engine/program/protocol-ste
 import { NATIVE_TOKEN_ADDRESS } from "../engine/protocols/native.js";
 import {
   allErrorsAbi,
+  approve,
   balanceOf,
   errorData,
   expectRevert,
   gasCost,
   sendOk,
   type TxRequest,
+  useExecutionWorld,
 } from "./execution/harness.js";
 import { quoteV3 } from "./execution/quotes.js";
-import { deployExecutionWorld, type ExecutionWorld, sqrt, type Wallet } from "./execution/world.js";
-import { startTestAnvil } from "./harness/anvil.js";
+import { type ExecutionWorld, sqrt, type Wallet } from "./execution/world.js";
 
 /** A V4 pool's key; currency0 is address(0) for native currency. */
 type PoolKey = {
@@ -91,6 +91,7 @@ const BEFORE_SWAP_SELECTOR = toFunctionSelector(
 const HOOK_CALL_FAILED_SELECTOR = toFunctionSelector("HookCallFailed()");
 
 const v4SwapFn = getAbiItem({ abi: RouterExecutorAbi, name: "uniswapV4Swap" });
+const swapExactInFn = getAbiItem({ abi: UniswapV4RouterAbi, name: "swapExactIn" });
 const claimFn = getAbiItem({ abi: FakeUniswapV4PoolManagerAbi, name: "claim" });
 const unlockFn = getAbiItem({ abi: PoolManagerAbi, name: "unlock" });
 
@@ -131,10 +132,35 @@ function zeroForOne(key: PoolKey, tokenIn: Address): boolean {
   return key.currency0.toLowerCase() === tokenIn.toLowerCase();
 }
 
-/** The unlock data the settlement contracts encode: key, direction, amount, payer, recipient. */
+/** RouterExecutor.uniswapV4Swap's arguments: `amountIn` of `tokenIn` sold on `key`. */
+function v4SwapArgs(key: PoolKey, tokenIn: Address, amountIn: bigint, recipient: Address) {
+  return [...keyArgs(key), zeroForOne(key, tokenIn), amountIn, recipient] as const;
+}
+
+/** UniswapV4Router.swapExactIn's arguments: `amountIn` of `tokenIn` sold on `key`. */
+function swapExactInArgs(
+  key: PoolKey,
+  tokenIn: Address,
+  amountIn: bigint,
+  amountOutMinimum: bigint,
+  recipient: Address,
+) {
+  return [
+    ...keyArgs(key),
+    zeroForOne(key, tokenIn),
+    amountIn,
+    amountOutMinimum,
+    recipient,
+  ] as const;
+}
+
+/**
+ * The unlock data the settlement contracts encode: key, direction (selling `tokenIn`), amount,
+ * payer, recipient.
+ */
 function unlockData(
   key: PoolKey,
-  zeroForOneSwap: boolean,
+  tokenIn: Address,
   amountIn: bigint,
   payer: Address,
   recipient: Address,
@@ -156,13 +182,27 @@ function unlockData(
       { type: "address" },
       { type: "address" },
     ],
-    [key, zeroForOneSwap, amountIn, payer, recipient],
+    [key, zeroForOne(key, tokenIn), amountIn, payer, recipient],
   );
 }
 
+/** Calldata of unlockCallback(data), which the executor and the V4 router both expose. */
+const unlockCallbackCall = (data: Hex): Hex =>
+  encodeFunctionData({ abi: UniswapV4RouterAbi, functionName: "unlockCallback", args: [data] });
+
+/** A token of the world by symbol, native ether as 0xeeee…. */
+type TokenSymbol = "A" | "B" | "C" | "ETH";
+
+/** A row of the swap tables: a pool of the suite, the tokens by symbol, the input. */
+type SwapCase = {
+  name: string;
+  pool: keyof Suite["pools"];
+  tokenIn: TokenSymbol;
+  tokenOut: TokenSymbol;
+  amountIn: bigint;
+};
+
 describe("Uniswap V4 in the execution layer", () => {
-  let anvil: AnvilInstance;
-  let snapshot: Hex | undefined;
   const s = {} as Suite;
 
   const mined = async (hash: Hex): Promise<TransactionReceipt> => {
@@ -195,8 +235,6 @@ describe("Uniswap V4 in the execution layer", () => {
     );
     return getAddress(receipt.contractAddress as Address);
   };
-  const approve = async (owner: Wallet, token: Address, spender: Address, amount: bigint) =>
-    await write(owner, token, DevTokenAbi, "approve", [spender, amount]);
 
   /** Initializes `key` at amount1/amount0 and adds liquidity L = sqrt(amount0 · amount1). */
   const addPool = async (
@@ -235,10 +273,8 @@ describe("Uniswap V4 in the execution layer", () => {
     );
   };
 
-  beforeAll(async () => {
-    anvil = await startTestAnvil();
-    s.world = await deployExecutionWorld(anvil.url);
-    const { world } = s;
+  useExecutionWorld(async (world) => {
+    s.world = world;
     const { A, B, C } = world.tokens;
     s.poolManager = await deploy(readNpmArtifact("PoolManager"), [
       world.accounts.deployer.account.address,
@@ -261,7 +297,7 @@ describe("Uniswap V4 in the execution layer", () => {
       bytecode: loadArtifact("ReentrantV4Hook").deployedBytecode,
     });
     for (const token of [A.address, B.address, C.address]) {
-      await approve(world.accounts.deployer, token, liquidityHelper, 2n ** 255n);
+      await approve(world, world.accounts.deployer, token, liquidityHelper, 2n ** 255n);
     }
     s.pools = {
       AB: sortedKey(A.address, B.address, 3000, 60),
@@ -279,18 +315,14 @@ describe("Uniswap V4 in the execution layer", () => {
     // Liquidity 600 ticks (about 6%) either side of the price only: a large swap runs out.
     const ac = amounts(s.pools.narrowAC, A.address, parseUnits("100", 18), parseUnits("500", 18));
     await addPool(s.pools.narrowAC, ...ac, liquidityHelper, 600);
-    snapshot = await world.test.snapshot();
   });
 
-  beforeEach(async () => {
-    if (snapshot === undefined) return;
-    await s.world.test.revert({ id: snapshot });
-    snapshot = await s.world.test.snapshot();
-  });
-
-  afterAll(async () => {
-    await anvil?.stop();
-  });
+  /** The token of `symbol`, native ether as 0xeeee…. */
+  const token = (symbol: TokenSymbol): Address =>
+    symbol === "ETH" ? NATIVE_TOKEN_ADDRESS : s.world.tokens[symbol].address;
+  /** `token` as a V4 currency: native is address(0). */
+  const currency = (token: Address): Address =>
+    token === NATIVE_TOKEN_ADDRESS ? zeroAddress : token;
 
   /** What V4Quoter says `amountIn` of `tokenIn` buys on `key`, at the current state. */
   const quote = async (key: PoolKey, tokenIn: Address, amountIn: bigint): Promise<bigint> => {
@@ -316,16 +348,16 @@ describe("Uniswap V4 in the execution layer", () => {
     tokenIn: Address,
     amountIn: bigint,
     recipient: Address,
-    then?: (planner: ProgramPlanner) => void,
+    options: { executor?: Address; next?: (planner: ProgramPlanner) => void } = {},
   ) => {
     const planner = new ProgramPlanner();
     planner.add({
-      target: s.layer.executor,
+      target: options.executor ?? s.layer.executor,
       fn: v4SwapFn,
-      args: [...keyArgs(key), zeroForOne(key, tokenIn), amountIn, recipient],
+      args: v4SwapArgs(key, tokenIn, amountIn, recipient),
       label: "swap on uniswap v4",
     });
-    then?.(planner);
+    options.next?.(planner);
     return planner.plan();
   };
 
@@ -362,10 +394,21 @@ describe("Uniswap V4 in the execution layer", () => {
     data: encodeFunctionData({
       abi: UniswapV4RouterAbi,
       functionName: "swapExactIn",
-      args: [...keyArgs(key), zeroForOne(key, tokenIn), amountIn, amountOutMinimum, recipient],
+      args: swapExactInArgs(key, tokenIn, amountIn, amountOutMinimum, recipient),
     }),
     value: tokenIn === zeroAddress ? amountIn : 0n,
   });
+
+  const allowance = (token: Address, owner: Address, spender: Address) =>
+    s.world.client.readContract({
+      address: token,
+      abi: DevTokenAbi,
+      functionName: "allowance",
+      args: [owner, spender],
+    });
+
+  /** Native balance of `account` (as 0xeeee…). */
+  const nativeBalance = (account: Address) => balanceOf(s.world, NATIVE_TOKEN_ADDRESS, account);
 
   /**
    * The V4 router, the executor and the router hold no token and no native currency, and neither
@@ -393,186 +436,221 @@ describe("Uniswap V4 in the execution layer", () => {
     }
   };
 
-  /** Native balance of `account` (as 0xeeee…). */
-  const nativeBalance = (account: Address) => balanceOf(s.world, NATIVE_TOKEN_ADDRESS, account);
+  /**
+   * Sends the user's V4 swap `tx`, an ERC20 input first approved to `spender` for exactly
+   * `amountIn`, and asserts its settlement to the wei: the user paid `amountIn`, `to` (default
+   * the receiver) got `expected`, the pool manager took `amountIn`, the approval is used up and
+   * the V4 contracts hold nothing. `label` names the case in failure messages.
+   */
+  const expectSwapPays = async (swap: {
+    tx: TxRequest;
+    spender: Address;
+    tokenIn: Address;
+    amountIn: bigint;
+    tokenOut: Address;
+    expected: bigint;
+    to?: Address;
+    allowanceOwners?: readonly Address[];
+    label?: string;
+  }): Promise<TransactionReceipt> => {
+    const { world } = s;
+    const { user } = world.accounts;
+    const payer = user.account.address;
+    const { tokenIn, tokenOut, amountIn, label } = swap;
+    const to = swap.to ?? world.accounts.receiver.account.address;
+    const nativeIn = tokenIn === NATIVE_TOKEN_ADDRESS;
+    if (!nativeIn) await approve(world, user, tokenIn, swap.spender, amountIn);
+    const read = () =>
+      Promise.all([
+        balanceOf(world, tokenIn, payer),
+        balanceOf(world, tokenOut, to),
+        balanceOf(world, tokenIn, s.poolManager),
+      ]);
+    const [payerBefore, toBefore, managerBefore] = await read();
+    const receipt = await sendOk(s.v4World, user, swap.tx, {
+      allowanceOwners: swap.allowanceOwners,
+    });
+    const [payerAfter, toAfter, managerAfter] = await read();
+    // The user's gas is part of a native amount it pays, and comes off one it receives.
+    const gas = (account: Address, token: Address) =>
+      account === payer && token === NATIVE_TOKEN_ADDRESS ? gasCost(receipt) : 0n;
+    expect(
+      {
+        paid: payerBefore - payerAfter,
+        received: toAfter - toBefore,
+        taken: managerAfter - managerBefore,
+      },
+      label,
+    ).toEqual({
+      paid: amountIn + gas(payer, tokenIn),
+      received: swap.expected - gas(to, tokenOut),
+      taken: amountIn,
+    });
+    if (!nativeIn) expect(await allowance(tokenIn, payer, swap.spender), label).toBe(0n);
+    await expectV4Clean();
+    return receipt;
+  };
+
+  /**
+   * Both V4 settlements refuse the user's sale of `amountIn` of the ERC20 `tokenIn` on `key`
+   * with exactly `error`: a route whose one step is `layer`'s uniswapV4Swap (step 0 failing) and
+   * `v4Router`'s swapExactIn, each after an exact approval.
+   */
+  const expectBothRevert = async (refused: {
+    key: PoolKey;
+    tokenIn: Address;
+    tokenOut: Address;
+    amountIn: bigint;
+    error: Hex;
+    layer?: ExecutionLayer;
+    v4Router?: Address;
+    /** swapExactIn's amountOutMinimum (the route's is 1). */
+    v4RouterMinOut?: bigint;
+  }): Promise<void> => {
+    const { world } = s;
+    const { user, receiver } = world.accounts;
+    const { key, tokenIn, tokenOut, amountIn, error, layer = s.layer } = refused;
+    const v4Router = refused.v4Router ?? s.layer.uniswapV4Router;
+    const to = receiver.account.address;
+    await approve(world, user, tokenIn, layer.router, amountIn);
+    await expectRevert(
+      world,
+      user,
+      routeTx(
+        tokenIn,
+        amountIn,
+        tokenOut,
+        1n,
+        v4Program(key, tokenIn, amountIn, to, { executor: layer.executor }),
+        layer.router,
+      ),
+      executionFailed(0, layer.executor, error),
+    );
+    await approve(world, user, tokenIn, v4Router, amountIn);
+    await expectRevert(
+      world,
+      user,
+      swapExactIn(key, tokenIn, amountIn, refused.v4RouterMinOut ?? 1n, to, v4Router),
+      error,
+    );
+  };
 
   describe("swaps through the router executor pay exactly the quote", () => {
-    test("ERC20 → ERC20: A for B", async () => {
-      const { world } = s;
-      const { user, receiver } = world.accounts;
-      const { A, B } = world.tokens;
-      const amountIn = parseUnits("250", 18);
-      const expected = await quote(s.pools.AB, A.address, amountIn);
-      await approve(user, A.address, s.layer.router, amountIn);
-      const userA = await balanceOf(world, A.address, user.account.address);
-      await sendOk(
-        s.v4World,
-        user,
-        routeTx(
-          A.address,
+    const swaps: (SwapCase & { swept?: boolean })[] = [
+      {
+        name: "ERC20 → ERC20: A for B",
+        pool: "AB",
+        tokenIn: "A",
+        tokenOut: "B",
+        amountIn: parseUnits("250", 18),
+      },
+      {
+        name: "native → ERC20: ETH for A, the router forwarding msg.value to the executor",
+        pool: "nativeA",
+        tokenIn: "ETH",
+        tokenOut: "A",
+        amountIn: parseEther("2"),
+      },
+      {
+        name: "ERC20 → native: A for ETH, taken by the pool manager straight to the receiver",
+        pool: "nativeA",
+        tokenIn: "A",
+        tokenOut: "ETH",
+        amountIn: parseUnits("600", 18),
+      },
+      {
+        name: "ERC20 → native into the executor (its receive accepts during a program), then swept",
+        pool: "nativeA",
+        tokenIn: "A",
+        tokenOut: "ETH",
+        amountIn: parseUnits("600", 18),
+        swept: true,
+      },
+    ];
+    for (const { name, pool, amountIn, swept, ...symbols } of swaps) {
+      test(name, async () => {
+        const key = s.pools[pool];
+        const [tokenIn, tokenOut] = [token(symbols.tokenIn), token(symbols.tokenOut)];
+        const receiver = s.world.accounts.receiver.account.address;
+        const expected = await quote(key, currency(tokenIn), amountIn);
+        const program = swept
+          ? v4Program(key, currency(tokenIn), amountIn, s.layer.executor, {
+              next: (planner) =>
+                addSweep(planner, { executor: s.layer.executor, token: tokenOut, to: receiver }),
+            })
+          : v4Program(key, currency(tokenIn), amountIn, receiver);
+        const tx = routeTx(tokenIn, amountIn, tokenOut, expected, program);
+        expect(tx.value).toBe(tokenIn === NATIVE_TOKEN_ADDRESS ? amountIn : 0n);
+        await expectSwapPays({
+          tx,
+          spender: s.layer.router,
+          tokenIn,
           amountIn,
-          B.address,
+          tokenOut,
           expected,
-          v4Program(s.pools.AB, A.address, amountIn, receiver.account.address),
-        ),
-      );
-      expect(await balanceOf(world, B.address, receiver.account.address)).toBe(expected);
-      expect(userA - (await balanceOf(world, A.address, user.account.address))).toBe(amountIn);
-      await expectV4Clean();
-    });
-
-    test("native → ERC20: ETH for A, the router forwarding msg.value to the executor", async () => {
-      const { world } = s;
-      const { user, receiver } = world.accounts;
-      const { A } = world.tokens;
-      const amountIn = parseEther("2");
-      const expected = await quote(s.pools.nativeA, zeroAddress, amountIn);
-      const tx = routeTx(
-        NATIVE_TOKEN_ADDRESS,
-        amountIn,
-        A.address,
-        expected,
-        v4Program(s.pools.nativeA, zeroAddress, amountIn, receiver.account.address),
-      );
-      expect(tx.value).toBe(amountIn);
-      const userEth = await nativeBalance(user.account.address);
-      const receipt = await sendOk(s.v4World, user, tx);
-      expect(await balanceOf(world, A.address, receiver.account.address)).toBe(expected);
-      expect(userEth - (await nativeBalance(user.account.address))).toBe(
-        amountIn + gasCost(receipt),
-      );
-      await expectV4Clean();
-    });
-
-    test("ERC20 → native: A for ETH, taken by the pool manager straight to the receiver", async () => {
-      const { world } = s;
-      const { user, receiver } = world.accounts;
-      const { A } = world.tokens;
-      const amountIn = parseUnits("600", 18);
-      const expected = await quote(s.pools.nativeA, A.address, amountIn);
-      await approve(user, A.address, s.layer.router, amountIn);
-      const receiverEth = await nativeBalance(receiver.account.address);
-      await sendOk(
-        s.v4World,
-        user,
-        routeTx(
-          A.address,
-          amountIn,
-          NATIVE_TOKEN_ADDRESS,
-          expected,
-          v4Program(s.pools.nativeA, A.address, amountIn, receiver.account.address),
-        ),
-      );
-      expect((await nativeBalance(receiver.account.address)) - receiverEth).toBe(expected);
-      await expectV4Clean();
-    });
-
-    test("ERC20 → native into the executor (its receive accepts during a program), then swept", async () => {
-      const { world } = s;
-      const { user, receiver } = world.accounts;
-      const { A } = world.tokens;
-      const amountIn = parseUnits("600", 18);
-      const expected = await quote(s.pools.nativeA, A.address, amountIn);
-      await approve(user, A.address, s.layer.router, amountIn);
-      const receiverEth = await nativeBalance(receiver.account.address);
-      const program = v4Program(s.pools.nativeA, A.address, amountIn, s.layer.executor, (p) =>
-        addSweep(p, {
-          executor: s.layer.executor,
-          token: NATIVE_TOKEN_ADDRESS,
-          to: receiver.account.address,
-        }),
-      );
-      await sendOk(
-        s.v4World,
-        user,
-        routeTx(A.address, amountIn, NATIVE_TOKEN_ADDRESS, expected, program),
-      );
-      expect((await nativeBalance(receiver.account.address)) - receiverEth).toBe(expected);
-      await expectV4Clean();
-    });
+        });
+      });
+    }
   });
 
   describe("swaps through UniswapV4Router pay exactly the quote", () => {
-    test("ERC20 → ERC20: B for A, pulled from the caller straight into the pool manager", async () => {
-      const { world } = s;
-      const { user, receiver } = world.accounts;
-      const { A, B } = world.tokens;
-      const amountIn = parseUnits("3000", 6);
-      const expected = await quote(s.pools.AB, B.address, amountIn);
-      await approve(user, B.address, s.layer.uniswapV4Router, amountIn);
-      const userB = await balanceOf(world, B.address, user.account.address);
-      const managerB = await balanceOf(world, B.address, s.poolManager);
-      const tx = swapExactIn(s.pools.AB, B.address, amountIn, expected, receiver.account.address);
-      const { result } = await world.client.simulateContract({
-        account: user.account,
-        address: tx.to,
-        abi: UniswapV4RouterAbi,
-        functionName: "swapExactIn",
-        args: [
-          ...keyArgs(s.pools.AB),
-          zeroForOne(s.pools.AB, B.address),
+    const swaps: SwapCase[] = [
+      {
+        name: "ERC20 → ERC20: B for A, pulled from the caller straight into the pool manager",
+        pool: "AB",
+        tokenIn: "B",
+        tokenOut: "A",
+        amountIn: parseUnits("3000", 6),
+      },
+      {
+        name: "native → ERC20: msg.value is the input, settled whole",
+        pool: "nativeA",
+        tokenIn: "ETH",
+        tokenOut: "A",
+        amountIn: parseEther("2"),
+      },
+      {
+        name: "ERC20 → native: the manager pays the recipient",
+        pool: "nativeA",
+        tokenIn: "A",
+        tokenOut: "ETH",
+        amountIn: parseUnits("600", 18),
+      },
+    ];
+    for (const { name, pool, amountIn, ...symbols } of swaps) {
+      test(name, async () => {
+        const { user, receiver } = s.world.accounts;
+        const key = s.pools[pool];
+        const [tokenIn, tokenOut] = [token(symbols.tokenIn), token(symbols.tokenOut)];
+        const expected = await quote(key, currency(tokenIn), amountIn);
+        const to = receiver.account.address;
+        const tx = swapExactIn(key, currency(tokenIn), amountIn, expected, to);
+        const receipt = await expectSwapPays({
+          tx,
+          spender: s.layer.uniswapV4Router,
+          tokenIn,
           amountIn,
+          tokenOut,
           expected,
-          receiver.account.address,
-        ],
+        });
+        // What the call returned: the same call simulated on the state it was mined on.
+        const { result } = await s.world.client.simulateContract({
+          account: user.account,
+          address: tx.to,
+          abi: UniswapV4RouterAbi,
+          functionName: "swapExactIn",
+          args: swapExactInArgs(key, currency(tokenIn), amountIn, expected, to),
+          value: tx.value,
+          blockNumber: receipt.blockNumber - 1n,
+        });
+        expect(result).toBe(expected);
       });
-      expect(result).toBe(expected);
-      await sendOk(s.v4World, user, tx);
-      expect(await balanceOf(world, A.address, receiver.account.address)).toBe(expected);
-      expect(userB - (await balanceOf(world, B.address, user.account.address))).toBe(amountIn);
-      expect((await balanceOf(world, B.address, s.poolManager)) - managerB).toBe(amountIn);
-      expect(
-        await world.client.readContract({
-          address: B.address,
-          abi: DevTokenAbi,
-          functionName: "allowance",
-          args: [user.account.address, s.layer.uniswapV4Router],
-        }),
-      ).toBe(0n);
-      await expectV4Clean();
-    });
-
-    test("native → ERC20: msg.value is the input, settled whole", async () => {
-      const { world } = s;
-      const { user, receiver } = world.accounts;
-      const { A } = world.tokens;
-      const amountIn = parseEther("2");
-      const expected = await quote(s.pools.nativeA, zeroAddress, amountIn);
-      const userEth = await nativeBalance(user.account.address);
-      const receipt = await sendOk(
-        s.v4World,
-        user,
-        swapExactIn(s.pools.nativeA, zeroAddress, amountIn, expected, receiver.account.address),
-      );
-      expect(await balanceOf(world, A.address, receiver.account.address)).toBe(expected);
-      expect(userEth - (await nativeBalance(user.account.address))).toBe(
-        amountIn + gasCost(receipt),
-      );
-      await expectV4Clean();
-    });
-
-    test("ERC20 → native: the manager pays the recipient", async () => {
-      const { world } = s;
-      const { user, receiver } = world.accounts;
-      const { A } = world.tokens;
-      const amountIn = parseUnits("600", 18);
-      const expected = await quote(s.pools.nativeA, A.address, amountIn);
-      await approve(user, A.address, s.layer.uniswapV4Router, amountIn);
-      const receiverEth = await nativeBalance(receiver.account.address);
-      await sendOk(
-        s.v4World,
-        user,
-        swapExactIn(s.pools.nativeA, A.address, amountIn, expected, receiver.account.address),
-      );
-      expect((await nativeBalance(receiver.account.address)) - receiverEth).toBe(expected);
-      await expectV4Clean();
-    });
+    }
 
     test("a CoreWallet program: exact approval to the V4 router, swap, native output to the owner, no allowance left", async () => {
       const { world } = s;
-      const { user } = world.accounts;
       const { A } = world.tokens;
-      const owner = user.account.address;
+      const owner = world.accounts.user.account.address;
       const wallet = await world.client.readContract({
         address: s.layer.walletFactory,
         abi: CoreWalletFactoryAbi,
@@ -581,19 +659,12 @@ describe("Uniswap V4 in the execution layer", () => {
       });
       const amountIn = parseUnits("600", 18);
       const expected = await quote(s.pools.nativeA, A.address, amountIn);
-      await approve(user, A.address, wallet, amountIn);
       const planner = new ProgramPlanner();
       addApprove(planner, { token: A.address, spender: s.layer.uniswapV4Router, amount: amountIn });
       planner.add({
         target: s.layer.uniswapV4Router,
-        fn: getAbiItem({ abi: UniswapV4RouterAbi, name: "swapExactIn" }),
-        args: [
-          ...keyArgs(s.pools.nativeA),
-          zeroForOne(s.pools.nativeA, A.address),
-          amountIn,
-          expected,
-          owner,
-        ],
+        fn: swapExactInFn,
+        args: swapExactInArgs(s.pools.nativeA, A.address, amountIn, expected, owner),
       });
       const tx = encodeCoreWalletTx({
         walletFactory: s.layer.walletFactory,
@@ -602,22 +673,19 @@ describe("Uniswap V4 in the execution layer", () => {
         amountIn,
         program: planner.plan(),
       });
-      const ownerEth = await nativeBalance(owner);
-      const ownerA = await balanceOf(world, A.address, owner);
-      const receipt = await sendOk(s.v4World, user, tx, { allowanceOwners: [wallet] });
-      expect((await nativeBalance(owner)) - ownerEth).toBe(expected - gasCost(receipt));
-      expect(ownerA - (await balanceOf(world, A.address, owner))).toBe(amountIn);
+      await expectSwapPays({
+        tx,
+        spender: wallet,
+        tokenIn: A.address,
+        amountIn,
+        tokenOut: NATIVE_TOKEN_ADDRESS,
+        expected,
+        to: owner,
+        allowanceOwners: [wallet],
+      });
       expect(await balanceOf(world, A.address, wallet)).toBe(0n);
       expect(await nativeBalance(wallet)).toBe(0n);
-      expect(
-        await world.client.readContract({
-          address: A.address,
-          abi: DevTokenAbi,
-          functionName: "allowance",
-          args: [wallet, s.layer.uniswapV4Router],
-        }),
-      ).toBe(0n);
-      await expectV4Clean();
+      expect(await allowance(A.address, wallet, s.layer.uniswapV4Router)).toBe(0n);
     });
   });
 
@@ -642,9 +710,7 @@ describe("Uniswap V4 in the execution layer", () => {
 
     test("without a pool manager (a chain without V4) both revert UniswapV4NotConfigured", async () => {
       const { world } = s;
-      const { user, receiver } = world.accounts;
       const { A, B } = world.tokens;
-      const amountIn = parseUnits("1", 18);
       // The world's own layer was deployed without a pool manager.
       expect(
         await world.client.readContract({
@@ -653,46 +719,25 @@ describe("Uniswap V4 in the execution layer", () => {
           functionName: "uniswapV4PoolManager",
         }),
       ).toBe(zeroAddress);
-      await approve(user, A.address, world.execution.router, amountIn);
-      const planner = new ProgramPlanner();
-      planner.add({
-        target: world.execution.executor,
-        fn: v4SwapFn,
-        args: [
-          ...keyArgs(s.pools.AB),
-          zeroForOne(s.pools.AB, A.address),
-          amountIn,
-          receiver.account.address,
-        ],
+      await expectBothRevert({
+        key: s.pools.AB,
+        tokenIn: A.address,
+        tokenOut: B.address,
+        amountIn: parseUnits("1", 18),
+        error: errorData(errorsAbi, "UniswapV4NotConfigured"),
+        layer: world.execution,
+        v4Router: await deploy(loadArtifact("UniswapV4Router"), [zeroAddress]),
       });
-      await expectRevert(
-        world,
-        user,
-        routeTx(A.address, amountIn, B.address, 1n, planner.plan(), world.execution.router),
-        executionFailed(
-          0,
-          world.execution.executor,
-          errorData(errorsAbi, "UniswapV4NotConfigured"),
-        ),
-      );
-      const router = await deploy(loadArtifact("UniswapV4Router"), [zeroAddress]);
-      await approve(user, A.address, router, amountIn);
-      await expectRevert(
-        world,
-        user,
-        swapExactIn(s.pools.AB, A.address, amountIn, 1n, receiver.account.address, router),
-        errorData(errorsAbi, "UniswapV4NotConfigured"),
-      );
     });
 
     test("a swap that runs out of liquidity before taking all its input reverts UniswapV4PartialFill", async () => {
       const { world } = s;
-      const { user, receiver } = world.accounts;
+      const { user } = world.accounts;
       const { A, C } = world.tokens;
       const key = s.pools.narrowAC;
       const amountIn = parseUnits("10000", 18);
       // What the pool takes of it, from the real manager through the devnet swap helper.
-      await approve(user, A.address, s.swapHelper, amountIn);
+      await approve(world, user, A.address, s.swapHelper, amountIn);
       const { result: delta } = await world.client.simulateContract({
         account: user.account,
         address: s.swapHelper,
@@ -706,58 +751,27 @@ describe("Uniswap V4 in the execution layer", () => {
       const taken = zeroForOne(key, A.address) ? amount0 : amount1;
       // Some, not all, of the input: the pool's liquidity ends before the price limit.
       expect(-taken > 0n && -taken < amountIn).toBe(true);
-      await approve(user, A.address, s.layer.router, amountIn);
-      await expectRevert(
-        world,
-        user,
-        routeTx(
-          A.address,
-          amountIn,
-          C.address,
-          1n,
-          v4Program(key, A.address, amountIn, receiver.account.address),
-        ),
-        executionFailed(
-          0,
-          s.layer.executor,
-          errorData(errorsAbi, "UniswapV4PartialFill", [amountIn, taken]),
-        ),
-      );
-      await approve(user, A.address, s.layer.uniswapV4Router, amountIn);
-      await expectRevert(
-        world,
-        user,
-        swapExactIn(key, A.address, amountIn, 1n, receiver.account.address),
-        errorData(errorsAbi, "UniswapV4PartialFill", [amountIn, taken]),
-      );
+      await expectBothRevert({
+        key,
+        tokenIn: A.address,
+        tokenOut: C.address,
+        amountIn,
+        error: errorData(errorsAbi, "UniswapV4PartialFill", [amountIn, taken]),
+      });
     });
 
     test("a swap whose output rounds to zero reverts UniswapV4NoOutput", async () => {
-      const { world } = s;
-      const { user, receiver } = world.accounts;
-      const { A, B } = world.tokens;
+      const { A, B } = s.world.tokens;
       // 1 wei of A (18 decimals) is worth 10^-11 of B's smallest unit, and the fee takes it.
       expect(await quote(s.pools.AB, A.address, 1n)).toBe(0n);
-      await approve(user, A.address, s.layer.router, 1n);
-      await expectRevert(
-        world,
-        user,
-        routeTx(
-          A.address,
-          1n,
-          B.address,
-          1n,
-          v4Program(s.pools.AB, A.address, 1n, receiver.account.address),
-        ),
-        executionFailed(0, s.layer.executor, errorData(errorsAbi, "UniswapV4NoOutput", [0n])),
-      );
-      await approve(user, A.address, s.layer.uniswapV4Router, 1n);
-      await expectRevert(
-        world,
-        user,
-        swapExactIn(s.pools.AB, A.address, 1n, 0n, receiver.account.address),
-        errorData(errorsAbi, "UniswapV4NoOutput", [0n]),
-      );
+      await expectBothRevert({
+        key: s.pools.AB,
+        tokenIn: A.address,
+        tokenOut: B.address,
+        amountIn: 1n,
+        error: errorData(errorsAbi, "UniswapV4NoOutput", [0n]),
+        v4RouterMinOut: 0n,
+      });
     });
 
     test("UniswapV4Router: amounts out of range, msg.value not the native input, output below the minimum, bad recipients", async () => {
@@ -765,80 +779,73 @@ describe("Uniswap V4 in the execution layer", () => {
       const { user, receiver } = world.accounts;
       const { A } = world.tokens;
       const to = receiver.account.address;
-      await approve(user, A.address, s.layer.uniswapV4Router, 2n ** 255n);
-      for (const amountIn of [0n, 2n ** 127n]) {
-        await expectRevert(
-          world,
-          user,
-          swapExactIn(s.pools.AB, A.address, amountIn, 0n, to),
-          errorData(errorsAbi, "InvalidUniswapV4AmountIn", [amountIn]),
-        );
-      }
+      await approve(world, user, A.address, s.layer.uniswapV4Router, 2n ** 255n);
       const ethIn = parseEther("1");
       const native = swapExactIn(s.pools.nativeA, zeroAddress, ethIn, 1n, to);
-      for (const value of [ethIn - 1n, ethIn + 1n, 0n]) {
-        await expectRevert(
-          world,
-          user,
+      const erc20 = swapExactIn(s.pools.nativeA, A.address, parseUnits("1", 18), 1n, to);
+      const expected = await quote(s.pools.nativeA, zeroAddress, ethIn);
+      const refused: [TxRequest, Hex][] = [
+        ...[0n, 2n ** 127n].map((amountIn): [TxRequest, Hex] => [
+          swapExactIn(s.pools.AB, A.address, amountIn, 0n, to),
+          errorData(errorsAbi, "InvalidUniswapV4AmountIn", [amountIn]),
+        ]),
+        ...[ethIn - 1n, ethIn + 1n, 0n].map((value): [TxRequest, Hex] => [
           { ...native, value },
           errorData(errorsAbi, "MsgValueMismatch", [ethIn, value]),
-        );
-      }
-      const erc20 = swapExactIn(s.pools.nativeA, A.address, parseUnits("1", 18), 1n, to);
-      await expectRevert(
-        world,
-        user,
-        { ...erc20, value: 1n },
-        errorData(errorsAbi, "MsgValueMismatch", [0n, 1n]),
-      );
-      const expected = await quote(s.pools.nativeA, zeroAddress, ethIn);
-      await expectRevert(
-        world,
-        user,
-        swapExactIn(s.pools.nativeA, zeroAddress, ethIn, expected + 1n, to),
-        errorData(errorsAbi, "InsufficientOutput", [A.address, to, expected, expected + 1n]),
-      );
-      for (const recipient of [zeroAddress, s.layer.uniswapV4Router]) {
-        await expectRevert(
-          world,
-          user,
+        ]),
+        [{ ...erc20, value: 1n }, errorData(errorsAbi, "MsgValueMismatch", [0n, 1n])],
+        [
+          swapExactIn(s.pools.nativeA, zeroAddress, ethIn, expected + 1n, to),
+          errorData(errorsAbi, "InsufficientOutput", [A.address, to, expected, expected + 1n]),
+        ],
+        ...[zeroAddress, s.layer.uniswapV4Router].map((recipient): [TxRequest, Hex] => [
           swapExactIn(s.pools.nativeA, zeroAddress, ethIn, 1n, recipient),
           errorData(errorsAbi, "InvalidRecipient", [recipient]),
-        );
-      }
+        ]),
+      ];
+      for (const [tx, error] of refused) await expectRevert(world, user, tx, error);
       await expectV4Clean();
     });
   });
 
   describe("attacks", () => {
-    /** The victim approved the V4 router for A without much limit, as a wallet might. */
-    const victimApproves = async (): Promise<bigint> => {
-      const { victim } = s.world.accounts;
-      const allowance = parseUnits("1000000000", 18);
-      await approve(victim, s.world.tokens.A.address, s.layer.uniswapV4Router, allowance);
-      return allowance;
-    };
+    /** The victim's A, B and A allowance to the V4 router. */
     const victimState = async () => {
       const victim = s.world.accounts.victim.account.address;
       const { A, B } = s.world.tokens;
       return [
         await balanceOf(s.world, A.address, victim),
         await balanceOf(s.world, B.address, victim),
-        await s.world.client.readContract({
-          address: A.address,
-          abi: DevTokenAbi,
-          functionName: "allowance",
-          args: [victim, s.layer.uniswapV4Router],
-        }),
+        await allowance(A.address, victim, s.layer.uniswapV4Router),
       ];
     };
+    /**
+     * The victim approves the V4 router for A without much limit, as a wallet might; returns the
+     * victim's state then.
+     */
+    const victimApproves = async () => {
+      const { world } = s;
+      const amount = parseUnits("1000000000", 18);
+      await approve(
+        world,
+        world.accounts.victim,
+        world.tokens.A.address,
+        s.layer.uniswapV4Router,
+        amount,
+      );
+      return await victimState();
+    };
+    /** unlockCallback(data) sent to `target` (the executor or the V4 router). */
+    const unlockCallbackTx = (target: Address, data: Hex): TxRequest => ({
+      to: target,
+      data: unlockCallbackCall(data),
+    });
 
     test("a fake pool manager calling unlockCallback with crafted data is refused by both, in and out of a program", async () => {
       const { world } = s;
       const { attacker, user, victim } = world.accounts;
       const { A, B } = world.tokens;
-      await victimApproves();
-      const before = await victimState();
+      const before = await victimApproves();
       const key = s.pools.AB;
       const unexpected = (caller: Address) =>
         errorData(errorsAbi, "UnexpectedUnlockCaller", [caller, s.poolManager]);
@@ -851,52 +858,26 @@ describe("Uniswap V4 in the execution layer", () => {
         }),
       });
       const amount = parseUnits("1000", 18);
-      // The V4 router asked to pull the victim's approved A to the attacker.
-      const fromVictim = unlockData(
-        key,
-        zeroForOne(key, A.address),
-        amount,
-        victim.account.address,
-        attacker.account.address,
-      );
-      await expectRevert(
-        world,
-        attacker,
-        claim(s.layer.uniswapV4Router, fromVictim),
-        unexpected(s.fakeManager),
-      );
-      // The executor asked to pay out of its own balance, outside a program...
-      const fromExecutor = unlockData(
-        key,
-        zeroForOne(key, A.address),
-        amount,
-        s.layer.executor,
-        attacker.account.address,
-      );
-      await expectRevert(
-        world,
-        attacker,
-        claim(s.layer.executor, fromExecutor),
-        unexpected(s.fakeManager),
-      );
-      // ... or by an EOA ...
-      for (const target of [s.layer.executor, s.layer.uniswapV4Router]) {
+      const toAttacker = (payer: Address) =>
+        unlockData(key, A.address, amount, payer, attacker.account.address);
+      const fromExecutor = toAttacker(s.layer.executor);
+      // The V4 router asked to pull the victim's approved A to the attacker, the executor to pay
+      // out of its own balance: through the fake manager outside a program, or by an EOA ...
+      const crafted = [
+        [s.layer.uniswapV4Router, toAttacker(victim.account.address)],
+        [s.layer.executor, fromExecutor],
+      ] as const;
+      for (const [target, data] of crafted) {
+        await expectRevert(world, attacker, claim(target, data), unexpected(s.fakeManager));
         await expectRevert(
           world,
           attacker,
-          {
-            to: target,
-            data: encodeFunctionData({
-              abi: UniswapV4RouterAbi,
-              functionName: "unlockCallback",
-              args: [target === s.layer.executor ? fromExecutor : fromVictim],
-            }),
-          },
+          unlockCallbackTx(target, data),
           unexpected(attacker.account.address),
         );
       }
       // ... or inside a program, while the executor holds the user's input.
-      await approve(user, A.address, s.layer.router, amount);
+      await approve(world, user, A.address, s.layer.router, amount);
       const planner = new ProgramPlanner();
       planner.add({ target: s.fakeManager, fn: claimFn, args: [s.layer.executor, fromExecutor] });
       await expectRevert(
@@ -914,19 +895,19 @@ describe("Uniswap V4 in the execution layer", () => {
       const { A } = world.tokens;
       const key = s.pools.AB;
       const router = await deploy(loadArtifact("UniswapV4Router"), [s.fakeManager]);
-      await approve(victim, A.address, router, parseUnits("1000000", 18));
+      await approve(world, victim, A.address, router, parseUnits("1000000", 18));
       const before = await balanceOf(world, A.address, victim.account.address);
       // The manager calls back with data naming the victim as payer instead of the caller.
       await write(attacker, s.fakeManager, FakeUniswapV4PoolManagerAbi, "setForged", [
         unlockData(
           key,
-          true,
+          key.currency0,
           parseUnits("1000", 18),
           victim.account.address,
           attacker.account.address,
         ),
       ]);
-      await approve(attacker, A.address, router, 1n);
+      await approve(world, attacker, A.address, router, 1n);
       await expectRevert(
         world,
         attacker,
@@ -940,8 +921,7 @@ describe("Uniswap V4 in the execution layer", () => {
       const { world } = s;
       const { attacker, user, victim } = world.accounts;
       const { A, B } = world.tokens;
-      await victimApproves();
-      const before = await victimState();
+      const before = await victimApproves();
       const key = s.pools.AB;
       const amount = parseUnits("1000", 18);
       await world.test.impersonateAccount({ address: s.poolManager });
@@ -949,57 +929,35 @@ describe("Uniswap V4 in the execution layer", () => {
       const asManager = createWalletClient({
         account: s.poolManager,
         chain: world.chain,
-        transport: http(anvil.url),
+        transport: http(world.chain.rpcUrls.default.http[0]),
       }) as unknown as Wallet;
-      const callback = (target: Address, data: Hex): TxRequest => ({
-        to: target,
-        data: encodeFunctionData({
-          abi: UniswapV4RouterAbi,
-          functionName: "unlockCallback",
-          args: [data],
-        }),
-      });
       await expectRevert(
         world,
         asManager,
-        callback(
+        unlockCallbackTx(
           s.layer.executor,
-          unlockData(key, true, amount, s.layer.executor, attacker.account.address),
+          unlockData(key, key.currency0, amount, s.layer.executor, attacker.account.address),
         ),
         errorData(errorsAbi, "NotExecuting"),
       );
       await expectRevert(
         world,
         asManager,
-        callback(
+        unlockCallbackTx(
           s.layer.uniswapV4Router,
-          unlockData(
-            key,
-            zeroForOne(key, A.address),
-            amount,
-            victim.account.address,
-            attacker.account.address,
-          ),
+          unlockData(key, A.address, amount, victim.account.address, attacker.account.address),
         ),
         errorData(errorsAbi, "NoUniswapV4SwapInProgress"),
       );
       await world.test.stopImpersonatingAccount({ address: s.poolManager });
       // A program unlocking the manager itself: the manager calls the executor back while a
       // program runs, but with data the executor did not send.
-      await approve(user, A.address, s.layer.router, amount);
+      await approve(world, user, A.address, s.layer.router, amount);
       const planner = new ProgramPlanner();
       planner.add({
         target: s.poolManager,
         fn: unlockFn,
-        args: [
-          unlockData(
-            key,
-            zeroForOne(key, A.address),
-            amount,
-            s.layer.executor,
-            attacker.account.address,
-          ),
-        ],
+        args: [unlockData(key, A.address, amount, s.layer.executor, attacker.account.address)],
       });
       await expectRevert(
         world,
@@ -1031,44 +989,66 @@ describe("Uniswap V4 in the execution layer", () => {
         returnData: await read("lastReturnData"),
       };
     };
+    /**
+     * Arms the hook to call `target` with each attempt's payload in turn, runs `swap` through the
+     * hooked pool and asserts the attempt failed with exactly its error.
+     */
+    const expectHookRefusedEach = async (
+      target: Address,
+      attempts: readonly { name: string; payload: Hex; error: Hex }[],
+      swap: (attempt: string) => Promise<void>,
+    ) => {
+      for (const [i, attempt] of attempts.entries()) {
+        await armHook(target, attempt.payload);
+        await swap(attempt.name);
+        expect(await hookRecord(), attempt.name).toEqual({
+          attempts: BigInt(i + 1),
+          succeeded: false,
+          returnData: attempt.error,
+        });
+      }
+    };
     const expectHookEmpty = async () => {
       const { A, B } = s.world.tokens;
       for (const token of [A.address, B.address, NATIVE_TOKEN_ADDRESS]) {
         expect(await balanceOf(s.world, token, HOOK_ADDRESS)).toBe(0n);
       }
     };
+    /** The executor's uniswapV4Swap of `amountIn` A on the unhooked pool, paying the hook. */
+    const swapToHook = (amountIn: bigint): Hex =>
+      encodeFunctionData({
+        abi: RouterExecutorAbi,
+        functionName: "uniswapV4Swap",
+        args: v4SwapArgs(s.pools.AB, s.world.tokens.A.address, amountIn, HOOK_ADDRESS),
+      });
+    /** unlockCallback of a sale of `amountIn` A on the unhooked pool, `payer` paying the hook. */
+    const unlockToHook = (payer: Address, amountIn: bigint): Hex =>
+      unlockCallbackCall(
+        unlockData(s.pools.AB, s.world.tokens.A.address, amountIn, payer, HOOK_ADDRESS),
+      );
+    const unexpectedHookCaller = () =>
+      errorData(errorsAbi, "UnexpectedUnlockCaller", [HOOK_ADDRESS, s.poolManager]);
 
     test("a reentrant hook gains nothing from a route: the executor's uniswapV4Swap, unlockCallback and execute refuse it, and the receiver gets exactly the quote", async () => {
       const { world } = s;
-      const { user, receiver } = world.accounts;
+      const { receiver } = world.accounts;
       const { A, B } = world.tokens;
       const key = s.pools.hookedAB;
       const amountIn = parseUnits("100", 18);
       const sweep = new ProgramPlanner();
       addSweep(sweep, { executor: s.layer.executor, token: A.address, to: HOOK_ADDRESS });
       const sweepToHook = sweep.plan();
-      const ab = s.pools.AB;
       // While the hook runs, the executor holds the route's input (paid after the swap).
       const attempts = [
         {
           name: "uniswapV4Swap of the executor's input to the hook",
-          payload: encodeFunctionData({
-            abi: RouterExecutorAbi,
-            functionName: "uniswapV4Swap",
-            args: [...keyArgs(ab), zeroForOne(ab, A.address), amountIn, HOOK_ADDRESS],
-          }),
+          payload: swapToHook(amountIn),
           error: errorData(errorsAbi, "NotSelf", [HOOK_ADDRESS]),
         },
         {
           name: "unlockCallback paying from the executor to the hook",
-          payload: encodeFunctionData({
-            abi: RouterExecutorAbi,
-            functionName: "unlockCallback",
-            args: [
-              unlockData(ab, zeroForOne(ab, A.address), amountIn, s.layer.executor, HOOK_ADDRESS),
-            ],
-          }),
-          error: errorData(errorsAbi, "UnexpectedUnlockCaller", [HOOK_ADDRESS, s.poolManager]),
+          payload: unlockToHook(s.layer.executor, amountIn),
+          error: unexpectedHookCaller(),
         },
         {
           name: "execute of a sweep to the hook",
@@ -1080,36 +1060,25 @@ describe("Uniswap V4 in the execution layer", () => {
           error: errorData(errorsAbi, "NotRouter", [HOOK_ADDRESS]),
         },
       ];
-      for (const [i, attempt] of attempts.entries()) {
-        await armHook(s.layer.executor, attempt.payload);
+      await expectHookRefusedEach(s.layer.executor, attempts, async (attempt) => {
         const expected = await quote(key, A.address, amountIn);
-        await approve(user, A.address, s.layer.router, amountIn);
-        const before = await balanceOf(world, B.address, receiver.account.address);
-        await sendOk(
-          s.v4World,
-          user,
-          routeTx(
+        await expectSwapPays({
+          tx: routeTx(
             A.address,
             amountIn,
             B.address,
             expected,
             v4Program(key, A.address, amountIn, receiver.account.address),
           ),
-        );
-        const received = (await balanceOf(world, B.address, receiver.account.address)) - before;
-        expect({ attempt: attempt.name, received }).toEqual({
-          attempt: attempt.name,
-          received: expected,
+          spender: s.layer.router,
+          tokenIn: A.address,
+          amountIn,
+          tokenOut: B.address,
+          expected,
+          label: attempt,
         });
-        expect({ attempt: attempt.name, ...(await hookRecord()) }).toEqual({
-          attempt: attempt.name,
-          attempts: BigInt(i + 1),
-          succeeded: false,
-          returnData: attempt.error,
-        });
-      }
+      });
       await expectHookEmpty();
-      await expectV4Clean();
     });
 
     test("a reentrant hook cannot spend an approval of the V4 router: its callback refuses the hook, a nested swap finds the manager unlocked", async () => {
@@ -1117,57 +1086,38 @@ describe("Uniswap V4 in the execution layer", () => {
       const { victim } = world.accounts;
       const { A, B } = world.tokens;
       const key = s.pools.hookedAB;
-      const ab = s.pools.AB;
       const amountIn = parseUnits("100", 18);
       await victimApproves();
       const attempts = [
         {
           name: "unlockCallback pulling the victim's A to the hook",
-          payload: encodeFunctionData({
-            abi: UniswapV4RouterAbi,
-            functionName: "unlockCallback",
-            args: [
-              unlockData(
-                ab,
-                zeroForOne(ab, A.address),
-                parseUnits("10000", 18),
-                victim.account.address,
-                HOOK_ADDRESS,
-              ),
-            ],
-          }),
-          error: errorData(errorsAbi, "UnexpectedUnlockCaller", [HOOK_ADDRESS, s.poolManager]),
+          payload: unlockToHook(victim.account.address, parseUnits("10000", 18)),
+          error: unexpectedHookCaller(),
         },
         {
           name: "a nested swapExactIn",
           payload: encodeFunctionData({
             abi: UniswapV4RouterAbi,
             functionName: "swapExactIn",
-            args: [...keyArgs(ab), zeroForOne(ab, A.address), amountIn, 0n, HOOK_ADDRESS],
+            args: swapExactInArgs(s.pools.AB, A.address, amountIn, 0n, HOOK_ADDRESS),
           }),
           error: errorData(errorsAbi, "AlreadyUnlocked"),
         },
       ];
-      for (const [i, attempt] of attempts.entries()) {
-        await armHook(s.layer.uniswapV4Router, attempt.payload);
+      await expectHookRefusedEach(s.layer.uniswapV4Router, attempts, async (attempt) => {
         const expected = await quote(key, A.address, amountIn);
-        const [a, b, allowance] = await victimState();
+        const [a, b, approved] = await victimState();
         await sendOk(
           s.v4World,
           victim,
           swapExactIn(key, A.address, amountIn, expected, victim.account.address),
         );
-        expect({ attempt: attempt.name, state: await victimState() }).toEqual({
-          attempt: attempt.name,
-          state: [(a ?? 0n) - amountIn, (b ?? 0n) + expected, (allowance ?? 0n) - amountIn],
-        });
-        expect({ attempt: attempt.name, ...(await hookRecord()) }).toEqual({
-          attempt: attempt.name,
-          attempts: BigInt(i + 1),
-          succeeded: false,
-          returnData: attempt.error,
-        });
-      }
+        expect(await victimState(), attempt).toEqual([
+          (a ?? 0n) - amountIn,
+          (b ?? 0n) + expected,
+          (approved ?? 0n) - amountIn,
+        ]);
+      });
       expect(await balanceOf(world, B.address, HOOK_ADDRESS)).toBe(0n);
       await expectHookEmpty();
       await expectV4Clean();
@@ -1178,7 +1128,6 @@ describe("Uniswap V4 in the execution layer", () => {
       const { user, receiver, victim } = world.accounts;
       const { A, B } = world.tokens;
       const key = s.pools.hookedAB;
-      const ab = s.pools.AB;
       const amountIn = parseUnits("100", 18);
       const wrapped = (reason: Hex) =>
         errorData(errorsAbi, "WrappedError", [
@@ -1187,16 +1136,8 @@ describe("Uniswap V4 in the execution layer", () => {
           reason,
           HOOK_CALL_FAILED_SELECTOR,
         ]);
-      await armHook(
-        s.layer.executor,
-        encodeFunctionData({
-          abi: RouterExecutorAbi,
-          functionName: "uniswapV4Swap",
-          args: [...keyArgs(ab), zeroForOne(ab, A.address), amountIn, HOOK_ADDRESS],
-        }),
-        true,
-      );
-      await approve(user, A.address, s.layer.router, amountIn);
+      await armHook(s.layer.executor, swapToHook(amountIn), true);
+      await approve(world, user, A.address, s.layer.router, amountIn);
       await expectRevert(
         world,
         user,
@@ -1213,30 +1154,13 @@ describe("Uniswap V4 in the execution layer", () => {
           wrapped(errorData(errorsAbi, "NotSelf", [HOOK_ADDRESS])),
         ),
       );
-      await victimApproves();
-      const before = await victimState();
-      await armHook(
-        s.layer.uniswapV4Router,
-        encodeFunctionData({
-          abi: UniswapV4RouterAbi,
-          functionName: "unlockCallback",
-          args: [
-            unlockData(
-              ab,
-              zeroForOne(ab, A.address),
-              amountIn,
-              victim.account.address,
-              HOOK_ADDRESS,
-            ),
-          ],
-        }),
-        true,
-      );
+      const before = await victimApproves();
+      await armHook(s.layer.uniswapV4Router, unlockToHook(victim.account.address, amountIn), true);
       await expectRevert(
         world,
         victim,
         swapExactIn(key, A.address, amountIn, 1n, victim.account.address),
-        wrapped(errorData(errorsAbi, "UnexpectedUnlockCaller", [HOOK_ADDRESS, s.poolManager])),
+        wrapped(unexpectedHookCaller()),
       );
       expect(await victimState()).toEqual(before);
       await expectHookEmpty();
@@ -1267,8 +1191,8 @@ describe("Uniswap V4 in the execution layer", () => {
       recipient: to,
       amountOut: false,
     });
-    await approve(user, A.address, s.layer.router, amountIn);
-    let before = await balanceOf(world, B.address, to);
+    await approve(world, user, A.address, s.layer.router, amountIn);
+    const before = await balanceOf(world, B.address, to);
     const v3 = await sendOk(
       s.v4World,
       user,
@@ -1276,49 +1200,47 @@ describe("Uniswap V4 in the execution layer", () => {
     );
     expect((await balanceOf(world, B.address, to)) - before).toBe(v3Expected);
 
+    const aForB = { tokenIn: A.address, amountIn, tokenOut: B.address };
     const v4Expected = await quote(s.pools.AB, A.address, amountIn);
-    await approve(user, A.address, s.layer.router, amountIn);
-    before = await balanceOf(world, B.address, to);
-    const v4 = await sendOk(
-      s.v4World,
-      user,
-      routeTx(
+    const v4 = await expectSwapPays({
+      ...aForB,
+      tx: routeTx(
         A.address,
         amountIn,
         B.address,
         v4Expected,
         v4Program(s.pools.AB, A.address, amountIn, to),
       ),
-    );
-    expect((await balanceOf(world, B.address, to)) - before).toBe(v4Expected);
+      spender: s.layer.router,
+      expected: v4Expected,
+    });
 
     const direct = await quote(s.pools.AB, A.address, amountIn);
-    await approve(user, A.address, s.layer.uniswapV4Router, amountIn);
-    before = await balanceOf(world, B.address, to);
-    const v4Router = await sendOk(
-      s.v4World,
-      user,
-      swapExactIn(s.pools.AB, A.address, amountIn, direct, to),
-    );
-    expect((await balanceOf(world, B.address, to)) - before).toBe(direct);
+    const v4Router = await expectSwapPays({
+      ...aForB,
+      tx: swapExactIn(s.pools.AB, A.address, amountIn, direct, to),
+      spender: s.layer.uniswapV4Router,
+      expected: direct,
+    });
 
     // Native input: settled with the call's value (no sync, no token transfer).
     const ethIn = parseEther("1");
     const nativeExpected = await quote(s.pools.nativeA, zeroAddress, ethIn);
     await write(user, A.address, DevTokenAbi, "transfer", [to, 1n]);
-    before = await balanceOf(world, A.address, to);
-    const v4Native = await sendOk(
-      s.v4World,
-      user,
-      routeTx(
+    const v4Native = await expectSwapPays({
+      tx: routeTx(
         NATIVE_TOKEN_ADDRESS,
         ethIn,
         A.address,
         nativeExpected,
         v4Program(s.pools.nativeA, zeroAddress, ethIn, to),
       ),
-    );
-    expect((await balanceOf(world, A.address, to)) - before).toBe(nativeExpected);
+      spender: s.layer.router,
+      tokenIn: NATIVE_TOKEN_ADDRESS,
+      amountIn: ethIn,
+      tokenOut: A.address,
+      expected: nativeExpected,
+    });
     const diff = v4.gasUsed - v3.gasUsed;
     console.log(
       `gas used, 100 A for B: ShortcutRouter + V3 pool ${v3.gasUsed}, ShortcutRouter + V4 (uniswapV4Swap) ${v4.gasUsed} (${diff >= 0n ? "+" : ""}${diff}), UniswapV4Router.swapExactIn ${v4Router.gasUsed}; 1 ETH for A: ShortcutRouter + V4 ${v4Native.gasUsed}`,

@@ -48,15 +48,20 @@ export const allErrorsAbi: Abi = [
 
 /**
  * Starts an anvil with the test world for the calling suite and restores a snapshot of the
- * freshly deployed world before each test. Read `ctx.world` inside tests.
+ * freshly deployed world before each test. Read `ctx.world` inside tests. A suite that needs more
+ * on the chain passes `setup`: it runs once on the new world, before the snapshot, so every test
+ * starts from what it deployed.
  */
-export function useExecutionWorld(): { world: ExecutionWorld } {
+export function useExecutionWorld(setup?: (world: ExecutionWorld) => Promise<void>): {
+  world: ExecutionWorld;
+} {
   const ctx = {} as { world: ExecutionWorld };
   let anvil: AnvilInstance | undefined;
   let snapshot: Hex | undefined;
   beforeAll(async () => {
     anvil = await startTestAnvil();
     ctx.world = await deployExecutionWorld(anvil.url);
+    await setup?.(ctx.world);
     snapshot = await ctx.world.test.snapshot();
   });
   beforeEach(async () => {
