@@ -48,6 +48,13 @@ const KNOWN_CHAINS: Record<
       startBlock: 21_688_329,
       allowedHooks: [],
     },
+    aaveV3: {
+      pool: "0x87870Bca3F3fD6335C3F4ce8392D69350B4fA4E2",
+      poolAddressesProvider: "0x2f39d218133AFaB8F2B819B1066c7E434Ad94E9e",
+      poolConfigurator: "0x64b761D848206f447Fe2dd461b0c635Ec39EbB27",
+      dataProvider: "0x7B4EB56E7CD4b454BA8ff71E4518426369a138a3",
+      startBlock: 16_291_127,
+    },
   },
 };
 
@@ -112,6 +119,45 @@ function addressFromEnv(env: NodeJS.ProcessEnv, variable: string): Address | und
   return getAddress(raw);
 }
 
+/**
+ * Aave V3 on a real chain: the Pool and PoolAddressesProvider of `AAVE_V3_POOL_<id>` and
+ * `AAVE_V3_POOL_ADDRESSES_PROVIDER_<id>`, else the chain's known market. The two go together:
+ * the provider names its pool, but this file reads no chain to ask it. The known configurator
+ * and data provider belong to the known market only; another market's configurator, whose events
+ * list the reserves, comes from `AAVE_V3_POOL_CONFIGURATOR_<id>`.
+ */
+function aaveV3Market(
+  id: number,
+  env: NodeJS.ProcessEnv,
+  known: ChainSetup["aaveV3"],
+  startBlock: number | undefined,
+): ChainSetup["aaveV3"] {
+  const poolVariable = `AAVE_V3_POOL_${id}`;
+  const providerVariable = `AAVE_V3_POOL_ADDRESSES_PROVIDER_${id}`;
+  const pool = addressFromEnv(env, poolVariable);
+  const provider = addressFromEnv(env, providerVariable);
+  if (pool === undefined && provider === undefined) {
+    return known && { ...known, startBlock: startBlock ?? known.startBlock };
+  }
+  if (pool === undefined || provider === undefined) {
+    const [set, unset] = pool ? [poolVariable, providerVariable] : [providerVariable, poolVariable];
+    throw new Error(
+      `${set} is set but ${unset} is not: set both, the Pool and the PoolAddressesProvider of one Aave V3 market`,
+    );
+  }
+  const knownMarket =
+    known && pool === known.pool && provider === known.poolAddressesProvider ? known : undefined;
+  return {
+    pool,
+    poolAddressesProvider: provider,
+    // The configurator's events list the reserves: without it none is indexed.
+    poolConfigurator:
+      addressFromEnv(env, `AAVE_V3_POOL_CONFIGURATOR_${id}`) ?? knownMarket?.poolConfigurator,
+    dataProvider: knownMarket?.dataProvider,
+    startBlock: startBlock ?? knownMarket?.startBlock ?? 0,
+  };
+}
+
 function realChain(id: number, rpc: string[], env: NodeJS.ProcessEnv): ChainSetup {
   const known = KNOWN_CHAINS[id];
   const v2Factory = addressFromEnv(env, `UNISWAP_V2_FACTORY_${id}`) ?? known?.uniswapV2?.factory;
@@ -147,6 +193,7 @@ function realChain(id: number, rpc: string[], env: NodeJS.ProcessEnv): ChainSetu
         allowedHooks: parseHookList(env[`UNISWAP_V4_HOOKS_${id}`], `UNISWAP_V4_HOOKS_${id}`),
       }
     : undefined;
+  const aaveV3 = aaveV3Market(id, env, known?.aaveV3, override);
   return {
     id,
     name: known?.name ?? `chain${id}`,
@@ -154,11 +201,17 @@ function realChain(id: number, rpc: string[], env: NodeJS.ProcessEnv): ChainSetu
     rpc,
     startBlock:
       override ??
-      Math.min(uniswapV2?.startBlock ?? 0, uniswapV3?.startBlock ?? 0, uniswapV4?.startBlock ?? 0),
+      Math.min(
+        uniswapV2?.startBlock ?? 0,
+        uniswapV3?.startBlock ?? 0,
+        uniswapV4?.startBlock ?? 0,
+        aaveV3?.startBlock ?? 0,
+      ),
     weth: addressFromEnv(env, `WETH_${id}`) ?? known?.weth,
     uniswapV2,
     uniswapV3,
     uniswapV4,
+    aaveV3,
     vaults: parseVaultList(env[`VAULTS_${id}`], `VAULTS_${id}`),
     stablecoins:
       parseAddressList(env[`STABLECOINS_${id}`], `STABLECOINS_${id}`) ?? known?.stablecoins ?? [],
@@ -210,6 +263,13 @@ function devnetChain(env: NodeJS.ProcessEnv): ChainSetup | undefined {
         env[`UNISWAP_V4_HOOKS_${deployment.chainId}`],
         `UNISWAP_V4_HOOKS_${deployment.chainId}`,
       ),
+    },
+    aaveV3: deployment.aaveV3 && {
+      pool: deployment.aaveV3.pool,
+      poolAddressesProvider: deployment.aaveV3.poolAddressesProvider,
+      poolConfigurator: deployment.aaveV3.poolConfigurator,
+      dataProvider: deployment.aaveV3.dataProvider,
+      startBlock: deployment.startBlock,
     },
     vaults: deployment.vaults.map((v) => ({ address: v.address, protocolSlug: v.protocolSlug })),
     stablecoins: deployment.tokens

@@ -1,6 +1,7 @@
 import { createConfig } from "ponder";
 import { indexedChains } from "./chains.js";
 import { readConfig } from "./config.js";
+import { aaveV3Contracts } from "./src/protocols/aave-v3/contracts.js";
 import { erc4626Blocks, erc4626Contracts } from "./src/protocols/erc4626/contracts.js";
 import { perChain } from "./src/protocols/per-chain.js";
 import { uniswapV2Contracts } from "./src/protocols/uniswap-v2/contracts.js";
@@ -36,6 +37,7 @@ export default createConfig({
     ...uniswapV3Contracts(chains),
     ...uniswapV4Contracts(chains),
     ...erc4626Contracts(chains),
+    ...aaveV3Contracts(chains),
   },
   blocks: {
     ...erc4626Blocks(chains, settings.vaultRefreshBlocks),

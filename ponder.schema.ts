@@ -5,6 +5,7 @@
  * protocol with tables adds its line here (docs/adding-a-protocol.md).
  */
 export * from "./src/analytics/tables.js";
+export * from "./src/protocols/aave-v3/tables.js";
 export * from "./src/protocols/erc4626/tables.js";
 export * from "./src/protocols/uniswap-v2/tables.js";
 export * from "./src/protocols/uniswap-v3/tables.js";

@@ -56,6 +56,10 @@ const PAIRS: [string, string][] = [
   ["USDC", "ETH"],
   ["DAI", "USDC"],
   ["WETH", "USDT"],
+  // Into Aave: a swap then a supply, against the same done by hand (the best swap path, quoted
+  // by the quoters, then the supply).
+  ["DAI", "aUSDC"],
+  ["WBTC", "aWETH"],
   ["WETH", "WBTC"],
   ["DAI", "USDT"],
   ["USDT", "LINK"],
@@ -253,11 +257,16 @@ async function main(): Promise<void> {
     let v4Paths = 0;
     /** Scenarios whose route goes through a V4 pool. */
     let v4Routes = 0;
-    /** Native ether is no deployed token: its reference price is WETH's. */
-    const tokenOf = (symbol: string) =>
-      symbol === "ETH"
-        ? { ...net.token("WETH"), address: NATIVE_TOKEN_ADDRESS as Address, symbol: "ETH" }
+    /** Native ether and aTokens are no deployed tokens: each is priced as its asset. */
+    const tokenOf = (symbol: string) => {
+      if (symbol === "ETH") {
+        return { ...net.token("WETH"), address: NATIVE_TOKEN_ADDRESS as Address, symbol: "ETH" };
+      }
+      const reserve = deployment.aaveV3?.reserves.find((r) => `a${r.symbol}` === symbol);
+      return reserve
+        ? { ...net.token(reserve.symbol), address: reserve.aToken, symbol }
         : net.token(symbol);
+    };
     for (const [symbolIn, symbolOut] of PAIRS) {
       const tIn = tokenOf(symbolIn);
       const tOut = tokenOf(symbolOut);
@@ -396,7 +405,7 @@ async function main(): Promise<void> {
       "# Route quality",
       "",
       "Reproduce with `npx tsx bench/quality.ts` (fresh anvil with the devnet world — V2, V3 and V4",
-      "pools, vaults — plus 40 extra narrow positions in each of the WETH/USDC 0.3% and USDC/USDT",
+      "pools, vaults, Aave V3 reserves — plus 40 extra narrow positions in each of the WETH/USDC 0.3% and USDC/USDT",
       "0.05% V3 pools; amounts sized at the world's reference prices; ETH is native ether).",
       "",
       "## Summary",

@@ -22,6 +22,8 @@ import { encodeRouterSwapTx } from "../engine/program/encode.js";
 import { addSweep } from "../engine/program/execution-steps.js";
 import { ProgramPlanner, type ProgramValue } from "../engine/program/planner.js";
 import {
+  addAaveSupply,
+  addAaveWithdraw,
   addErc4626Deposit,
   addErc4626Redeem,
   addExecutorUniswapV2Swap,
@@ -135,6 +137,23 @@ function program(net: RoutingDevnet, scenario: Scenario) {
           amountIn: amount,
           recipient: executor,
         });
+      } else if (pool.kind === "aave-v3") {
+        amount =
+          e.action === "deposit"
+            ? addAaveSupply(planner, {
+                pool: pool.pool,
+                asset: pool.asset,
+                aToken: pool.address,
+                amount,
+                onBehalfOf: executor,
+                minAmountOutCheck: net.deployment.execution.minAmountOutCheck as Address,
+              })
+            : addAaveWithdraw(planner, {
+                pool: pool.pool,
+                asset: pool.asset,
+                amount: "all",
+                to: executor,
+              });
       } else if (pool.kind === "erc4626") {
         amount =
           e.action === "deposit"
@@ -212,7 +231,8 @@ async function main(): Promise<void> {
         d.weth.toLowerCase() as EngineAddress,
       )
       .find((e) => e.pool.kind === "v2")?.pool.address as Address;
-    for (const token of [sym("USDC"), sym("DAI"), d.weth, svUSDC, usdcWethPair]) {
+    const aUSDC = d.aaveV3?.reserves.find((r) => r.symbol === "USDC")?.aToken as Address;
+    for (const token of [sym("USDC"), sym("DAI"), d.weth, svUSDC, usdcWethPair, aUSDC]) {
       await net.send({
         address: token,
         abi: DevTokenAbi,
@@ -294,6 +314,8 @@ async function main(): Promise<void> {
           thousand,
         ),
         one("deposit", usdc, svUSDC, [edge(graph, usdc, svUSDC, "erc4626")], thousand),
+        one("Aave supply", usdc, aUSDC, [edge(graph, usdc, aUSDC, "aave-v3")], thousand),
+        one("Aave withdraw", aUSDC, usdc, [edge(graph, aUSDC, usdc, "aave-v3")], thousand),
         one("redeem", svUSDC, usdc, [edge(graph, svUSDC, usdc, "erc4626")], thousand),
         one("V2 deposit", usdc, usdcWethPair, [edge(graph, usdc, usdcWethPair, "v2")], thousand),
         one(
@@ -382,6 +404,8 @@ async function main(): Promise<void> {
       ],
       ["V4_NATIVE_IN_GAS_SAVED", m("V4") - m("V4 native in"), gas.V4_NATIVE_IN_GAS_SAVED],
       ["DEPOSIT_GAS", m("deposit") - base, gas.DEPOSIT_GAS],
+      ["AAVE_SUPPLY_GAS", m("Aave supply") - base, gas.AAVE_SUPPLY_GAS],
+      ["AAVE_WITHDRAW_GAS", m("Aave withdraw") - base, gas.AAVE_WITHDRAW_GAS],
       ["REDEEM_GAS", m("redeem") - base, gas.REDEEM_GAS],
       ["V2_ZAP_IN_GAS", m("V2 deposit") - base, gas.V2_ZAP_IN_GAS],
       ["V2_ZAP_OUT_GAS", m("V2 redeem") - base, gas.V2_ZAP_OUT_GAS],

@@ -1,7 +1,10 @@
 /**
  * Activity generator for demos and freshness tests: keeps making V2, V3 and V4 swaps, V3 position
- * mints and burns, V4 liquidity additions and removals, vault deposits and redeems, and vault
- * yield on the devnet world.
+ * mints and burns, V4 liquidity additions and removals, vault deposits and redeems, vault yield,
+ * and Aave V3 supplies, variable-rate borrows, repayments and withdrawals on the devnet world.
+ * Every Aave action first accrues its reserve's indexes to the block's timestamp, which anvil
+ * takes from the wall clock: the indexes move as the generator runs (no time is skipped, so the
+ * chain's clock stays the real one).
  *
  * `npm run devnet:activity` (reads the deployment file; `RPC_URL`, `ACTIVITY_INTERVAL_MS`)
  * or `npm start -- --activity`.
@@ -24,6 +27,7 @@ import {
   zeroAddress,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { AaveV3PoolAbi } from "../abis/AaveV3Pool.js";
 import { DevTokenAbi } from "../abis/generated/DevToken.js";
 import { DevVaultAbi } from "../abis/generated/DevVault.js";
 import { V4LiquidityHelperAbi } from "../abis/generated/V4LiquidityHelper.js";
@@ -36,6 +40,7 @@ import { UniswapV2Router02Abi } from "../abis/UniswapV2Router02.js";
 import { UniswapV3PoolAbi } from "../abis/UniswapV3Pool.js";
 import { readConfig } from "../config.js";
 import { getSqrtRatioAtTick } from "../engine/routing/math/tick-math.js";
+import { AAVE_VARIABLE_RATE_MODE } from "./aave-v3.js";
 import { DEVNET_DEPLOYER_KEY } from "./anvil.js";
 import { type Deployment, readDeployment } from "./deployment.js";
 import { mulberry32 } from "./random.js";
@@ -53,7 +58,13 @@ export type ActivityKind =
   | "v4RemoveLiquidity"
   | "vaultDeposit"
   | "vaultRedeem"
-  | "vaultYield";
+  | "vaultYield"
+  | "aaveSupply"
+  | "aaveBorrow"
+  | "aaveRepay"
+  | "aaveWithdraw";
+// New kinds go last: the first steps of a run cycle through this list in order, so that the
+// actions an existing seed starts with stay the same.
 const KINDS: ActivityKind[] = [
   "v2Swap",
   "v3Swap",
@@ -65,6 +76,10 @@ const KINDS: ActivityKind[] = [
   "vaultDeposit",
   "vaultRedeem",
   "vaultYield",
+  "aaveSupply",
+  "aaveBorrow",
+  "aaveRepay",
+  "aaveWithdraw",
 ];
 
 export type ActivityParameters = {
@@ -148,6 +163,13 @@ export async function runActivity(
   }
   for (const v of d.vaults) {
     await send(v.asset, DevTokenAbi, "approve", [v.address, maxUint256]);
+  }
+  // Aave's pool pulls supplies and repayments.
+  const aave = d.aaveV3;
+  if (aave) {
+    for (const r of aave.reserves) {
+      await send(r.asset, DevTokenAbi, "approve", [aave.pool, maxUint256]);
+    }
   }
 
   const minted: bigint[] = [];
@@ -351,6 +373,49 @@ export async function runActivity(
       return await send(v.asset, DevTokenAbi, "transfer", [
         v.address,
         amountForUsd(priced(v.asset), usd() / 10),
+      ]);
+    },
+    // The deployer seeded every reserve with millions supplied and borrowed: a few thousand
+    // dollars either way keep its position far from its limits.
+    aaveSupply: async () => {
+      if (!aave) return undefined;
+      const r = pick(aave.reserves);
+      return await send(aave.pool, AaveV3PoolAbi, "supply", [
+        r.asset,
+        amountForUsd(priced(r.asset), usd()),
+        me,
+        0,
+      ]);
+    },
+    aaveBorrow: async () => {
+      if (!aave) return undefined;
+      const r = pick(aave.reserves);
+      return await send(aave.pool, AaveV3PoolAbi, "borrow", [
+        r.asset,
+        amountForUsd(priced(r.asset), usd()),
+        AAVE_VARIABLE_RATE_MODE,
+        0,
+        me,
+      ]);
+    },
+    // Aave repays at most the debt, whatever the amount asked.
+    aaveRepay: async () => {
+      if (!aave) return undefined;
+      const r = pick(aave.reserves);
+      return await send(aave.pool, AaveV3PoolAbi, "repay", [
+        r.asset,
+        amountForUsd(priced(r.asset), usd()),
+        AAVE_VARIABLE_RATE_MODE,
+        me,
+      ]);
+    },
+    aaveWithdraw: async () => {
+      if (!aave) return undefined;
+      const r = pick(aave.reserves);
+      return await send(aave.pool, AaveV3PoolAbi, "withdraw", [
+        r.asset,
+        amountForUsd(priced(r.asset), usd()),
+        me,
       ]);
     },
   };

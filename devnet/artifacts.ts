@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import type { Abi, Hex } from "viem";
+import { type Abi, type Address, type Hex, isHex, keccak256, stringToBytes } from "viem";
 
 const require = createRequire(import.meta.url);
 
@@ -20,16 +20,155 @@ export const npmArtifacts = {
   PoolManager: "@uniswap/v4-core/out/PoolManager.sol/PoolManager.json",
   StateView: "@uniswap/v4-periphery/foundry-out/StateView.sol/StateView.json",
   V4Quoter: "@uniswap/v4-periphery/foundry-out/V4Quoter.sol/V4Quoter.json",
+  AaveV3Pool: "@aave/core-v3/artifacts/contracts/protocol/pool/Pool.sol/Pool.json",
+  AaveV3PoolConfigurator:
+    "@aave/core-v3/artifacts/contracts/protocol/pool/PoolConfigurator.sol/PoolConfigurator.json",
+  AaveV3AToken: "@aave/core-v3/artifacts/contracts/protocol/tokenization/AToken.sol/AToken.json",
+  AaveV3VariableDebtToken:
+    "@aave/core-v3/artifacts/contracts/protocol/tokenization/VariableDebtToken.sol/VariableDebtToken.json",
+  AaveV3PoolAddressesProvider:
+    "@aave/core-v3/artifacts/contracts/protocol/configuration/PoolAddressesProvider.sol/PoolAddressesProvider.json",
+  AaveV3ACLManager:
+    "@aave/core-v3/artifacts/contracts/protocol/configuration/ACLManager.sol/ACLManager.json",
+  AaveV3Oracle: "@aave/core-v3/artifacts/contracts/misc/AaveOracle.sol/AaveOracle.json",
+  AaveV3ProtocolDataProvider:
+    "@aave/core-v3/artifacts/contracts/misc/AaveProtocolDataProvider.sol/AaveProtocolDataProvider.json",
+  AaveV3DefaultReserveInterestRateStrategy:
+    "@aave/core-v3/artifacts/contracts/protocol/pool/DefaultReserveInterestRateStrategy.sol/DefaultReserveInterestRateStrategy.json",
 } as const;
 
-/** Reads one npm artifact: its ABI and creation bytecode, unchanged. */
-export function readNpmArtifact(name: keyof typeof npmArtifacts): { abi: Abi; bytecode: Hex } {
-  const json = JSON.parse(readFileSync(require.resolve(npmArtifacts[name]), "utf8")) as {
-    abi: Abi;
-    // Hardhat and Truffle artifacts hold the hex itself; Foundry's wrap it in `object`.
-    bytecode: string | { object: string };
-  };
+const aaveLogic = "@aave/core-v3/artifacts/contracts/protocol/libraries/logic";
+
+/**
+ * Artifacts the devnet deploys but calls through no ABI of its own (so `abis/` has no module for
+ * them): Aave V3's logic libraries and its stable debt token.
+ */
+export const npmDeployOnlyArtifacts = {
+  AaveV3BorrowLogic: `${aaveLogic}/BorrowLogic.sol/BorrowLogic.json`,
+  AaveV3BridgeLogic: `${aaveLogic}/BridgeLogic.sol/BridgeLogic.json`,
+  AaveV3ConfiguratorLogic: `${aaveLogic}/ConfiguratorLogic.sol/ConfiguratorLogic.json`,
+  AaveV3EModeLogic: `${aaveLogic}/EModeLogic.sol/EModeLogic.json`,
+  AaveV3FlashLoanLogic: `${aaveLogic}/FlashLoanLogic.sol/FlashLoanLogic.json`,
+  AaveV3LiquidationLogic: `${aaveLogic}/LiquidationLogic.sol/LiquidationLogic.json`,
+  AaveV3PoolLogic: `${aaveLogic}/PoolLogic.sol/PoolLogic.json`,
+  AaveV3SupplyLogic: `${aaveLogic}/SupplyLogic.sol/SupplyLogic.json`,
+  AaveV3StableDebtToken:
+    "@aave/core-v3/artifacts/contracts/protocol/tokenization/StableDebtToken.sol/StableDebtToken.json",
+} as const;
+
+export type NpmArtifactName = keyof typeof npmArtifacts | keyof typeof npmDeployOnlyArtifacts;
+
+/**
+ * Where a Hardhat artifact's creation code calls external libraries: source file, library name,
+ * then the byte ranges (20 bytes each) that hold a placeholder for the library's address.
+ */
+export type LinkReferences = Record<string, Record<string, { start: number; length: number }[]>>;
+
+type ArtifactJson = {
+  abi: Abi;
+  // Hardhat and Truffle artifacts hold the hex itself; Foundry's wrap it in `object`.
+  bytecode: string | { object: string };
+  linkReferences?: LinkReferences;
+};
+
+const artifactPaths: Record<NpmArtifactName, string> = {
+  ...npmArtifacts,
+  ...npmDeployOnlyArtifacts,
+};
+
+function readArtifactJson(name: NpmArtifactName): ArtifactJson {
+  return JSON.parse(readFileSync(require.resolve(artifactPaths[name]), "utf8")) as ArtifactJson;
+}
+
+function creationCode(json: ArtifactJson): string {
   const hex = typeof json.bytecode === "string" ? json.bytecode : json.bytecode.object;
-  const bytecode = hex.startsWith("0x") ? hex : `0x${hex}`;
-  return { abi: json.abi, bytecode: bytecode as Hex };
+  return hex.startsWith("0x") ? hex : `0x${hex}`;
+}
+
+/**
+ * Reads one npm artifact: its ABI and creation bytecode, unchanged. The bytecode of a contract
+ * that calls external libraries still holds their placeholders: read it with
+ * {@link readLinkedNpmArtifact} to deploy it.
+ */
+export function readNpmArtifact(name: NpmArtifactName): { abi: Abi; bytecode: Hex } {
+  const json = readArtifactJson(name);
+  return { abi: json.abi, bytecode: creationCode(json) as Hex };
+}
+
+/**
+ * Reads one npm artifact with the addresses of the libraries it calls spliced into its creation
+ * bytecode (see {@link linkBytecode}); an artifact that links none needs `libraries` empty.
+ * @example const pool = readLinkedNpmArtifact("AaveV3Pool", { BorrowLogic: "0x…", … });
+ */
+export function readLinkedNpmArtifact(
+  name: NpmArtifactName,
+  libraries: Record<string, Address>,
+): { abi: Abi; bytecode: Hex } {
+  const json = readArtifactJson(name);
+  try {
+    const bytecode = linkBytecode({
+      bytecode: creationCode(json),
+      linkReferences: json.linkReferences ?? {},
+      libraries,
+    });
+    return { abi: json.abi, bytecode };
+  } catch (error) {
+    throw new Error(`${name}: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * The placeholder solc (0.5 and later) leaves where a library's address goes: `__$`, the first
+ * 17 bytes of the keccak256 of the library's fully qualified name in hex, `$__` (40 characters).
+ */
+export function libraryPlaceholder(fullyQualifiedName: string): string {
+  return `__$${keccak256(stringToBytes(fullyQualifiedName)).slice(2, 36)}$__`;
+}
+
+/**
+ * Splices library addresses into creation bytecode at the places `linkReferences` lists, as a
+ * linker does. `libraries` is keyed by library name (`BorrowLogic`) or fully qualified name
+ * (`contracts/…/BorrowLogic.sol:BorrowLogic`). Refuses a missing address, an address for a
+ * library the code does not call, a reference that does not hold that library's placeholder,
+ * and a result that is still not hex (a placeholder no reference listed).
+ */
+export function linkBytecode(params: {
+  bytecode: string;
+  linkReferences: LinkReferences;
+  libraries: Record<string, Address>;
+}): Hex {
+  let code = params.bytecode;
+  const missing: string[] = [];
+  const used = new Set<string>();
+  for (const [source, libraries] of Object.entries(params.linkReferences)) {
+    for (const [library, references] of Object.entries(libraries)) {
+      const fullyQualified = `${source}:${library}`;
+      const key = fullyQualified in params.libraries ? fullyQualified : library;
+      const address = params.libraries[key];
+      if (address === undefined) {
+        missing.push(fullyQualified);
+        continue;
+      }
+      used.add(key);
+      const placeholder = libraryPlaceholder(fullyQualified);
+      for (const { start, length } of references) {
+        // Offsets count bytes of the code, after the 0x.
+        const from = 2 + start * 2;
+        const found = code.slice(from, from + length * 2);
+        if (length !== 20 || found !== placeholder) {
+          throw new Error(
+            `bytes ${start}..${start + length} hold "${found}", not the placeholder of ${fullyQualified}`,
+          );
+        }
+        code = `${code.slice(0, from)}${address.slice(2).toLowerCase()}${code.slice(from + 40)}`;
+      }
+    }
+  }
+  if (missing.length > 0) throw new Error(`no address given for ${missing.join(", ")}`);
+  const unused = Object.keys(params.libraries).filter((key) => !used.has(key));
+  if (unused.length > 0) throw new Error(`the code does not call ${unused.join(", ")}`);
+  if (!isHex(code, { strict: true })) {
+    throw new Error("the code still holds a placeholder that its link references do not list");
+  }
+  return code;
 }

@@ -57,6 +57,33 @@ export type UniswapV4Deployment = {
   pools: (UniswapV4PoolKey & { id: Hex })[];
 };
 
+/** One Aave V3 reserve of the devnet: the asset, the tokens the pool issues for it, its feed. */
+export type AaveV3Reserve = {
+  symbol: string;
+  asset: Address;
+  aToken: Address;
+  variableDebtToken: Address;
+  stableDebtToken: Address;
+  /** The `DevPriceFeed` (USD, 8 decimals) the market's oracle reads for this asset. */
+  priceFeed: Address;
+};
+
+/** Aave V3 on the devnet: one market, its proxies, oracle and data provider, and its reserves. */
+export type AaveV3Deployment = {
+  poolAddressesProvider: Address;
+  /** The Pool's proxy: what every caller uses. */
+  pool: Address;
+  /** The PoolConfigurator's proxy. */
+  poolConfigurator: Address;
+  aclManager: Address;
+  /** AaveOracle: prices in USD with 8 decimals. */
+  oracle: Address;
+  /** AaveProtocolDataProvider. */
+  dataProvider: Address;
+  /** In the order the pool lists them (`getReservesList`). */
+  reserves: AaveV3Reserve[];
+};
+
 /** Everything deployed on the devnet; written as JSON where `ponder.config.ts` reads it. */
 export type Deployment = {
   chainId: number;
@@ -77,6 +104,8 @@ export type Deployment = {
   };
   /** Absent from the files of worlds deployed before the devnet had Uniswap V4. */
   uniswapV4?: UniswapV4Deployment;
+  /** Absent from the files of worlds deployed before the devnet had Aave V3. */
+  aaveV3?: AaveV3Deployment;
   vaults: DeployedVault[];
   execution: ExecutionLayerAddresses;
 };

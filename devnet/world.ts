@@ -2,7 +2,8 @@
  * Deploys the devnet world: WETH9, a dozen ERC20s, Uniswap V2, V3 and V4 from their npm build
  * artifacts (canonical init-code hashes), pools seeded at realistic prices, V4 pools with and
  * without hooks (`devnet/uniswap-v4.ts`), ERC4626 vaults under two protocol slugs (one accruing
- * yield), and the project's execution-layer contracts.
+ * yield), the project's execution-layer contracts, and an Aave V3 market with WETH, USDC, DAI and
+ * WBTC supplied and borrowed (`devnet/aave-v3.ts`).
  * The same account, nonces and inputs give the same addresses on every fresh chain.
  */
 import {
@@ -30,6 +31,7 @@ import { UniswapV3FactoryAbi } from "../abis/UniswapV3Factory.js";
 import { UniswapV3PoolAbi } from "../abis/UniswapV3Pool.js";
 import { WETH9Abi } from "../abis/WETH9.js";
 import { buildContracts, loadArtifact } from "../contracts/build.js";
+import { deployAaveV3 } from "./aave-v3.js";
 import { DEVNET_DEPLOYER_KEY } from "./anvil.js";
 import { readNpmArtifact } from "./artifacts.js";
 import type { DeployedToken, DeployedVault, Deployment } from "./deployment.js";
@@ -401,6 +403,12 @@ export async function deployWorld(params: DeployWorldParameters): Promise<Deploy
   });
   log(`deployed the execution layer: ${Object.keys(execution).join(", ")}`);
 
+  // After everything else, so that the addresses deployed before the devnet had Aave V3 stay
+  // where they were; the execution layer sent its own transactions, hence the fresh nonce.
+  await d.init();
+  const aaveV3 = await deployAaveV3({ deployer: d, token });
+  log(`deployed Aave V3 with ${aaveV3.reserves.length} reserves`);
+
   // Ponder indexes the newest 30 blocks of an unknown chain one by one (its finality window)
   // and the rest in fast batches: empty blocks on top put the whole world in the batches.
   await client
@@ -424,6 +432,7 @@ export async function deployWorld(params: DeployWorldParameters): Promise<Deploy
     uniswapV2: { factory: v2Factory, router02, pairs },
     uniswapV3: { factory: v3Factory, positionManager, swapRouter, quoterV2, pools },
     uniswapV4,
+    aaveV3,
     vaults,
     execution,
   };

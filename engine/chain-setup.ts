@@ -31,6 +31,15 @@ export type ChainSetup = {
      */
     allowedHooks: Address[];
   };
+  /** Aave V3: its Pool (proxy) and the contracts around it. */
+  aaveV3?: {
+    pool: Address;
+    poolAddressesProvider: Address;
+    /** Indexed for the reserves it lists and their parameters; without it no reserve is known. */
+    poolConfigurator?: Address;
+    dataProvider?: Address;
+    startBlock: number;
+  };
   vaults: VaultConfig[];
   /** USD stablecoins: the reference for USD prices (price impact). */
   stablecoins: Address[];

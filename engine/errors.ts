@@ -148,6 +148,15 @@ export class SimulationRevertedError extends EngineError<{ blockNumber: bigint; 
   declare readonly revertData: Hex;
 }
 
+/**
+ * The simulated transaction would leave an account unsafe in a protocol (an Aave position with a
+ * health factor below 1, which anyone may liquidate).
+ */
+export class UnsafePositionError extends EngineError<{ account: Address }> {
+  override readonly name = "UnsafePositionError";
+  declare readonly account: Address;
+}
+
 /** The simulation cannot be set up: the caller's input cannot be given to it by a state override. */
 export class InputNotSimulatableError extends EngineError<{ token: Address }> {
   override readonly name = "InputNotSimulatableError";
@@ -184,5 +193,6 @@ export type EngineErrorType =
   | UnsupportedByStrategyError
   | InputNotSimulatableError
   | SimulationRevertedError
+  | UnsafePositionError
   | ChainUnavailableError
   | ExecutionNotDeployedError;

@@ -2,6 +2,7 @@ import {
   type Address,
   createPublicClient,
   createWalletClient,
+  erc20Abi,
   getAddress,
   http,
   maxUint256,
@@ -163,7 +164,27 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
           primaryAddress: v.address,
         });
       }
-      expected = [...base, native, ...lp, ...shares].sort((a, b) =>
+      // Aave V3's aTokens: positions in their asset, with the Aave Pool as primary address.
+      const aTokens: ApiToken[] = [];
+      for (const r of d.aaveV3?.reserves ?? []) {
+        const [name, symbol, decimals] = await Promise.all([
+          client.readContract({ address: r.aToken, abi: erc20Abi, functionName: "name" }),
+          client.readContract({ address: r.aToken, abi: erc20Abi, functionName: "symbol" }),
+          client.readContract({ address: r.aToken, abi: erc20Abi, functionName: "decimals" }),
+        ]);
+        aTokens.push({
+          chainId: CHAIN_ID,
+          address: r.aToken,
+          type: "defi",
+          protocolSlug: "aave-v3",
+          underlyingTokens: [r.asset],
+          name,
+          symbol,
+          decimals,
+          primaryAddress: d.aaveV3?.pool ?? null,
+        });
+      }
+      expected = [...base, native, ...lp, ...shares, ...aTokens].sort((a, b) =>
         a.address.toLowerCase() < b.address.toLowerCase() ? -1 : 1,
       );
     });
@@ -189,11 +210,11 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
       await expectIndexMatchesChain(service, client, head);
     });
 
-    test("GET /v1/tokens lists every deployed token, LP token, vault share and the native token", async () => {
+    test("GET /v1/tokens lists every deployed token, LP token, vault share, aToken and the native token", async () => {
       const list = await tokens("");
-      expect(expected).toHaveLength(12 + 1 + 15 + 4);
+      expect(expected).toHaveLength(12 + 1 + 15 + 4 + 4);
       expect(list).toEqual({
-        meta: { total: 32, lastPage: 1, currentPage: 1, perPage: 1000, prev: null, next: null },
+        meta: { total: 36, lastPage: 1, currentPage: 1, perPage: 1000, prev: null, next: null },
         data: expected,
       });
       const usdc = list.data.find((t) => t.symbol === "USDC");
@@ -215,7 +236,7 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
         next: null,
       });
 
-      expect(await tokens(`?chainId=${CHAIN_ID}`)).toEqual({ meta: meta(32), data: expected });
+      expect(await tokens(`?chainId=${CHAIN_ID}`)).toEqual({ meta: meta(36), data: expected });
       expect(await tokens("?chainId=1")).toEqual({ meta: meta(0), data: [] });
       expect(await tokens(`?address=${usdc.toLowerCase()}`)).toEqual({
         meta: meta(1),
@@ -239,7 +260,7 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
       }
       for (const type of ["defiToken", "defi"]) {
         expect(await tokens(`?type=${type}`)).toEqual({
-          meta: meta(19),
+          meta: meta(23),
           data: pick((t) => t.type === "defi"),
         });
       }
@@ -258,9 +279,10 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
         "UNI-V2",
         "UNI-V2",
         "UNI-V2",
+        "aDevUSDC",
         "svUSDC",
       ]);
-      expect(await tokens(`?underlyingTokens=${usdc}`)).toEqual({ meta: meta(6), data: withUsdc });
+      expect(await tokens(`?underlyingTokens=${usdc}`)).toEqual({ meta: meta(7), data: withUsdc });
       // Array forms: repeated, bracketed and percent-encoded brackets all mean the same.
       const both = pick(
         (t) => t.underlyingTokens.includes(usdc) && t.underlyingTokens.includes(weth),
@@ -281,9 +303,14 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
         meta: meta(5),
         data: pick((t) => t.protocolSlug === "uniswap-v2" && t.underlyingTokens.includes(usdc)),
       });
-      expect(await tokens("?page=1")).toEqual({ meta: meta(32), data: expected });
+      expect(await tokens("?page=1")).toEqual({ meta: meta(36), data: expected });
+      // The Aave Pool is every aToken's primary address.
+      expect(await tokens(`?primaryAddress=${d.aaveV3?.pool}`)).toEqual({
+        meta: meta(4),
+        data: pick((t) => t.protocolSlug === "aave-v3"),
+      });
       expect(await tokens("?page=3")).toEqual({
-        meta: { total: 32, lastPage: 1, currentPage: 3, perPage: 1000, prev: 1, next: null },
+        meta: { total: 36, lastPage: 1, currentPage: 3, perPage: 1000, prev: 1, next: null },
         data: [],
       });
     });
@@ -303,8 +330,12 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
         "uniswap-v4",
         "savings-vaults",
         "yield-vaults",
+        "aave-v3",
         "wrapped-native",
       ]);
+      expect(
+        entries.find((e) => e.protocol.slug === "aave-v3")?.methods.map((m) => m.method),
+      ).toEqual(["deposit", "withdraw", "borrow", "repay"]);
       for (const entry of entries) {
         expect(entry.forks).toEqual([]);
         for (const m of entry.methods) {
@@ -357,7 +388,7 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
           statusCode: 404,
           error: "Not Found",
           message:
-            "Unknown protocol `sushiswap`; known protocols: core, uniswap-v2, uniswap-v3, uniswap-v4, savings-vaults, yield-vaults, wrapped-native.",
+            "Unknown protocol `sushiswap`; known protocols: core, uniswap-v2, uniswap-v3, uniswap-v4, savings-vaults, yield-vaults, aave-v3, wrapped-native.",
         },
       });
     });
@@ -429,6 +460,20 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
           category: "Yield",
           poolCount: 2,
           protocol: "yield-vaults",
+        },
+        {
+          title: "Aave V3",
+          id: "aave-v3",
+          chainIds: String(CHAIN_ID),
+          logo: logo("aave-v3"),
+          url: "https://app.aave.com",
+          description:
+            "Lending pool: supplied assets earn interest as aTokens (position tokens that grow with the liquidity index) and back variable-rate borrows.",
+          twitter: "@aave",
+          category: "Lending",
+          // Its reserves: WETH, USDC, DAI and WBTC.
+          poolCount: 4,
+          protocol: "aave-v3",
         },
         {
           title: "Wrapped Ether",

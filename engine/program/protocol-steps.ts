@@ -15,6 +15,7 @@ import {
   type Hex,
   maxUint256,
 } from "viem";
+import { AaveV3PoolAbi } from "../../abis/AaveV3Pool.js";
 import { ProgramValuesAbi } from "../../abis/generated/ProgramValues.js";
 import { RouterExecutorAbi } from "../../abis/generated/RouterExecutor.js";
 import { UniswapV4RouterAbi } from "../../abis/generated/UniswapV4Router.js";
@@ -22,7 +23,7 @@ import { SwapRouterAbi } from "../../abis/SwapRouter.js";
 import { UniswapV2PairAbi } from "../../abis/UniswapV2Pair.js";
 import { UniswapV3PoolAbi } from "../../abis/UniswapV3Pool.js";
 import { WETH9Abi } from "../../abis/WETH9.js";
-import { addTupleWord } from "./execution-steps.js";
+import { addBalanceGrowth, addBalanceSnapshot, addTupleWord } from "./execution-steps.js";
 import type { ProgramPlanner, ProgramValue } from "./planner.js";
 
 /** Uniswap V3 price limits just inside the valid range (a swap limited only by its amount). */
@@ -42,6 +43,10 @@ const exactInputSingleFn = getAbiItem({ abi: SwapRouterAbi, name: "exactInputSin
 const v2AmountOutFn = getAbiItem({ abi: ProgramValuesAbi, name: "uniswapV2AmountOut" });
 const v3AmountOutFn = getAbiItem({ abi: ProgramValuesAbi, name: "uniswapV3ExactInputAmountOut" });
 const executorV2SwapFn = getAbiItem({ abi: RouterExecutorAbi, name: "uniswapV2Swap" });
+const aaveSupplyFn = getAbiItem({ abi: AaveV3PoolAbi, name: "supply" });
+const aaveWithdrawFn = getAbiItem({ abi: AaveV3PoolAbi, name: "withdraw" });
+const aaveBorrowFn = getAbiItem({ abi: AaveV3PoolAbi, name: "borrow" });
+const aaveRepayFn = getAbiItem({ abi: AaveV3PoolAbi, name: "repay" });
 const executorV4SwapFn = getAbiItem({ abi: RouterExecutorAbi, name: "uniswapV4Swap" });
 const v4RouterSwapFn = getAbiItem({ abi: UniswapV4RouterAbi, name: "swapExactIn" });
 const v2ZapInFn = getAbiItem({ abi: ProgramValuesAbi, name: "uniswapV2ZapIn" });
@@ -491,4 +496,99 @@ export function addUniswapV4RouterSwap(
     ...(native ? { value: params.amountIn } : {}),
     label: "swap on uniswap v4 router",
   });
+}
+
+/** Aave's variable interest rate mode (`DataTypes.InterestRateMode.VARIABLE`). */
+const AAVE_VARIABLE_RATE = 2n;
+
+/**
+ * Supplies `amount` of `asset` to an Aave V3 pool for `onBehalfOf`, approving exactly that amount
+ * (which the supply consumes). `Pool.supply` returns nothing: the output is `onBehalfOf`'s aToken
+ * balance growth over the supply, read through the MinAmountOutCheck helper (exact whatever the
+ * account held before).
+ * @returns the aTokens `onBehalfOf` received.
+ */
+export function addAaveSupply(
+  planner: ProgramPlanner,
+  params: {
+    pool: Address;
+    asset: Address;
+    aToken: Address;
+    amount: Amount;
+    onBehalfOf: Address;
+    minAmountOutCheck: Address;
+  },
+): ProgramValue {
+  const before = addBalanceSnapshot(planner, {
+    minAmountOutCheck: params.minAmountOutCheck,
+    token: params.aToken,
+    account: params.onBehalfOf,
+  });
+  addApprove(planner, { token: params.asset, spender: params.pool, amount: params.amount });
+  planner.add({
+    target: params.pool,
+    fn: aaveSupplyFn,
+    args: [params.asset, params.amount, params.onBehalfOf, 0],
+    label: "supply to aave",
+  });
+  return addBalanceGrowth(planner, {
+    minAmountOutCheck: params.minAmountOutCheck,
+    token: params.aToken,
+    account: params.onBehalfOf,
+    balanceBefore: before,
+  });
+}
+
+/**
+ * Withdraws `amount` of `asset` from an Aave V3 pool (burning the executing account's aTokens),
+ * paying `to`; `"all"` withdraws the account's whole aToken balance (`type(uint256).max`).
+ * @returns the amount withdrawn (Pool.withdraw's return value).
+ */
+export function addAaveWithdraw(
+  planner: ProgramPlanner,
+  params: { pool: Address; asset: Address; amount: Amount | "all"; to: Address },
+): ProgramValue {
+  return planner.add({
+    target: params.pool,
+    fn: aaveWithdrawFn,
+    args: [params.asset, params.amount === "all" ? maxUint256 : params.amount, params.to],
+    label: "withdraw from aave",
+  });
+}
+
+/**
+ * Borrows `amount` of `asset` at the variable rate against the executing account's collateral
+ * (`onBehalfOf` is the account itself: only an account's own collateral backs its borrow); the
+ * borrowed tokens arrive in the account.
+ */
+export function addAaveBorrow(
+  planner: ProgramPlanner,
+  params: { pool: Address; asset: Address; amount: Amount; account: Address },
+): void {
+  planner.add({
+    target: params.pool,
+    fn: aaveBorrowFn,
+    args: [params.asset, params.amount, AAVE_VARIABLE_RATE, 0, params.account],
+    label: "borrow from aave",
+  });
+}
+
+/**
+ * Repays up to `amount` of `onBehalfOf`'s variable debt in `asset`, approving exactly `amount`
+ * and resetting the approval after (a repayment capped at the debt spends less).
+ * @returns the amount repaid (Pool.repay's return value).
+ */
+export function addAaveRepay(
+  planner: ProgramPlanner,
+  params: { pool: Address; asset: Address; amount: Amount; onBehalfOf: Address },
+): ProgramValue {
+  addApprove(planner, { token: params.asset, spender: params.pool, amount: params.amount });
+  const repaid = planner.add({
+    target: params.pool,
+    fn: aaveRepayFn,
+    args: [params.asset, params.amount, AAVE_VARIABLE_RATE, params.onBehalfOf],
+    label: "repay to aave",
+  });
+  addApprove(planner, { token: params.asset, spender: params.pool, amount: 0n });
+  return repaid;
 }

@@ -1,4 +1,5 @@
 import type { Pool } from "../routing/types.js";
+import { aaveV3 } from "./aave-v3/protocol.js";
 import { core } from "./core/protocol.js";
 import type { PoolKind } from "./pool-kind.js";
 import { savingsVaults } from "./savings-vaults/protocol.js";
@@ -20,6 +21,7 @@ export const protocols: readonly Protocol[] = [
   uniswapV4,
   savingsVaults,
   yieldVaults,
+  aaveV3,
   wrappedNative,
 ];
 

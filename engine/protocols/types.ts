@@ -1,3 +1,4 @@
+import type { Address, Hex } from "viem";
 import type { ActionSpec } from "../bundle/actions/types.js";
 import type { ChainSetup } from "../chain-setup.js";
 import type { Pool } from "../routing/types.js";
@@ -24,8 +25,19 @@ export type ProjectInfo = {
   category: string;
 };
 
+/**
+ * A read made after the bundle's simulated transaction, and what its answer means: a message
+ * when the bundle must be refused (the account left unsafe), else undefined.
+ */
+export type AccountCheck = {
+  to: Address;
+  data: Hex;
+  /** Why the bundle is refused, from the call's return data; undefined when it is fine. */
+  refuse: (returnData: Hex) => string | undefined;
+};
+
 /** Which indexed table holds a protocol's pools, for `poolCount`. */
-export type PoolSource = "v2Pair" | "v3Pool" | "v4Pool" | "vault" | "wrappedNative";
+export type PoolSource = "v2Pair" | "v3Pool" | "v4Pool" | "vault" | "aaveReserve" | "wrappedNative";
 
 /** One protocol: everything the service knows about it, in one folder under `engine/protocols/`. */
 export type Protocol = {
@@ -45,6 +57,14 @@ export type Protocol = {
   poolKind?: AnyPoolKind;
   /** Its bundle actions, by method: the same set as `methods` (a test holds them to it). */
   actions?: Record<string, ActionSpec>;
+  /**
+   * Reads to make after a bundle's simulated transaction, for the bundle's actions of this
+   * protocol (`args` as understood) run by `account`: each may refuse the bundle (422).
+   */
+  accountChecks?: (
+    actions: readonly { action: string; args: Record<string, unknown> }[],
+    account: Address,
+  ) => AccountCheck[];
 };
 
 /** The pool kind of one of the routing graph's pool types. */

@@ -41,6 +41,13 @@ export const V4_TICK_CROSS_GAS = 17_000;
  * (no ERC20 pull, counted in ROUTE_BASE_GAS) and the manager is paid with `settle{value}`.
  */
 export const V4_NATIVE_IN_GAS_SAVED = 16_000;
+/**
+ * An Aave V3 supply: the aToken balance read before, the exact `approve`, `Pool.supply` (the
+ * reserve's state and rates updated, the aTokens minted) and the balance growth read after.
+ */
+export const AAVE_SUPPLY_GAS = 190_000;
+/** An Aave V3 `Pool.withdraw`: the reserve updated, the aTokens burnt, the asset paid out. */
+export const AAVE_WITHDRAW_GAS = 130_000;
 /** ERC4626 exact `approve` + `deposit`. */
 export const DEPOSIT_GAS = 62_000;
 /** ERC4626 `redeem`. */

@@ -92,6 +92,38 @@ export type VaultPool = {
   decimalsOffset: number;
 };
 
+/**
+ * An Aave V3 reserve as a routing edge: supplying its asset mints aTokens (`deposit`),
+ * withdrawing burns them for the asset (`redeem`). Keyed by its aToken, the position token.
+ */
+export type AaveReservePool = {
+  kind: "aave-v3";
+  protocol: "aave-v3";
+  /** The aToken: the reserve's key in the graph and the position token. */
+  address: Address;
+  /** The Aave Pool (proxy) that supplies and withdraws. */
+  pool: Address;
+  asset: Address;
+  /** Ray. */
+  liquidityIndex: bigint;
+  /** Ray, per year. */
+  liquidityRate: bigint;
+  /** Unix seconds of the reserve's last update. */
+  lastUpdateTimestamp: bigint;
+  /** Unix seconds the quotes accrue interest to (the indexed head block's timestamp). */
+  accrueTo: bigint;
+  /** What the aToken holds of the asset: the most a withdrawal can take. */
+  availableLiquidity: bigint;
+  /** The supply cap in raw units of the asset (0: none). */
+  supplyCap: bigint;
+  /** Scaled aToken supply plus what is accrued to the treasury (scaled): what the cap counts. */
+  scaledSupplied: bigint;
+  /** Supplies and withdrawals are accepted (active, not paused; supplies also not frozen). */
+  active: boolean;
+  frozen: boolean;
+  paused: boolean;
+};
+
 /** WETH9-style wrapper: native ↔ wrapped, one for one. */
 export type WrapperPool = {
   kind: "wrap";
@@ -100,7 +132,7 @@ export type WrapperPool = {
   address: Address;
 };
 
-export type Pool = V2Pool | V3Pool | V4Pool | VaultPool | WrapperPool;
+export type Pool = V2Pool | V3Pool | V4Pool | VaultPool | AaveReservePool | WrapperPool;
 
 export type EdgeAction = "swap" | "deposit" | "redeem" | "wrap" | "unwrap";
 

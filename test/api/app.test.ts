@@ -77,6 +77,7 @@ beforeAll(async () => {
     tables.v4Pool,
     tables.v4Tick,
     tables.vault,
+    tables.aaveReserve,
   ]) {
     await pool.query(createTable(table));
   }
@@ -227,6 +228,7 @@ describe("the API app over a database of its own", () => {
       ["uniswap-v4", "", 0],
       ["savings-vaults", "", 0],
       ["yield-vaults", "", 0],
+      ["aave-v3", "", 0],
       // The wrapper is counted once the catalogue holds its token.
       ["wrapped-native", "31337", 1],
     ]);
@@ -378,6 +380,7 @@ describe("what clients of this API family read besides SPEC's five endpoints", (
       ["uniswap-v4", 0],
       ["savings-vaults", 0],
       ["yield-vaults", 0],
+      ["aave-v3", 0],
       ["wrapped-native", 1],
     ]);
     expect(await get("/v1/protocols?slug=uniswap")).toEqual({
@@ -387,7 +390,7 @@ describe("what clients of this API family read besides SPEC's five endpoints", (
         statusCode: 404,
         error: "Not Found",
         message:
-          "Unknown protocol `uniswap`; known protocols: core, uniswap-v2, uniswap-v3, uniswap-v4, savings-vaults, yield-vaults, wrapped-native.",
+          "Unknown protocol `uniswap`; known protocols: core, uniswap-v2, uniswap-v3, uniswap-v4, savings-vaults, yield-vaults, aave-v3, wrapped-native.",
       },
     });
   });
@@ -445,7 +448,7 @@ describe("what clients of this API family read besides SPEC's five endpoints", (
       statusCode: 404,
       error: "Not Found",
       message:
-        "Unknown protocol `nope`; known protocols: core, uniswap-v2, uniswap-v3, uniswap-v4, savings-vaults, yield-vaults, wrapped-native.",
+        "Unknown protocol `nope`; known protocols: core, uniswap-v2, uniswap-v3, uniswap-v4, savings-vaults, yield-vaults, aave-v3, wrapped-native.",
     });
   });
 

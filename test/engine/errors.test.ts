@@ -16,6 +16,7 @@ import {
   UnknownActionError,
   UnknownPoolError,
   UnknownTokenError,
+  UnsafePositionError,
   UnsupportedByStrategyError,
   UnsupportedOnChainError,
 } from "../../engine/errors.js";
@@ -221,6 +222,20 @@ describe("engine errors", () => {
         error: "Unprocessable Entity",
         message: "Action 1 (core call) failed in simulation: reverted.",
         details: { blockNumber: 12, actionIndex: 1 },
+      },
+    ],
+    [
+      new UnsafePositionError(
+        "The bundle would leave 0x00000000000000000000000000000000000000aA with an Aave V3 health factor of 0.950000 on pool 0x00000000000000000000000000000000000000bB (below 1: the position could be liquidated). Borrow less or supply more collateral.",
+        { account: "0x00000000000000000000000000000000000000aa", details: { blockNumber: 12 } },
+      ),
+      422,
+      {
+        statusCode: 422,
+        error: "Unprocessable Entity",
+        message:
+          "The bundle would leave 0x00000000000000000000000000000000000000aA with an Aave V3 health factor of 0.950000 on pool 0x00000000000000000000000000000000000000bB (below 1: the position could be liquidated). Borrow less or supply more collateral.",
+        details: { blockNumber: 12 },
       },
     ],
     [

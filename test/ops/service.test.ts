@@ -120,7 +120,7 @@ describe("API keys", () => {
 
     for (const key of [KEY_SUITE, KEY_ENV]) {
       const tokens = await get("/v1/tokens", bearer(key));
-      expect([tokens.status, tokens.body.meta.total]).toEqual([200, 32]);
+      expect([tokens.status, tokens.body.meta.total]).toEqual([200, 36]);
     }
     const withKey = await fetch(`${service.url}/graphql`, {
       method: "POST",
@@ -129,7 +129,7 @@ describe("API keys", () => {
     });
     expect([withKey.status, await withKey.json()]).toEqual([
       200,
-      { data: { tokens: { totalCount: 32 } } },
+      { data: { tokens: { totalCount: 36 } } },
     ]);
   });
 
@@ -555,7 +555,7 @@ describe("reference page", () => {
       .first()
       .textContent();
     const list = JSON.parse(shown ?? "") as { meta: { total: number }; data: { symbol: string }[] };
-    expect(list.meta.total).toBe(32);
+    expect(list.meta.total).toBe(36);
     expect(list.data.map((t) => t.symbol)).toContain("USDC");
     expect({ foreign, errors }).toEqual({ foreign: [], errors: [] });
   });

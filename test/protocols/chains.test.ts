@@ -38,6 +38,13 @@ describe("indexedChains", () => {
           startBlock: 21_688_329,
           allowedHooks: [],
         },
+        aaveV3: {
+          pool: "0x87870Bca3F3fD6335C3F4ce8392D69350B4fA4E2",
+          poolAddressesProvider: "0x2f39d218133AFaB8F2B819B1066c7E434Ad94E9e",
+          poolConfigurator: "0x64b761D848206f447Fe2dd461b0c635Ec39EbB27",
+          dataProvider: "0x7B4EB56E7CD4b454BA8ff71E4518426369a138a3",
+          startBlock: 16_291_127,
+        },
         vaults: [],
         stablecoins: [
           "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48",
@@ -165,6 +172,97 @@ describe("indexedChains", () => {
     expect(other?.uniswapV4).toBeUndefined();
   });
 
+  test("Aave V3: AAVE_V3_POOL_<id> with AAVE_V3_POOL_ADDRESSES_PROVIDER_<id>; the canonical market's configurator and data provider come with it only", () => {
+    const chains = indexedChains({
+      PONDER_RPC_URL_8453: "http://base",
+      AAVE_V3_POOL_8453: "0xa238dd80c259a72e81d7e4664a9801593f98d1c5",
+      AAVE_V3_POOL_ADDRESSES_PROVIDER_8453: "0xe20fcbdbffc4dd138ce8b2e6fbb6cb49777ad64d",
+      AAVE_V3_POOL_CONFIGURATOR_8453: "0x5731a04b1e775f0fdd454bf70f3335886e9a96be",
+      PONDER_RPC_URL_1: "https://rpc.example/1",
+      START_BLOCK_1: "22000000",
+      AAVE_V3_POOL_1: "0x87870bca3f3fd6335c3f4ce8392d69350b4fa4e2",
+      AAVE_V3_POOL_ADDRESSES_PROVIDER_1: "0x2f39d218133afab8f2b819b1066c7e434ad94e9e",
+      PONDER_RPC_URL_10: "http://optimism",
+      DEVNET: "false",
+    });
+    expect(chains.map((c) => [c.id, c.aaveV3])).toEqual([
+      [
+        1,
+        {
+          pool: "0x87870Bca3F3fD6335C3F4ce8392D69350B4fA4E2",
+          poolAddressesProvider: "0x2f39d218133AFaB8F2B819B1066c7E434Ad94E9e",
+          poolConfigurator: "0x64b761D848206f447Fe2dd461b0c635Ec39EbB27",
+          dataProvider: "0x7B4EB56E7CD4b454BA8ff71E4518426369a138a3",
+          startBlock: 22_000_000,
+        },
+      ],
+      // No known market on chain 10, and nothing set: no Aave V3.
+      [10, undefined],
+      [
+        8453,
+        {
+          pool: "0xA238Dd80C259a72e81d7e4664a9801593F98d1c5",
+          poolAddressesProvider: "0xe20fCBdBfFC4Dd138cE8b2E6FBb6CB49777ad64D",
+          poolConfigurator: "0x5731a04B1E775f0fdd454Bf70f3335886e9A96be",
+          dataProvider: undefined,
+          startBlock: 0,
+        },
+      ],
+    ]);
+    // Another market on chain 1: without the canonical configurator and data provider, and with
+    // no known start block, so the chain starts at block 0.
+    const [mainnet] = indexedChains({
+      PONDER_RPC_URL_1: "https://rpc.example/1",
+      AAVE_V3_POOL_1: "0x4e033931ad43597d96D6bcc25c280717730B58B1",
+      AAVE_V3_POOL_ADDRESSES_PROVIDER_1: "0xcfBf336fe147D643B9Cb705648500e101504B16d",
+      DEVNET: "false",
+    });
+    expect(mainnet?.aaveV3).toEqual({
+      pool: "0x4e033931ad43597d96D6bcc25c280717730B58B1",
+      poolAddressesProvider: "0xcfBf336fe147D643B9Cb705648500e101504B16d",
+      poolConfigurator: undefined,
+      dataProvider: undefined,
+      startBlock: 0,
+    });
+    expect(mainnet?.startBlock).toBe(0);
+  });
+
+  test("Aave V3: a malformed address, or the Pool without its PoolAddressesProvider (or the reverse), is refused", () => {
+    expect(() =>
+      indexedChains({ PONDER_RPC_URL_1: "x", AAVE_V3_POOL_1: "pool", DEVNET: "false" }),
+    ).toThrow(new Error('AAVE_V3_POOL_1 must be an address, got "pool"'));
+    expect(() =>
+      indexedChains({
+        PONDER_RPC_URL_1: "x",
+        AAVE_V3_POOL_1: "0x87870Bca3F3fD6335C3F4ce8392D69350B4fA4E2",
+        AAVE_V3_POOL_ADDRESSES_PROVIDER_1: "0x2f39d218",
+        DEVNET: "false",
+      }),
+    ).toThrow(new Error('AAVE_V3_POOL_ADDRESSES_PROVIDER_1 must be an address, got "0x2f39d218"'));
+    expect(() =>
+      indexedChains({
+        PONDER_RPC_URL_8453: "http://base",
+        AAVE_V3_POOL_8453: "0xA238Dd80C259a72e81d7e4664a9801593F98d1c5",
+        DEVNET: "false",
+      }),
+    ).toThrow(
+      new Error(
+        "AAVE_V3_POOL_8453 is set but AAVE_V3_POOL_ADDRESSES_PROVIDER_8453 is not: set both, the Pool and the PoolAddressesProvider of one Aave V3 market",
+      ),
+    );
+    expect(() =>
+      indexedChains({
+        PONDER_RPC_URL_1: "x",
+        AAVE_V3_POOL_ADDRESSES_PROVIDER_1: "0x2f39d218133AFaB8F2B819B1066c7E434Ad94E9e",
+        DEVNET: "false",
+      }),
+    ).toThrow(
+      new Error(
+        "AAVE_V3_POOL_ADDRESSES_PROVIDER_1 is set but AAVE_V3_POOL_1 is not: set both, the Pool and the PoolAddressesProvider of one Aave V3 market",
+      ),
+    );
+  });
+
   test("malformed settings are refused with the variable's name", () => {
     expect(() =>
       indexedChains({ PONDER_RPC_URL_1: "x", START_BLOCK_1: "soon", DEVNET: "false" }),
@@ -194,7 +292,7 @@ describe("indexedChains", () => {
     ).toThrow(new Error('UNISWAP_V4_HOOKS_1: expected comma-separated addresses, got ""'));
   });
 
-  test("the devnet's Uniswap V4 comes from its deployment file; UNISWAP_V4_HOOKS_<id> applies there too", () => {
+  test("the devnet's Uniswap V4 and Aave V3 come from its deployment file; UNISWAP_V4_HOOKS_<id> applies there too", () => {
     const dir = mkdtempSync(join(tmpdir(), "chains-test-"));
     try {
       const file = join(dir, "deployment.json");
@@ -229,6 +327,15 @@ describe("indexedChains", () => {
           },
           pools: [],
         },
+        aaveV3: {
+          poolAddressesProvider: "0x3333333333333333333333333333333333333331",
+          pool: "0x3333333333333333333333333333333333333332",
+          poolConfigurator: "0x3333333333333333333333333333333333333333",
+          aclManager: "0x3333333333333333333333333333333333333334",
+          oracle: "0x3333333333333333333333333333333333333335",
+          dataProvider: "0x3333333333333333333333333333333333333336",
+          reserves: [],
+        },
         vaults: [],
         execution: {},
       };
@@ -244,9 +351,17 @@ describe("indexedChains", () => {
         startBlock: 1,
         allowedHooks: ["0x48225437d9a2e3777f0b17d3e99ad08656610088"],
       });
-      // A world deployed before the devnet had Uniswap V4.
-      writeDeployment({ ...deployment, uniswapV4: undefined }, file);
-      expect(indexedChains({ DEVNET_DEPLOYMENT: file })[0]?.uniswapV4).toBeUndefined();
+      expect(devnet?.aaveV3).toEqual({
+        pool: "0x3333333333333333333333333333333333333332",
+        poolAddressesProvider: "0x3333333333333333333333333333333333333331",
+        poolConfigurator: "0x3333333333333333333333333333333333333333",
+        dataProvider: "0x3333333333333333333333333333333333333336",
+        startBlock: 1,
+      });
+      // Worlds deployed before the devnet had Uniswap V4, or Aave V3.
+      writeDeployment({ ...deployment, uniswapV4: undefined, aaveV3: undefined }, file);
+      const [older] = indexedChains({ DEVNET_DEPLOYMENT: file });
+      expect([older?.uniswapV4, older?.aaveV3]).toEqual([undefined, undefined]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -194,6 +194,8 @@ describe("the indexer SIGKILLed mid-backfill", () => {
     expect(resumedEvents).toBeLessThan(cleanEvents);
 
     expect(tables).toEqual([
+      "aave_event",
+      "aave_reserve",
       "liquidity_event",
       "native_price",
       "pool_day",

@@ -4,17 +4,21 @@
  * liquidity and the initialized ticks (found from the pool's Mint events, then `ticks(t)`),
  * vault totals. Everything lowercase.
  */
-import { type Address, type Hex, type PublicClient, zeroAddress } from "viem";
+import { type Address, erc20Abi, type Hex, type PublicClient, zeroAddress } from "viem";
+import { AaveV3ATokenAbi } from "../../abis/AaveV3AToken.js";
+import { AaveV3PoolAbi } from "../../abis/AaveV3Pool.js";
 import { DevVaultAbi } from "../../abis/generated/DevVault.js";
 import { PoolManagerAbi } from "../../abis/PoolManager.js";
 import { StateViewAbi } from "../../abis/StateView.js";
 import { UniswapV2PairAbi } from "../../abis/UniswapV2Pair.js";
 import { UniswapV3PoolAbi } from "../../abis/UniswapV3Pool.js";
 import type { Deployment, UniswapV4PoolKey } from "../../devnet/deployment.js";
+import { aaveReserveState } from "../../engine/protocols/aave-v3/reserve-data.js";
 import { NATIVE_TOKEN_ADDRESS } from "../../engine/protocols/native.js";
 import { uniswapV4Admission } from "../../engine/protocols/uniswap-v4/hooks.js";
 import { RoutingGraph } from "../../engine/routing/graph.js";
 import type {
+  AaveReservePool,
   V2Pool,
   V3Pool,
   V3Tick,
@@ -165,6 +169,57 @@ export async function readV4Pool(
   };
 }
 
+/**
+ * An Aave V3 reserve from its pool (`getReserveData`), its aToken's scaled supply and what the
+ * aToken holds of the asset, its quotes accruing to the latest block's timestamp.
+ */
+export async function readAaveReserve(
+  client: PublicClient,
+  pool: Address,
+  asset: Address,
+): Promise<AaveReservePool> {
+  const [data, block] = await Promise.all([
+    client.readContract({
+      address: pool,
+      abi: AaveV3PoolAbi,
+      functionName: "getReserveData",
+      args: [asset],
+    }),
+    client.getBlock(),
+  ]);
+  const [scaled, held] = await Promise.all([
+    client.readContract({
+      address: data.aTokenAddress,
+      abi: AaveV3ATokenAbi,
+      functionName: "scaledTotalSupply",
+    }),
+    client.readContract({
+      address: asset,
+      abi: erc20Abi,
+      functionName: "balanceOf",
+      args: [data.aTokenAddress],
+    }),
+  ]);
+  const state = aaveReserveState(data, scaled, held);
+  return {
+    kind: "aave-v3",
+    protocol: "aave-v3",
+    address: state.aToken,
+    pool: lower(pool),
+    asset: lower(asset),
+    liquidityIndex: state.liquidityIndex,
+    liquidityRate: state.liquidityRate,
+    lastUpdateTimestamp: state.lastUpdateTimestamp,
+    accrueTo: block.timestamp,
+    availableLiquidity: state.availableLiquidity,
+    supplyCap: state.supplyCap * 10n ** BigInt(state.decimals),
+    scaledSupplied: state.scaledATokenSupply + state.accruedToTreasury,
+    active: state.active,
+    frozen: state.frozen,
+    paused: state.paused,
+  };
+}
+
 export async function readVault(
   client: PublicClient,
   address: Address,
@@ -207,9 +262,22 @@ export async function readDevnetGraph(
     ),
     Promise.all(deployment.vaults.map((v) => readVault(client, v.address, v.protocolSlug))),
   ]);
+  const aave = deployment.aaveV3;
+  const reserves = await Promise.all(
+    (aave?.reserves ?? []).map((r) =>
+      readAaveReserve(client, (aave as NonNullable<typeof aave>).pool, r.asset),
+    ),
+  );
   // The graph's default policy: pools whose hook may change a swap's amounts stay out.
   const routed = v4Pools.filter((p) => uniswapV4Admission(p, []) === "exact");
-  for (const pool of [...v2, ...v3, ...routed, ...vaults, wrapperPool(deployment.weth)]) {
+  for (const pool of [
+    ...v2,
+    ...v3,
+    ...routed,
+    ...vaults,
+    ...reserves,
+    wrapperPool(deployment.weth),
+  ]) {
     graph.upsertPool(pool);
   }
   graph.blockNumber = blockNumber;

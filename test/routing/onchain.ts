@@ -1,11 +1,13 @@
 /** The chain's own answers, for comparing the engine with: Router02, QuoterV2, vault previews. */
 import { type Address, encodePacked, type PublicClient } from "viem";
+import { AaveV3PoolAbi } from "../../abis/AaveV3Pool.js";
 import { DevVaultAbi } from "../../abis/generated/DevVault.js";
 import { QuoterV2Abi } from "../../abis/QuoterV2.js";
 import { UniswapV2Router02Abi } from "../../abis/UniswapV2Router02.js";
 import { V4QuoterAbi } from "../../abis/V4Quoter.js";
 import type { Deployment } from "../../devnet/deployment.js";
 import { uniswapV4PoolKey } from "../../engine/protocols/uniswap-v4/pool.js";
+import { rayDiv, rayMul } from "../../engine/routing/math/aave-v3.js";
 import type { Edge, QuotedHop, V4Pool } from "../../engine/routing/types.js";
 
 /** Router02.getAmountsOut's last amount along `path` (token addresses). */
@@ -104,6 +106,18 @@ export async function chainHopOut(
       );
     case "v4":
       return await v4QuoterSingle(client, deployment, edge.pool, edge.tokenIn, amountIn);
+    case "aave-v3": {
+      // Aave has no preview: the pool's own normalized income at the head block, Aave's rounding
+      // of a fresh holder's aTokens; a withdrawal pays what it burns.
+      if (edge.action === "redeem") return amountIn;
+      const index = await client.readContract({
+        address: edge.pool.pool,
+        abi: AaveV3PoolAbi,
+        functionName: "getReserveNormalizedIncome",
+        args: [edge.pool.asset],
+      });
+      return rayMul(rayDiv(amountIn, index), index);
+    }
     case "wrap":
       return amountIn;
   }

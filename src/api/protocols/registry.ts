@@ -1,4 +1,5 @@
 import type { PoolSource } from "../../../engine/protocols/types.js";
+import { aaveV3Source } from "./aave-v3.js";
 import { erc4626Source } from "./erc4626.js";
 import type { IndexedSource } from "./types.js";
 import { uniswapV2Source } from "./uniswap-v2.js";
@@ -16,5 +17,6 @@ export const indexedSources: Readonly<Record<PoolSource, IndexedSource>> = {
   v3Pool: uniswapV3Source,
   v4Pool: uniswapV4Source,
   vault: erc4626Source,
+  aaveReserve: aaveV3Source,
   wrappedNative: wrappedNativeSource,
 };

@@ -14,6 +14,8 @@ export type PoolLoad = {
   chain: ChainSetup;
   /** Apply the rows updated after this block; -1: every row of the chain (a full load). */
   since: bigint;
+  /** The timestamp of the indexed block the graph will stand at (interest accrues to it). */
+  timestamp: bigint;
   /**
    * Keys of the rows a reorg may have reverted, by undo log: the source re-reads them and
    * removes the pools whose row is gone.

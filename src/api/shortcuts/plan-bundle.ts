@@ -15,7 +15,7 @@ import {
   seenInLogs,
 } from "../../../engine/bundle.js";
 import type { ChainSetup } from "../../../engine/chain-setup.js";
-import { SimulationRevertedError } from "../../../engine/errors.js";
+import { SimulationRevertedError, UnsafePositionError } from "../../../engine/errors.js";
 import type { ExecutionContracts } from "../../../engine/program/hop-context.js";
 import { describeRevert } from "../../../engine/program/revert.js";
 import {
@@ -25,6 +25,8 @@ import {
   PROVISIONAL_DEADLINE,
 } from "../../../engine/program/sending.js";
 import { displayAddress, isNativeToken } from "../../../engine/protocols/native.js";
+import { protocols } from "../../../engine/protocols/registry.js";
+import type { AccountCheck } from "../../../engine/protocols/types.js";
 import type { RouteStep } from "../../../engine/route.js";
 import type { RoutingGraph } from "../../../engine/routing/graph.js";
 import { executionContracts } from "../chain/execution-contracts.js";
@@ -60,6 +62,16 @@ export type BundleAnswer = {
   route?: RouteStep[];
 };
 
+const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000" as Address;
+
+/** The reads each protocol asks for after the bundle's transaction, for its own actions. */
+function accountChecks(c: CompiledBundle, account: Address): AccountCheck[] {
+  return protocols.flatMap((p) => {
+    const own = c.bundle.filter((a) => a.protocol === p.slug);
+    return own.length > 0 && p.accountChecks ? p.accountChecks(own, account) : [];
+  });
+}
+
 /** The inputs given for the simulation, as state overrides. */
 function inputOverrides(
   target: SimulationTarget,
@@ -87,11 +99,17 @@ async function run(
   c: CompiledBundle,
   call: SimulationCall,
   overrides: Record<Address, AccountOverride>,
+  checks: readonly AccountCheck[] = [],
 ) {
   const watchList = build.watchList(c);
   const reads = watchList.map((w) => balanceCall(contracts, w.token, w.account));
   const simulation = await runSimulation(target, {
-    calls: [...reads, call, ...reads],
+    calls: [
+      ...reads,
+      call,
+      ...reads,
+      ...checks.map((k) => ({ from: ZERO_ADDRESS, to: k.to, data: k.data })),
+    ],
     overrides,
     sentIndex: reads.length,
   });
@@ -125,6 +143,17 @@ async function run(
     const after = simulation.results[reads.length + 1 + i];
     if (!before?.ok || !after?.ok) return { ...w, delta: 0n };
     return { ...w, delta: decodeBalance(after.returnData) - decodeBalance(before.returnData) };
+  });
+  // What the protocols say of the accounts after the transaction: a refusal is a 422.
+  checks.forEach((check, i) => {
+    const answer = simulation.results[2 * reads.length + 1 + i];
+    const refusal = answer?.ok ? check.refuse(answer.returnData) : undefined;
+    if (refusal) {
+      throw new UnsafePositionError(refusal, {
+        account: build.account,
+        details: { blockNumber: Number(simulation.blockNumber) },
+      });
+    }
   });
   return { simulation, sent, received };
 }
@@ -206,6 +235,7 @@ export async function planBundle(ctx: BundleContext, req: BundleRequest): Promis
     final,
     { from: tx.from, to: tx.to, data: tx.data, value: tx.value },
     overrides,
+    accountChecks(final, build.account),
   );
   const gasUsed = result.sent.gasUsed;
   const amountsOut: Record<string, string> = {};

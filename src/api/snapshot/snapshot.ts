@@ -102,6 +102,7 @@ async function applyUpdates(
   reader: Reader,
   s: ChainSnapshot,
   since: bigint,
+  timestamp: bigint,
   reread: KeysToReread = new Map(),
 ): Promise<void> {
   const none: ReadonlySet<Address> = new Set();
@@ -112,6 +113,7 @@ async function applyUpdates(
       chainId: s.chain.id,
       chain: s.chain,
       since,
+      timestamp,
       reread: (undoLog) => reread.get(undoLog) ?? none,
       graph: s.graph,
       addresses,
@@ -212,7 +214,7 @@ async function buildChain(reader: Reader, chain: ChainSetup, at: Checkpoint) {
   const s = newSnapshot(chain);
   // Entries already in the log were written before the rows read next; a reorg can revert them.
   const log = await undoLogSince(reader, chain.id, 0);
-  await applyUpdates(reader, s, -1n);
+  await applyUpdates(reader, s, -1n, at.indexedTimestamp);
   s.unfinal = log.entries.filter((e) => e.block > at.finalizedBlock);
   s.loggedThrough = log.newest;
   s.finalizedBlock = at.finalizedBlock;
@@ -260,7 +262,7 @@ async function refreshChain(
   const rereads = reread.size > 0;
   const changed = rereads || since !== s.lastBlock || at.indexedBlock !== s.lastBlock;
   s.finalizedBlock = at.finalizedBlock;
-  if (changed) await applyUpdates(reader, s, since, reread);
+  if (changed) await applyUpdates(reader, s, since, at.indexedTimestamp, reread);
   // After a reorg the entry last read is gone: the newest one still there takes over.
   s.loggedThrough = log.newest;
   s.unfinal = [...s.unfinal, ...log.entries].filter((w) => w.block > at.finalizedBlock);

@@ -1,0 +1,29 @@
+import { AaveV3PoolAbi } from "../../../abis/AaveV3Pool.js";
+import { AaveV3PoolConfiguratorAbi } from "../../../abis/AaveV3PoolConfigurator.js";
+import type { ChainSetup } from "../../../engine/chain-setup.js";
+import { perChain } from "../per-chain.js";
+
+/**
+ * The Aave V3 Pool (reserve state, supplies, borrows…) and its PoolConfigurator (reserves
+ * listed, their risk parameters), on the chains with Aave V3 configured.
+ */
+export function aaveV3Contracts(chains: readonly ChainSetup[]) {
+  return {
+    AaveV3Pool: {
+      abi: AaveV3PoolAbi,
+      chain: perChain(chains, (c) => {
+        const aave = c.aaveV3;
+        return aave && { address: aave.pool, startBlock: aave.startBlock };
+      }),
+    },
+    AaveV3PoolConfigurator: {
+      abi: AaveV3PoolConfiguratorAbi,
+      chain: perChain(chains, (c) => {
+        const aave = c.aaveV3;
+        return (
+          aave?.poolConfigurator && { address: aave.poolConfigurator, startBlock: aave.startBlock }
+        );
+      }),
+    },
+  };
+}
