@@ -15,6 +15,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Address, createTestClient, http, maxUint256 } from "viem";
+import { AaveV3PoolAbi } from "../abis/AaveV3Pool.js";
 import { DevTokenAbi } from "../abis/generated/DevToken.js";
 import { buildContracts } from "../contracts/build.js";
 import { amountForUsd } from "../devnet/world.js";
@@ -240,6 +241,22 @@ async function main(): Promise<void> {
         args: [d.execution.router, maxUint256],
       });
     }
+    // The deployer seeded the Aave market with borrows; repaid, its aTokens move as a depositor's
+    // do (Aave checks the health factor of a sender that borrows on every aToken transfer).
+    for (const r of d.aaveV3?.reserves ?? []) {
+      await net.send({
+        address: r.asset,
+        abi: DevTokenAbi,
+        functionName: "approve",
+        args: [d.aaveV3?.pool as Address, maxUint256],
+      });
+      await net.send({
+        address: d.aaveV3?.pool as Address,
+        abi: AaveV3PoolAbi,
+        functionName: "repay",
+        args: [r.asset, maxUint256, 2n, d.deployer],
+      });
+    }
     const [usdc, dai, weth, link, uni] = [sym("USDC"), sym("DAI"), d.weth, sym("LINK"), sym("UNI")];
     // The smallest of 1.2^k × $1M that crosses at least 15 initialized ticks.
     const bigUsdc = await (async () => {
@@ -429,7 +446,7 @@ async function main(): Promise<void> {
       "# Gas per route step",
       "",
       "Reproduce with `npx tsx bench/routing-gas.ts` (fresh anvil with the devnet world plus",
-      "40 extra positions in the WETH/USDC 0.3% pool; contracts as in gas.md). `gasUsed` of",
+      "40 extra positions in the WETH/USDC 0.3% pool, the deployer's Aave debts repaid; contracts as in gas.md). `gasUsed` of",
       "`ShortcutRouter.swap` transactions from the deployer, each from the same snapshot and",
       "mined 12 s after the previous block; the program is the router strategy's: every hop",
       "pays the executor, a final sweep pays the receiver. $1,000 inputs unless noted.",

@@ -384,6 +384,38 @@ describe("Aave V3 on the devnet", () => {
     await settleGraph();
   });
 
+  test("corewallet: the wallet supplies the pulled WETH and borrows USDC against it for itself; the USDC reaches the caller", async () => {
+    const u = a.user(0);
+    const from = u.account.address;
+    const [weth, usdc] = [reserve("WETH"), reserve("USDC")];
+    const collateral = parseUnits("1", 18);
+    await a.fund(from, weth.asset, collateral);
+    const borrowed = a.usd("USDC", 1_000);
+    await settleGraph();
+    const answer = await bundleOf({ fromAddress: from, routingStrategy: "corewallet" }, [
+      {
+        protocol: "aave-v3",
+        action: "deposit",
+        args: { primaryAddress: aave.pool, tokenIn: weth.asset, amountIn: collateral.toString() },
+      },
+      {
+        protocol: "aave-v3",
+        action: "borrow",
+        args: { primaryAddress: aave.pool, tokenOut: usdc.asset, amountOut: borrowed.toString() },
+      },
+    ]);
+    expect(answer.amountsOut?.[getAddress(usdc.asset)]).toBe(borrowed.toString());
+    const wallet = await walletOf(from);
+    const usdcBefore = await a.balanceOf(usdc.asset, from);
+    expect((await sendAs("corewallet", u, answer, weth.asset, collateral)).status).toBe("success");
+    expect((await a.balanceOf(usdc.asset, from)) - usdcBefore).toBe(borrowed);
+    // The position is the wallet's: its collateral, its debt; the caller holds neither.
+    expect(await a.balanceOf(weth.aToken, wallet)).toBeGreaterThanOrEqual(collateral - 1n);
+    expect(await a.balanceOf(usdc.variableDebtToken, wallet)).toBeGreaterThanOrEqual(borrowed);
+    expect(await a.balanceOf(usdc.variableDebtToken, from)).toBe(0n);
+    await settleGraph();
+  });
+
   test("delegate: a bundle that leaves the account liquidatable is refused with a 422 naming its health factor", async () => {
     const u = a.user(8);
     const from = u.account.address;

@@ -69,6 +69,8 @@ export type CompiledBundle = {
   inputs: Map<Address, bigint>;
   routeSteps: RouteStep[];
   touched: Set<Address>;
+  /** Tokens that stay with the executing account (an Aave position's aTokens and debt). */
+  kept: Set<Address>;
   deliveries: { token: Address; to: Address }[];
   /** Command index of each action's first call (to name the failing action). */
   firstCall: number[];
@@ -202,6 +204,7 @@ function compilePass(
   const inputs = new Map<Address, bigint>();
   const routeSteps: RouteStep[] = [];
   const touched = new Set<Address>();
+  const kept = new Set<Address>();
   const deliveries: { token: Address; to: Address }[] = [];
   const bundle: CompiledBundle["bundle"] = [];
   const firstCall: number[] = [];
@@ -312,6 +315,7 @@ function compilePass(
       amount: resolve,
       routeSteps,
       touched,
+      kept,
       deliveries,
       balanceAtStart,
       slippageBps: params.slippageBps,
@@ -345,6 +349,7 @@ function compilePass(
   });
 
   for (const token of params.extraTokens ?? []) touched.add(token);
+  for (const token of kept) touched.delete(token);
   if (inRouter) {
     // The executor holds nobody's funds: everything it has goes to the receiver.
     for (const token of touched) {
@@ -401,6 +406,7 @@ function compilePass(
       inputs,
       routeSteps,
       touched,
+      kept,
       deliveries,
       firstCall,
       lastOutputToken,

@@ -46,8 +46,13 @@ export const V4_NATIVE_IN_GAS_SAVED = 16_000;
  * reserve's state and rates updated, the aTokens minted) and the balance growth read after.
  */
 export const AAVE_SUPPLY_GAS = 190_000;
-/** An Aave V3 `Pool.withdraw`: the reserve updated, the aTokens burnt, the asset paid out. */
-export const AAVE_WITHDRAW_GAS = 130_000;
+/**
+ * An Aave V3 `Pool.withdraw` of all the executor holds: the reserve updated, the aTokens burnt,
+ * the asset paid out (with the router's pull of aTokens, which costs more than a plain ERC20's;
+ * measured from a depositor without debt: a borrower's aTokens run Aave's health-factor check on
+ * every transfer).
+ */
+export const AAVE_WITHDRAW_GAS = 162_000;
 /** ERC4626 exact `approve` + `deposit`. */
 export const DEPOSIT_GAS = 62_000;
 /** ERC4626 `redeem`. */

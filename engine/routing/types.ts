@@ -104,6 +104,8 @@ export type AaveReservePool = {
   /** The Aave Pool (proxy) that supplies and withdraws. */
   pool: Address;
   asset: Address;
+  /** The reserve's debt tokens (variable, stable): a borrow mints them to the borrower. */
+  debtTokens: Address[];
   /** Ray. */
   liquidityIndex: bigint;
   /** Ray, per year. */

@@ -2,18 +2,22 @@
  * Compares everything the indexer holds about pools and vaults with the chain's own views at
  * one block: every V2 pair's reserves and LP supply, every V3 pool's price, tick and liquidity,
  * every V4 pool's key, price, tick, protocol fee and liquidity (StateView), every indexed V3 and
- * V4 tick's liquidityGross/Net, every vault's totals, and every row of the history tables
+ * V4 tick's liquidityGross/Net, every vault's totals, every Aave V3 reserve's state
+ * (`getReserveData`, the aToken's scaled supply and holdings), and every row of the history tables
  * recomputed from the chain's event logs (analytics-model.ts). Shared by the catalogue and
  * reliability suites.
  */
-import type { Address, Hex, PublicClient } from "viem";
+import { type Address, erc20Abi, type Hex, type PublicClient } from "viem";
 import { expect } from "vitest";
+import { AaveV3ATokenAbi } from "../../abis/AaveV3AToken.js";
+import { AaveV3PoolAbi } from "../../abis/AaveV3Pool.js";
 import { DevVaultAbi } from "../../abis/generated/DevVault.js";
 import { PoolManagerAbi } from "../../abis/PoolManager.js";
 import { StateViewAbi } from "../../abis/StateView.js";
 import { UniswapV2FactoryAbi } from "../../abis/UniswapV2Factory.js";
 import { UniswapV2PairAbi } from "../../abis/UniswapV2Pair.js";
 import { UniswapV3PoolAbi } from "../../abis/UniswapV3Pool.js";
+import { aaveReserveState } from "../../engine/protocols/aave-v3/reserve-data.js";
 import { expectAnalyticsMatchChain } from "./analytics-model.js";
 import { graphqlQuery, type ServiceInstance } from "./service.js";
 
@@ -129,6 +133,7 @@ export async function expectIndexMatchesChain(
   }
 
   await expectV4MatchesChain(service, client, blockNumber);
+  await expectAaveMatchesChain(service, client, blockNumber);
 
   const vaults = await graphqlQuery<{
     vaults: { items: { address: Address; totalAssets: string; totalSupply: string }[] };
@@ -294,4 +299,63 @@ async function expectV4MatchesChain(
       liquidityNet: net.toString(),
     });
   }
+}
+
+/**
+ * Every `aaveReserve` row against the Aave Pool at `blockNumber`: exactly the deployment's
+ * reserves, each with the state `getReserveData` reports (configuration decoded, indexes, rates,
+ * treasury accrual), its aToken's scaled supply and what the aToken holds of the asset.
+ */
+async function expectAaveMatchesChain(
+  service: ServiceInstance,
+  client: PublicClient,
+  blockNumber: bigint,
+): Promise<void> {
+  const aave = service.deployment.aaveV3;
+  if (!aave) return;
+  const fields =
+    "aToken pool asset stableDebtToken variableDebtToken interestRateStrategy decimals ltv liquidationThreshold liquidationBonus reserveFactor supplyCap borrowCap active frozen paused borrowingEnabled liquidityIndex variableBorrowIndex liquidityRate variableBorrowRate stableBorrowRate lastUpdateTimestamp accruedToTreasury scaledATokenSupply availableLiquidity";
+  const rows = await graphqlQuery<{ aaveReserves: { items: Record<string, unknown>[] } }>(
+    service,
+    `{ aaveReserves(limit: 1000) { items { ${fields} } } }`,
+  );
+  const expected = [];
+  for (const r of aave.reserves) {
+    const at = { blockNumber };
+    const data = await client.readContract({
+      address: aave.pool,
+      abi: AaveV3PoolAbi,
+      functionName: "getReserveData",
+      args: [r.asset],
+      ...at,
+    });
+    const [scaled, held] = await Promise.all([
+      client.readContract({
+        address: r.aToken,
+        abi: AaveV3ATokenAbi,
+        functionName: "scaledTotalSupply",
+        ...at,
+      }),
+      client.readContract({
+        address: r.asset,
+        abi: erc20Abi,
+        functionName: "balanceOf",
+        args: [r.aToken],
+        ...at,
+      }),
+    ]);
+    const state = aaveReserveState(data, scaled, held);
+    expected.push(
+      Object.fromEntries(
+        Object.entries({
+          ...state,
+          pool: aave.pool.toLowerCase(),
+          asset: r.asset.toLowerCase(),
+        }).map(([k, v]) => [k, typeof v === "bigint" ? v.toString() : v]),
+      ),
+    );
+  }
+  const byToken = (x: Record<string, unknown>, y: Record<string, unknown>) =>
+    String(x.aToken) < String(y.aToken) ? -1 : 1;
+  expect(rows.aaveReserves.items.sort(byToken)).toEqual(expected.sort(byToken));
 }

@@ -207,6 +207,7 @@ export async function readAaveReserve(
     address: state.aToken,
     pool: lower(pool),
     asset: lower(asset),
+    debtTokens: [state.variableDebtToken, state.stableDebtToken],
     liquidityIndex: state.liquidityIndex,
     liquidityRate: state.liquidityRate,
     lastUpdateTimestamp: state.lastUpdateTimestamp,

@@ -66,6 +66,11 @@ export type CompileContext = ProgramTarget & {
   routeSteps: RouteStep[];
   /** Tokens the program holds at some point (swept to the receiver at the end). */
   touched: Set<Address>;
+  /**
+   * Tokens that stay with the executing account: never handed to the receiver, even when the
+   * logs show them arriving (an Aave borrow's collateral aTokens and its debt tokens).
+   */
+  kept: Set<Address>;
   /** Explicit deliveries (transfers to an address), for the response's amountsOut. */
   deliveries: { token: Address; to: Address }[];
   /**

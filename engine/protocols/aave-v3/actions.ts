@@ -113,6 +113,13 @@ const borrow: ActionSpec<typeof borrowArgs> = {
       account: ctx.account,
     });
     ctx.touched.add(reserve.asset);
+    // The account's aTokens of this pool back the debt and its debt tokens record it: both stay
+    // with it rather than being handed to the receiver at the end (Aave refuses either move).
+    for (const token of ctx.touched) {
+      const pool = ctx.graph.pool(token);
+      if (pool?.kind === "aave-v3" && pool.pool === reserve.pool) ctx.kept.add(token);
+    }
+    for (const debt of reserve.debtTokens) ctx.kept.add(debt);
     return [
       { kind: "amount", value: amount.value, estimate: amount.estimate, token: reserve.asset },
     ];

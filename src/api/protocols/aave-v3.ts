@@ -22,6 +22,7 @@ export function aaveReservePoolOf(
     address: addresses.of(row.aToken),
     pool: lower(row.pool),
     asset: addresses.of(row.asset),
+    debtTokens: [lower(row.variableDebtToken), lower(row.stableDebtToken)],
     liquidityIndex: row.liquidityIndex,
     liquidityRate: row.liquidityRate,
     lastUpdateTimestamp: row.lastUpdateTimestamp,

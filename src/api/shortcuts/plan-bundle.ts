@@ -213,7 +213,7 @@ export async function planBundle(ctx: BundleContext, req: BundleRequest): Promis
   };
   let first = await probe(compiled);
   const sent = first.sent as Extract<typeof first.sent, { ok: true }>;
-  const seen = seenInLogs(sent.logs, account, compiled.touched);
+  const seen = seenInLogs(sent.logs, account, new Set([...compiled.touched, ...compiled.kept]));
   const extraTokens = seen.tokens;
   const approvalResets = strategy === "router" ? seen.allowances : [];
   if (extraTokens.length > 0 || approvalResets.length > 0) {
