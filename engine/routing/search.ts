@@ -11,7 +11,9 @@
  *    more than its gas (partners from the candidates; for a large trade also from a ranking at
  *    a sliver of the amount, by marginal rate; failing those, from a search avoiding the legs'
  *    pools), from the best path and, for a large trade, from two other starts; then each leg
- *    of the best result in turn is dropped and the best replacement sought. This runs on the
+ *    of the best result in turn is dropped and the best replacement sought, and then swapped
+ *    for the path that yields most at the leg's own amount among those avoiding the other
+ *    legs' pools (a deeper pool where the leg's share is bounded by another hop). This runs on the
  *    float shadows (split-amounts.ts); the division found is quoted exactly and kept only if
  *    its exact output net of gas beats the best single path's.
  * 4. When no single path can take the whole amount, the best pool-disjoint paths share it
@@ -449,6 +451,50 @@ function replaceLegs(ctx: SplitContext, from: FloatSplit): FloatSplit {
 }
 
 /**
+ * Each leg in turn swapped for the path that yields most at the leg's own amount, among the
+ * candidates and the paths found at that amount that share no pool with the other legs (a path
+ * through a deeper pool at a hop where the leg's share is bounded elsewhere: the choice by
+ * marginal rate at zero can miss it), then the amount re-divided; kept only where the float net
+ * output rises.
+ */
+function substituteLegs(ctx: SplitContext, from: FloatSplit): FloatSplit {
+  let split = from;
+  for (let i = 0; split.paths.length > 1 && i < split.paths.length; i++) {
+    const x = split.amounts[i] as number;
+    const others = new Set(split.paths.flatMap((p, j) => (j === i ? [] : statefulPools(p.edges))));
+    let bestPath: CandidatePath | undefined;
+    let bestLeg: ((amountIn: number) => number) | undefined;
+    let bestOut = (split.legs[i] as (amountIn: number) => number)(x);
+    // Ranked at the leg's own amount, among the paths that avoid the other legs' pools.
+    for (const c of mergePaths(ctx.candidates, ctx.disjointPaths(x, others))) {
+      if (split.paths.includes(c) || statefulPools(c.edges).some((a) => others.has(a))) continue;
+      const leg = approxLeg(c);
+      const out = leg(x);
+      if (out > bestOut) {
+        bestOut = out;
+        bestPath = c;
+        bestLeg = leg;
+      }
+    }
+    if (!bestPath || !bestLeg) continue;
+    const paths = split.paths.map((p, j) => (j === i ? (bestPath as CandidatePath) : p));
+    const legs = split.legs.map((l, j) => (j === i ? (bestLeg as (a: number) => number) : l));
+    const divided = splitApprox({
+      amountIn: ctx.amountFloat,
+      legs,
+      start: split.amounts,
+      firstStepShift: 10,
+      lastStepShift: 18,
+    });
+    const net = floatNet(ctx, paths, divided.total);
+    if (net > split.net + Math.abs(split.net) * 1e-9) {
+      split = { paths, legs, amounts: divided.amounts, total: divided.total, net };
+    }
+  }
+  return split;
+}
+
+/**
  * Divides amountIn between up to maxSplits pool-disjoint paths where that yields more net of
  * gas, or where no single path can take it all. Each start — the best single path, the best
  * path by marginal rate (which may not take it all), and a rival sharing a pool with the best
@@ -491,7 +537,7 @@ function splitRoute(
     if (Number.isFinite(grown.net) && (!split || grown.net > split.net)) split = grown;
   }
   if (!split) return best;
-  const chosen = replaceLegs(ctx, grow(ctx, split));
+  const chosen = substituteLegs(ctx, replaceLegs(ctx, grow(ctx, split)));
   if (
     best &&
     chosen.paths.length === best.paths.length &&

@@ -5,6 +5,7 @@
  * ways a route can be impossible.
  */
 import { describe, expect, it } from "vitest";
+import { rawAmount, syntheticGraph } from "../../bench/synthetic-graph.js";
 import { NATIVE_TOKEN_ADDRESS } from "../../engine/protocols/native.js";
 import { EXTRA_LEG_GAS, routeGas, V2_SWAP_GAS } from "../../engine/routing/gas.js";
 import { RoutingGraph } from "../../engine/routing/graph.js";
@@ -478,5 +479,59 @@ describe("findRoute", () => {
         expectConsistent(quote);
       }
     });
+  });
+});
+
+describe("regression cases from bench/quality.ts", () => {
+  it("a leg bounded by its first pool takes the deeper pool at its middle hop (synthetic graph seed 2, V4 share 0.3, T7 → T4, $100,000)", () => {
+    // Found by the exhaustive search of bench/quality.ts: the engine split between the right
+    // pools but sent the bounded leg through the shallower of two DAI/WETH pools (−0.65%).
+    const world = syntheticGraph({ pools: 80, seed: 2, v4Share: 0.3 });
+    const t7 = world.tokens.find((t) => t.symbol === "T7") as { address: Address };
+    const t4 = world.tokens.find((t) => t.symbol === "T4") as { address: Address };
+    const amountIn = rawAmount(world.tokens.find((t) => t.symbol === "T7") as never, 100_000);
+    const found = findRoute({
+      graph: world.graph,
+      tokenIn: t7.address,
+      tokenOut: t4.address,
+      amountIn,
+      gasPriceWei: 0n,
+      weth: world.weth,
+    });
+    expect(found.ok).toBe(true);
+    if (!found.ok) return;
+    // What it must beat: every division, on a grid of 1/400ths, of the amount between the two
+    // pool-disjoint paths the exhaustive search found best.
+    const pool = (suffix: string) =>
+      [...world.graph.pools()].find((p) => p.address.endsWith(suffix)) as Pool;
+    const path = (hops: [string, Address, Address][]): Edge[] =>
+      hops.map(([suffix, tokenIn, tokenOut]) => ({
+        pool: pool(suffix),
+        tokenIn,
+        tokenOut,
+        action: "swap",
+      }));
+    const [weth, dai] = [
+      world.weth,
+      (world.hubs.find((h) => h.symbol === "DAI") as { address: Address }).address,
+    ];
+    const direct = path([
+      ["0046", t7.address, weth],
+      ["0042", weth, t4.address],
+    ]);
+    const viaDai = path([
+      ["005d", t7.address, dai],
+      ["000f", dai, weth],
+      ["0059", weth, t4.address],
+    ]);
+    let grid = 0n;
+    for (let k = 1n; k < 400n; k++) {
+      const a = quotePathOut(viaDai, (amountIn * k) / 400n);
+      const b = quotePathOut(direct, amountIn - (amountIn * k) / 400n);
+      if (a !== undefined && b !== undefined && a + b > grid) grid = a + b;
+    }
+    expect(grid).toBe(72574551618585217889962076n);
+    expect(found.quote.amountOut).toBe(72669218810490489665085908n);
+    expect(found.quote.amountOut).toBeGreaterThanOrEqual(grid);
   });
 });
