@@ -250,6 +250,36 @@ describe("Aave V3 on the devnet", () => {
     },
   );
 
+  test("router: aWETH to USDC withdraws, then swaps the WETH; the caller gets exactly amountOut", async () => {
+    const u = a.user(4);
+    const from = u.account.address;
+    const weth = reserve("WETH");
+    const usdc = a.token("USDC");
+    await supplyAs(u, weth.asset, parseUnits("2", 18));
+    await settleGraph();
+    const aTokens = await a.balanceOf(weth.aToken, from);
+    const answer = await routeOf({
+      fromAddress: from,
+      tokenIn: weth.aToken,
+      tokenOut: usdc,
+      amountIn: aTokens.toString(),
+    });
+    expect(answer.route?.[0]).toMatchObject({
+      protocol: "aave-v3",
+      action: "redeem",
+      tokenIn: [getAddress(weth.aToken)],
+      tokenOut: [getAddress(weth.asset)],
+    });
+    expect(answer.route?.at(-1)?.tokenOut).toEqual([getAddress(usdc)]);
+    const before = await a.balanceOf(usdc, from);
+    expect((await sendAs("router", u, answer, weth.aToken, aTokens)).status).toBe("success");
+    expect((await a.balanceOf(usdc, from)) - before).toBe(BigInt(answer.amountOut as string));
+    const executor = service.deployment.execution.executor as Address;
+    for (const t of [weth.asset, weth.aToken, usdc])
+      expect(await a.balanceOf(t, executor)).toBe(0n);
+    await settleGraph();
+  });
+
   test.each(STRATEGIES)(
     "%s: SPEC 4.2 on Aave — ETH → USDC, supply it, transfer the aUSDC by the supply's output to a third address",
     async (strategy, i) => {
