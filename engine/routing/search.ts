@@ -465,8 +465,11 @@ function substituteLegs(ctx: SplitContext, from: FloatSplit): FloatSplit {
     let bestPath: CandidatePath | undefined;
     let bestLeg: ((amountIn: number) => number) | undefined;
     let bestOut = (split.legs[i] as (amountIn: number) => number)(x);
-    // Ranked at the leg's own amount, among the paths that avoid the other legs' pools.
-    for (const c of mergePaths(ctx.candidates, ctx.disjointPaths(x, others))) {
+    // Ranked at the leg's own amount, among the paths that avoid the other legs' pools (a leg of
+    // one hop has no other hop whose pool could be swapped: the candidates hold its rivals).
+    const leg = split.paths[i] as CandidatePath;
+    const found = leg.edges.length > 1 ? ctx.disjointPaths(x, others) : [];
+    for (const c of mergePaths(ctx.candidates, found)) {
       if (split.paths.includes(c) || statefulPools(c.edges).some((a) => others.has(a))) continue;
       const leg = approxLeg(c);
       const out = leg(x);
