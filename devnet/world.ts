@@ -13,6 +13,7 @@ import {
   createPublicClient,
   createWalletClient,
   defineChain,
+  encodeFunctionData,
   getAddress,
   type Hex,
   http,
@@ -176,35 +177,32 @@ export class Deployer {
     args: readonly unknown[],
     value?: bigint,
   ): Promise<void> {
-    const hash = await this.wallet.writeContract({
-      address,
-      abi,
-      functionName,
-      args,
-      value,
-      account: this.wallet.account ?? null,
-      chain: this.chain,
-      nonce: this.nonce++,
-      gas: 8_000_000n,
-    } as never);
-    const receipt = await devnetReceipt(this.client as never, hash);
-    if (receipt.status !== "success")
-      throw new Error(`${functionName} on ${address} reverted (tx ${hash})`);
+    const data = encodeFunctionData({ abi, functionName, args } as never);
+    await this.submit(
+      { to: address, data, value },
+      (hash) => `${functionName} on ${address} reverted (tx ${hash})`,
+    );
   }
 
   /** Sends raw calldata (a call no ABI describes, such as the CREATE2 proxy's). */
   async send(to: Address, data: Hex, value?: bigint): Promise<void> {
+    await this.submit({ to, data, value }, (hash) => `call to ${to} reverted (tx ${hash})`);
+  }
+
+  /** Sends one transaction at the deployer's next nonce and waits for it to succeed. */
+  private async submit(
+    request: { to: Address; data: Hex; value?: bigint },
+    failure: (hash: Hex) => string,
+  ): Promise<void> {
     const hash = await this.wallet.sendTransaction({
-      to,
-      data,
-      value,
+      ...request,
       account: this.wallet.account ?? null,
       chain: this.chain,
       nonce: this.nonce++,
       gas: 8_000_000n,
     } as never);
     const receipt = await devnetReceipt(this.client as never, hash);
-    if (receipt.status !== "success") throw new Error(`call to ${to} reverted (tx ${hash})`);
+    if (receipt.status !== "success") throw new Error(failure(hash));
   }
 }
 

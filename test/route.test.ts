@@ -69,6 +69,37 @@ describe("GET /v1/shortcuts/route on the devnet", () => {
       `transaction reverted in block ${receipt.blockNumber} (gas limit ${sent.gas}, used ${receipt.gasUsed}): ${reason}`,
     );
   };
+  /**
+   * Sends a route as its strategy needs: an EIP-7702 authorization (delegate), or an approval of
+   * tokenIn to the router or to the caller's wallet (none for native currency).
+   */
+  const sendAs = async (
+    strategy: "router" | "corewallet" | "delegate",
+    u: ReturnType<typeof user>,
+    r: RouteAnswer,
+    tokenIn: Address,
+    amountIn: bigint,
+    wallet: Address | undefined,
+  ) => {
+    const execution = service.deployment.execution;
+    if (strategy === "delegate") {
+      const authorization = await u.signAuthorization({
+        account: u.account as never,
+        contractAddress: execution.delegateExecutor as Address,
+        executor: "self",
+      });
+      return await mine(u, {
+        to: r.tx.to,
+        data: r.tx.data,
+        value: BigInt(r.tx.value),
+        authorizationList: [authorization],
+      });
+    }
+    if (tokenIn !== NATIVE) {
+      await a.approve(u, tokenIn, strategy === "router" ? r.tx.to : (wallet as Address), amountIn);
+    }
+    return await mine(u, { to: r.tx.to, data: r.tx.data, value: BigInt(r.tx.value) });
+  };
   const fund = (to: Address, t: Address, amount: bigint) => a.fund(to, t, amount);
   const get = async (query: Record<string, string>) => {
     const res = await fetch(`${service.url}/v1/shortcuts/route?${new URLSearchParams(query)}`);
@@ -133,30 +164,8 @@ describe("GET /v1/shortcuts/route on the devnet", () => {
             })
           : undefined;
       const receiver = `0x00000000000000000000000000000000000b4e0${i}` as Address;
-      const send = async (r: RouteAnswer, tokenIn: Address, amountIn: bigint) => {
-        if (strategy === "delegate") {
-          const authorization = await u.signAuthorization({
-            account: u.account as never,
-            contractAddress: execution.delegateExecutor as Address,
-            executor: "self",
-          });
-          return await mine(u, {
-            to: r.tx.to,
-            data: r.tx.data,
-            value: BigInt(r.tx.value),
-            authorizationList: [authorization],
-          });
-        }
-        if (tokenIn !== NATIVE) {
-          await a.approve(
-            u,
-            tokenIn,
-            strategy === "router" ? r.tx.to : (wallet as Address),
-            amountIn,
-          );
-        }
-        return await mine(u, { to: r.tx.to, data: r.tx.data, value: BigInt(r.tx.value) });
-      };
+      const send = (r: RouteAnswer, tokenIn: Address, amountIn: bigint) =>
+        sendAs(strategy, u, r, tokenIn, amountIn, wallet);
       const v4Step = {
         protocol: "uniswap-v4",
         action: "swap",
@@ -681,27 +690,8 @@ describe("GET /v1/shortcuts/route on the devnet", () => {
       // Where the program runs and the leftovers stay (the router sweeps them back to the caller).
       const holder = wallet ?? from;
       /** Sends a route as its strategy needs: approval, authorization, or neither. */
-      const send = async (r: RouteAnswer, tokenIn: Address, amountIn: bigint) => {
-        if (strategy === "delegate") {
-          const authorization = await u.signAuthorization({
-            account: u.account as never,
-            contractAddress: execution.delegateExecutor as Address,
-            executor: "self",
-          });
-          return await mine(u, {
-            to: r.tx.to,
-            data: r.tx.data,
-            authorizationList: [authorization],
-          });
-        }
-        await a.approve(
-          u,
-          tokenIn,
-          strategy === "router" ? r.tx.to : (wallet as Address),
-          amountIn,
-        );
-        return await mine(u, { to: r.tx.to, data: r.tx.data, value: BigInt(r.tx.value) });
-      };
+      const send = (r: RouteAnswer, tokenIn: Address, amountIn: bigint) =>
+        sendAs(strategy, u, r, tokenIn, amountIn, wallet);
       const amountIn = usd("USDC", 2_000);
       await fund(from, usdc, amountIn);
       await settleGraph();
