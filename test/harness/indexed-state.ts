@@ -7,17 +7,15 @@
  * recomputed from the chain's event logs (analytics-model.ts). Shared by the catalogue and
  * reliability suites.
  */
-import { type Address, erc20Abi, type Hex, type PublicClient } from "viem";
+import type { Address, Hex, PublicClient } from "viem";
 import { expect } from "vitest";
-import { AaveV3ATokenAbi } from "../../abis/AaveV3AToken.js";
-import { AaveV3PoolAbi } from "../../abis/AaveV3Pool.js";
 import { DevVaultAbi } from "../../abis/generated/DevVault.js";
 import { PoolManagerAbi } from "../../abis/PoolManager.js";
 import { StateViewAbi } from "../../abis/StateView.js";
 import { UniswapV2FactoryAbi } from "../../abis/UniswapV2Factory.js";
 import { UniswapV2PairAbi } from "../../abis/UniswapV2Pair.js";
 import { UniswapV3PoolAbi } from "../../abis/UniswapV3Pool.js";
-import { aaveReserveState } from "../../engine/protocols/aave-v3/reserve-data.js";
+import { readAaveReserveState } from "../routing/chain-graph.js";
 import { expectAnalyticsMatchChain } from "./analytics-model.js";
 import { graphqlQuery, type ServiceInstance } from "./service.js";
 
@@ -321,37 +319,10 @@ async function expectAaveMatchesChain(
   );
   const expected = [];
   for (const r of aave.reserves) {
-    const at = { blockNumber };
-    const data = await client.readContract({
-      address: aave.pool,
-      abi: AaveV3PoolAbi,
-      functionName: "getReserveData",
-      args: [r.asset],
-      ...at,
-    });
-    const [scaled, held] = await Promise.all([
-      client.readContract({
-        address: r.aToken,
-        abi: AaveV3ATokenAbi,
-        functionName: "scaledTotalSupply",
-        ...at,
-      }),
-      client.readContract({
-        address: r.asset,
-        abi: erc20Abi,
-        functionName: "balanceOf",
-        args: [r.aToken],
-        ...at,
-      }),
-    ]);
-    const state = aaveReserveState(data, scaled, held);
+    const state = await readAaveReserveState(client, aave.pool, r.asset, blockNumber);
     expected.push(
       Object.fromEntries(
-        Object.entries({
-          ...state,
-          pool: aave.pool.toLowerCase(),
-          asset: r.asset.toLowerCase(),
-        }).map(([k, v]) => [k, typeof v === "bigint" ? v.toString() : v]),
+        Object.entries(state).map(([k, v]) => [k, typeof v === "bigint" ? v.toString() : v]),
       ),
     );
   }

@@ -26,6 +26,8 @@ import type {
   VaultPool,
   WrapperPool,
 } from "../../engine/routing/types.js";
+import { aaveReservePoolOf } from "../../src/api/protocols/aave-v3.js";
+import { AddressInterner } from "../../src/api/snapshot/address-interner.js";
 
 const lower = (a: string) => a.toLowerCase() as Address;
 
@@ -170,55 +172,52 @@ export async function readV4Pool(
 }
 
 /**
- * An Aave V3 reserve from its pool (`getReserveData`), its aToken's scaled supply and what the
- * aToken holds of the asset, its quotes accruing to the latest block's timestamp.
+ * An Aave V3 reserve's state at `blockNumber` (default: latest) as the indexer keeps it: the
+ * pool's `getReserveData` decoded, the aToken's scaled supply and what it holds of the asset.
  */
-export async function readAaveReserve(
+export async function readAaveReserveState(
   client: PublicClient,
   pool: Address,
   asset: Address,
-): Promise<AaveReservePool> {
-  const [data, block] = await Promise.all([
-    client.readContract({
-      address: pool,
-      abi: AaveV3PoolAbi,
-      functionName: "getReserveData",
-      args: [asset],
-    }),
-    client.getBlock(),
-  ]);
+  blockNumber?: bigint,
+) {
+  const at = blockNumber === undefined ? {} : { blockNumber };
+  const data = await client.readContract({
+    address: pool,
+    abi: AaveV3PoolAbi,
+    functionName: "getReserveData",
+    args: [asset],
+    ...at,
+  });
   const [scaled, held] = await Promise.all([
     client.readContract({
       address: data.aTokenAddress,
       abi: AaveV3ATokenAbi,
       functionName: "scaledTotalSupply",
+      ...at,
     }),
     client.readContract({
       address: asset,
       abi: erc20Abi,
       functionName: "balanceOf",
       args: [data.aTokenAddress],
+      ...at,
     }),
   ]);
-  const state = aaveReserveState(data, scaled, held);
-  return {
-    kind: "aave-v3",
-    protocol: "aave-v3",
-    address: state.aToken,
-    pool: lower(pool),
-    asset: lower(asset),
-    debtTokens: [state.variableDebtToken, state.stableDebtToken],
-    liquidityIndex: state.liquidityIndex,
-    liquidityRate: state.liquidityRate,
-    lastUpdateTimestamp: state.lastUpdateTimestamp,
-    accrueTo: block.timestamp,
-    availableLiquidity: state.availableLiquidity,
-    supplyCap: state.supplyCap * 10n ** BigInt(state.decimals),
-    scaledSupplied: state.scaledATokenSupply + state.accruedToTreasury,
-    active: state.active,
-    frozen: state.frozen,
-    paused: state.paused,
-  };
+  return { ...aaveReserveState(data, scaled, held), pool: lower(pool), asset: lower(asset) };
+}
+
+/** An Aave V3 reserve from the chain, its quotes accruing to the latest block's timestamp. */
+export async function readAaveReserve(
+  client: PublicClient,
+  pool: Address,
+  asset: Address,
+): Promise<AaveReservePool> {
+  const [state, block] = await Promise.all([
+    readAaveReserveState(client, pool, asset),
+    client.getBlock(),
+  ]);
+  return aaveReservePoolOf(state, block.timestamp, new AddressInterner());
 }
 
 export async function readVault(

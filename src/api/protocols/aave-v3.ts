@@ -7,12 +7,33 @@ import type { IndexedSource } from "./types.js";
 
 export type AaveReserveRow = typeof aaveReserve.$inferSelect;
 
+/** What a reserve pool is made of: an indexed row's fields, or the same read from the chain. */
+export type AaveReserveFields = Pick<
+  AaveReserveRow,
+  | "aToken"
+  | "pool"
+  | "asset"
+  | "variableDebtToken"
+  | "stableDebtToken"
+  | "liquidityIndex"
+  | "liquidityRate"
+  | "lastUpdateTimestamp"
+  | "availableLiquidity"
+  | "supplyCap"
+  | "decimals"
+  | "scaledATokenSupply"
+  | "accruedToTreasury"
+  | "active"
+  | "frozen"
+  | "paused"
+>;
+
 /**
  * An indexed reserve as the routing engine's pool, its quotes accruing interest to `timestamp`.
- * Pure (the scale benchmark reads rows itself).
+ * Pure (the tests read reserves from the chain into the same fields).
  */
 export function aaveReservePoolOf(
-  row: AaveReserveRow,
+  row: AaveReserveFields,
   timestamp: bigint,
   addresses: AddressInterner,
 ): AaveReservePool {
