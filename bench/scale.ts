@@ -497,6 +497,22 @@ async function main(): Promise<void> {
       met: percentile(refreshMs, 0.5) <= 50 && Math.max(...refreshMs) <= 50,
       load: load(),
     });
+    // The repricing that follows refreshes, in the background, in steps.
+    const metricsAfter = await (await fetch(`${current.url}/metrics/api`)).text();
+    const series = (name: string, le?: number) =>
+      sample(
+        metricsAfter,
+        `${name}{${le === undefined ? "" : `le="${le}",`}chain_id="${CHAIN_ID}"}`,
+      ) ?? 0;
+    const repricings = series("shortcuts_repricing_duration_seconds_count");
+    const repricingS = series("shortcuts_repricing_duration_seconds_sum");
+    const steps = series("shortcuts_repricing_step_seconds_count");
+    const longestStep = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1].find(
+      (le) => series("shortcuts_repricing_step_seconds_bucket", le) === steps,
+    );
+    note(
+      `repricing after the blocks, in the background: ${repricings} runs, ${repricings > 0 ? (repricingS / repricings).toFixed(2) : "-"} s of wall time each, ${steps} steps in all, the longest ≤ ${longestStep === undefined ? "> 100" : longestStep * 1000} ms (what a request may wait behind it)`,
+    );
     record({
       what: `reorg: the last block reverted (${reverted} undo-log entries) and replaced at the same height`,
       bar: "no full rebuild",

@@ -36,24 +36,76 @@ export function protocolTerminalEdges(pool: Pool): Edge[] {
 type Terminal = { from: readonly Edge[]; into: readonly Edge[] };
 const NO_TERMINAL: Terminal = { from: [], into: [] };
 
-/** The edges at one token, grouped by pool; the flat list is rebuilt lazily after a change. */
+const NO_EDGES: readonly Edge[] = [];
+
+/**
+ * The edges at one token, grouped by pool; the flat list is rebuilt lazily after a change.
+ * Most tokens of a large graph have one pool: such a token holds it without a map (a graph of
+ * 550,000 tokens would otherwise allocate over a million maps as it loads).
+ */
 class TokenEdges {
-  readonly byPool = new Map<Address, Edge[]>();
+  /** The only pool while there is one, and its edges. */
+  private onlyPool: Address | undefined;
+  private onlyEdges: Edge[] | undefined;
+  /** Every pool once there are two or more. */
+  private many: Map<Address, Edge[]> | undefined;
   /** Counts pools joining or leaving (not state changes): caches of the pool set key on it. */
   members = 0;
   /** Counts every change, state changes included. */
   changes = 0;
-  private flat: Edge[] | undefined;
+  private flat: readonly Edge[] | undefined;
+
+  /** Number of pools. */
+  get size(): number {
+    return this.many ? this.many.size : this.onlyPool === undefined ? 0 : 1;
+  }
+
+  /** The edges of one pool at this token. */
+  get(pool: Address): Edge[] | undefined {
+    if (this.many) return this.many.get(pool);
+    return pool === this.onlyPool ? this.onlyEdges : undefined;
+  }
+
+  /** Each pool's edges at this token. */
+  *groups(): IterableIterator<Edge[]> {
+    if (this.many) yield* this.many.values();
+    else if (this.onlyEdges) yield this.onlyEdges;
+  }
 
   set(pool: Address, edges: Edge[]): void {
-    if (!this.byPool.has(pool)) this.members++;
     this.changes++;
-    this.byPool.set(pool, edges);
     this.flat = undefined;
+    if (this.many) {
+      const size = this.many.size;
+      this.many.set(pool, edges);
+      if (this.many.size !== size) this.members++;
+    } else if (this.onlyPool === undefined || this.onlyPool === pool) {
+      if (this.onlyPool === undefined) this.members++;
+      this.onlyPool = pool;
+      this.onlyEdges = edges;
+    } else {
+      this.many = new Map([
+        [this.onlyPool, this.onlyEdges as Edge[]],
+        [pool, edges],
+      ]);
+      this.onlyPool = undefined;
+      this.onlyEdges = undefined;
+      this.members++;
+    }
   }
 
   delete(pool: Address): void {
-    if (this.byPool.delete(pool)) {
+    let removed: boolean;
+    if (this.many) {
+      removed = this.many.delete(pool);
+    } else {
+      removed = pool === this.onlyPool;
+      if (removed) {
+        this.onlyPool = undefined;
+        this.onlyEdges = undefined;
+      }
+    }
+    if (removed) {
       this.members++;
       this.changes++;
       this.flat = undefined;
@@ -62,15 +114,18 @@ class TokenEdges {
 
   list(): readonly Edge[] {
     if (this.flat === undefined) {
-      const flat: Edge[] = [];
-      for (const edges of this.byPool.values()) for (const edge of edges) flat.push(edge);
-      this.flat = flat;
+      if (!this.many) {
+        // One pool: its own edges are the list.
+        this.flat = this.onlyEdges ?? NO_EDGES;
+      } else {
+        const flat: Edge[] = [];
+        for (const edges of this.many.values()) for (const edge of edges) flat.push(edge);
+        this.flat = flat;
+      }
     }
     return this.flat;
   }
 }
-
-const NO_EDGES: readonly Edge[] = [];
 
 export type RoutingGraphParameters = {
   /** Edge derivation; defaults to the protocol files ({@link protocolEdges}). */
@@ -100,6 +155,11 @@ export class RoutingGraph {
   private readonly entries = new Map<Address, { pool: Pool; edges: Edge[]; upserts: number }>();
   private readonly outgoing = new Map<Address, TokenEdges>();
   private readonly incoming = new Map<Address, TokenEdges>();
+  /**
+   * The edges from a token of more than {@link SCANNED_DEGREE} pools to each token it reaches,
+   * built when first asked ({@link edgesBetween}) and kept current from then on: loading a
+   * graph builds none, and a token of few pools is scanned instead.
+   */
   private readonly between = new Map<Address, Map<Address, Edge[]>>();
 
   constructor(params: RoutingGraphParameters = {}) {
@@ -182,7 +242,7 @@ export class RoutingGraph {
       const { from } = this.terminal(token);
       if (from.length > 0) return from;
     }
-    return this.outgoing.get(token)?.byPool.get(pool) ?? NO_EDGES;
+    return this.outgoing.get(token)?.get(pool) ?? NO_EDGES;
   }
 
   /** Whether any pool of the graph holds `token` (lowercase): an edge leaves or reaches it. */
@@ -196,19 +256,19 @@ export class RoutingGraph {
       const { into } = this.terminal(token);
       if (into.length > 0) return into;
     }
-    return this.incoming.get(token)?.byPool.get(pool) ?? NO_EDGES;
+    return this.incoming.get(token)?.get(pool) ?? NO_EDGES;
   }
 
   /** Number of pools with an edge leaving `token`. */
   degreeFrom(token: Address): number {
     const own = this.terminal(token).from.length > 0 ? 1 : 0;
-    return (this.outgoing.get(token)?.byPool.size ?? 0) + own;
+    return (this.outgoing.get(token)?.size ?? 0) + own;
   }
 
   /** Number of pools with an edge reaching `token`. */
   degreeInto(token: Address): number {
     const own = this.terminal(token).into.length > 0 ? 1 : 0;
-    return (this.incoming.get(token)?.byPool.size ?? 0) + own;
+    return (this.incoming.get(token)?.size ?? 0) + own;
   }
 
   /**
@@ -228,7 +288,10 @@ export class RoutingGraph {
 
   /** The edges from `tokenIn` straight to `tokenOut` (do not mutate the array). */
   edgesBetween(tokenIn: Address, tokenOut: Address): readonly Edge[] {
-    const edges = this.between.get(tokenIn)?.get(tokenOut) ?? NO_EDGES;
+    const from = this.betweenFrom(tokenIn);
+    const edges = from
+      ? (from.get(tokenOut) ?? NO_EDGES)
+      : edgesTo(this.outgoing.get(tokenIn)?.list() ?? NO_EDGES, tokenOut);
     const leaving = this.terminal(tokenIn);
     const reaching = this.terminal(tokenOut);
     if (leaving === NO_TERMINAL && reaching === NO_TERMINAL) return edges;
@@ -258,12 +321,10 @@ export class RoutingGraph {
     index(this.outgoing, pool.address, edges, (e) => e.tokenIn);
     index(this.incoming, pool.address, edges, (e) => e.tokenOut);
     for (const edge of edges) {
-      let from = this.between.get(edge.tokenIn);
-      if (!from) {
-        from = new Map();
-        this.between.set(edge.tokenIn, from);
-      }
-      from.set(edge.tokenOut, [...(from.get(edge.tokenOut) ?? NO_EDGES), edge]);
+      const from = this.between.get(edge.tokenIn);
+      if (!from) continue;
+      const held = from.get(edge.tokenOut);
+      from.set(edge.tokenOut, held ? [...held, edge] : [edge]);
     }
     this.changes++;
   }
@@ -286,16 +347,53 @@ export class RoutingGraph {
     }
   }
 
+  /**
+   * The edges leaving `tokenIn`, by the token they reach (built on first use), for a token of
+   * more than {@link SCANNED_DEGREE} pools; undefined for one of fewer.
+   */
+  private betweenFrom(tokenIn: Address): Map<Address, Edge[]> | undefined {
+    let from = this.between.get(tokenIn);
+    if (!from) {
+      const at = this.outgoing.get(tokenIn);
+      if (!at || at.size <= SCANNED_DEGREE) return undefined;
+      from = new Map();
+      for (const edges of at.groups()) {
+        for (const edge of edges) {
+          const held = from.get(edge.tokenOut);
+          if (held) held.push(edge);
+          else from.set(edge.tokenOut, [edge]);
+        }
+      }
+      this.between.set(tokenIn, from);
+    }
+    return from;
+  }
+
   private unindexBetween(address: Address, edge: Edge): void {
     const from = this.between.get(edge.tokenIn);
-    const rest = (from?.get(edge.tokenOut) ?? NO_EDGES).filter((e) => e.pool.address !== address);
+    if (!from) return;
+    const rest = (from.get(edge.tokenOut) ?? NO_EDGES).filter((e) => e.pool.address !== address);
     if (rest.length > 0) {
-      from?.set(edge.tokenOut, rest);
+      from.set(edge.tokenOut, rest);
     } else {
-      from?.delete(edge.tokenOut);
-      if (from?.size === 0) this.between.delete(edge.tokenIn);
+      from.delete(edge.tokenOut);
+      if (from.size === 0) this.between.delete(edge.tokenIn);
     }
   }
+}
+
+/** Up to this many pools, a token's edges to another are found by scanning its edges. */
+const SCANNED_DEGREE = 8;
+
+/** The edges of `edges` that reach `tokenOut`. */
+function edgesTo(edges: readonly Edge[], tokenOut: Address): readonly Edge[] {
+  let found: Edge[] | undefined;
+  for (const edge of edges) {
+    if (edge.tokenOut !== tokenOut) continue;
+    if (found) found.push(edge);
+    else found = [edge];
+  }
+  return found ?? NO_EDGES;
 }
 
 function index(
@@ -304,14 +402,17 @@ function index(
   edges: readonly Edge[],
   tokenOf: (edge: Edge) => Address,
 ): void {
-  const groups = new Map<Address, Edge[]>();
-  for (const edge of edges) {
-    const token = tokenOf(edge);
-    const group = groups.get(token);
-    if (group) group.push(edge);
-    else groups.set(token, [edge]);
-  }
-  for (const [token, group] of groups) {
+  // Grouped by token without a map: a pool has a handful of edges (a pair two), and this runs
+  // for every pool of a graph being loaded.
+  for (let i = 0; i < edges.length; i++) {
+    const token = tokenOf(edges[i] as Edge);
+    let seen = false;
+    for (let j = 0; j < i && !seen; j++) seen = tokenOf(edges[j] as Edge) === token;
+    if (seen) continue;
+    const group: Edge[] = [];
+    for (let j = i; j < edges.length; j++) {
+      if (tokenOf(edges[j] as Edge) === token) group.push(edges[j] as Edge);
+    }
     let at = map.get(token);
     if (!at) {
       at = new TokenEdges();
@@ -325,5 +426,5 @@ function unindexToken(map: Map<Address, TokenEdges>, token: Address, pool: Addre
   const at = map.get(token);
   if (!at) return;
   at.delete(pool);
-  if (at.byPool.size === 0) map.delete(token);
+  if (at.size === 0) map.delete(token);
 }

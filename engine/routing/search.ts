@@ -32,7 +32,7 @@ import { routeGas } from "./gas.js";
 import type { RoutingGraph } from "./graph.js";
 import { quotePath, quotePathOut } from "./quote-path.js";
 import { splitApprox, splitExact } from "./split-amounts.js";
-import { PRICE_SCALE, spotPrices } from "./spot-prices.js";
+import { PRICE_SCALE, priceStaleness, spotPrices } from "./spot-prices.js";
 import type { Address, Edge, QuotedLeg, RouteQuote } from "./types.js";
 
 export type FindRouteParameters = {
@@ -79,11 +79,6 @@ const PARTNERS_PER_LEG = 4;
 /** ...and of those, how many are divided in full. */
 const PARTNERS_DIVIDED = 2;
 /**
- * Gas is valued and the search pruned at prices up to this share of the graph's pools out of
- * date (1% of 10,000 pools: a busy block or two); repricing the graph takes milliseconds.
- */
-const PRICE_STALENESS = 0.01;
-/**
  * A trade is large when the best path yields this much less per unit for all of the amount
  * than for amountIn / PARTIAL_FRACTION.
  */
@@ -108,7 +103,9 @@ function gasValuation(
   const { prices, approx } = spotPrices({
     graph,
     anchors: [{ token: weth, price: PRICE_SCALE }],
-    maxStaleChanges: Math.floor(graph.size * PRICE_STALENESS),
+    // Gas is valued and the search pruned at prices up to 1% of the graph's pools out of date
+    // (a busy block or two on 10,000 pools); a large graph is repriced ahead of that, in steps.
+    maxStaleChanges: priceStaleness(graph),
   });
   const price = prices.get(tokenOut);
   const approxPrice = approx.get(tokenOut);

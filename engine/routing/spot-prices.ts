@@ -5,7 +5,8 @@
  * Prices are the pools' mid prices (no fee, no size). The search runs on floats and keeps the
  * tree of chosen pools; a token's exact fixed-point price is computed along that tree when
  * asked for. Results are cached per graph and anchor set, and recomputed after the graph
- * changes (or after `maxStaleChanges` changes).
+ * changes (or after `maxStaleChanges` changes): on the spot, or ahead of time in steps
+ * ({@link staleSpotPrices}), which is how a large graph is repriced without holding the thread.
  */
 import { poolKindOf } from "../protocols/registry.js";
 import { type ApproxSpot, approxSpot } from "./approx-edge.js";
@@ -37,6 +38,9 @@ export type SpotPrices = {
    * path to an anchor holds on its input side (infinite for an anchor).
    */
   depth: TokenValues;
+  /** The graph's block (and its timestamp) when these prices were computed from it. */
+  blockNumber: bigint;
+  blockTimestamp: bigint;
 };
 
 export type SpotPricesParameters = {
@@ -103,104 +107,228 @@ class WidthHeap {
   }
 }
 
-const cache = new WeakMap<RoutingGraph, Map<string, { version: number; result: SpotPrices }>>();
+/** The share of a graph's pools that may change before prices used for ranking are recomputed. */
+export const PRICE_STALENESS = 0.01;
+
+/**
+ * How many pool changes prices that only rank, value gas or report may trail `graph` by:
+ * {@link PRICE_STALENESS} of its pools (0 below 100 pools: a small graph is always current).
+ */
+export function priceStaleness(graph: RoutingGraph): number {
+  return Math.floor(graph.size * PRICE_STALENESS);
+}
+
+type CacheEntry = {
+  anchors: readonly PriceAnchor[];
+  version: number;
+  result: SpotPrices;
+  /** A recomputation under way ({@link staleSpotPrices}), if any. */
+  running?: SpotPriceRun;
+};
+
+const cache = new WeakMap<RoutingGraph, Map<string, CacheEntry>>();
+
+const anchorsKey = (anchors: readonly PriceAnchor[]) =>
+  anchors.map((a) => `${a.token}:${a.price}`).join(",");
+
+function cacheOf(graph: RoutingGraph): Map<string, CacheEntry> {
+  let perGraph = cache.get(graph);
+  if (!perGraph) {
+    perGraph = new Map();
+    cache.set(graph, perGraph);
+  }
+  return perGraph;
+}
+
+/** Keeps `result`, computed from `graph` at `version`, unless a newer one is already kept. */
+function keep(
+  graph: RoutingGraph,
+  anchors: readonly PriceAnchor[],
+  version: number,
+  result: SpotPrices,
+): void {
+  const perGraph = cacheOf(graph);
+  const key = anchorsKey(anchors);
+  const held = perGraph.get(key);
+  if (held && held.version >= version) return;
+  perGraph.set(key, { anchors, version, result, running: held?.running });
+}
 
 /**
  * Every token's spot price relative to the anchors (tokens no path reaches have none).
  * @example spotPrices({ graph, anchors: [{ token: weth, price: PRICE_SCALE }] }) // in wei
  */
 export function spotPrices(params: SpotPricesParameters): SpotPrices {
-  const key = params.anchors.map((a) => `${a.token}:${a.price}`).join(",");
-  let perGraph = cache.get(params.graph);
-  if (!perGraph) {
-    perGraph = new Map();
-    cache.set(params.graph, perGraph);
+  const { graph, anchors } = params;
+  const hit = cacheOf(graph).get(anchorsKey(anchors));
+  if (hit && graph.version - hit.version <= (params.maxStaleChanges ?? 0)) return hit.result;
+  const run = new SpotPriceRun(graph, anchors);
+  run.advance(Number.POSITIVE_INFINITY);
+  return run.result;
+}
+
+/** A recomputation of prices, run in steps (the graph may change between them). */
+export type SpotPriceStep = {
+  /**
+   * Walks up to `edges` more edges; returns true once the prices are computed and kept (what
+   * `spotPrices` returns from then on, unless newer prices were computed meanwhile).
+   */
+  advance(edges: number): boolean;
+};
+
+/**
+ * Recomputations of the prices of every anchor set asked of `graph` so far whose prices trail
+ * it by more than `changes` pool changes (and are not being recomputed already): the caller
+ * runs each in steps, so that repricing a large graph never holds the thread for long.
+ */
+export function staleSpotPrices(graph: RoutingGraph, changes: number): SpotPriceStep[] {
+  const steps: SpotPriceStep[] = [];
+  for (const entry of cacheOf(graph).values()) {
+    if (entry.running || graph.version - entry.version <= changes) continue;
+    const run = new SpotPriceRun(graph, entry.anchors);
+    entry.running = run;
+    steps.push({
+      advance(edges) {
+        if (!run.advance(edges)) return false;
+        // The entry may have been replaced meanwhile (by newer prices, which stay).
+        const current = cacheOf(graph).get(anchorsKey(entry.anchors));
+        if (current?.running === run) current.running = undefined;
+        return true;
+      },
+    });
   }
-  const hit = perGraph.get(key);
-  if (hit && params.graph.version - hit.version <= (params.maxStaleChanges ?? 0)) {
-    return hit.result;
-  }
-  const result = computeSpotPrices(params);
-  perGraph.set(key, { version: params.graph.version, result });
-  return result;
+  return steps;
 }
 
 type Priced = { width: number; value: number; parent: Edge | undefined; done: boolean };
 
-function computeSpotPrices({ graph, anchors }: SpotPricesParameters): SpotPrices {
-  // One record per token reached: the widest connection so far, the value it gives, and the
-  // pool it comes through (the tree the exact prices are computed along).
-  const priced = new Map<Address, Priced>();
-  const exact = new Map<Address, bigint>();
-  const heap = new WidthHeap();
-  const spot: ApproxSpot = { rate: 0, depthIn: 0 };
-  for (const anchor of anchors) {
-    exact.set(anchor.token, anchor.price);
-    const value = Number(anchor.price) / Number(PRICE_SCALE);
-    priced.set(anchor.token, {
-      width: Number.POSITIVE_INFINITY,
-      value,
-      parent: undefined,
-      done: false,
-    });
-    heap.push({ token: anchor.token, width: Number.POSITIVE_INFINITY });
-  }
-  while (heap.size > 0) {
-    const top = heap.pop() as HeapItem;
-    const from = priced.get(top.token) as Priced;
-    if (from.done) continue;
-    from.done = true;
-    for (const edge of graph.edgesFrom(top.token)) {
-      const to = priced.get(edge.tokenOut);
-      if (to?.done) continue;
-      approxSpot(edge, spot);
-      if (!(spot.rate > 0) || !(spot.depthIn > 0)) continue;
-      const width = Math.min(from.width, spot.depthIn * from.value);
-      if (to && width <= to.width) continue;
-      const value = from.value / spot.rate;
-      if (to) {
-        to.width = width;
-        to.value = value;
-        to.parent = edge;
-      } else {
-        priced.set(edge.tokenOut, { width, value, parent: edge, done: false });
-      }
-      heap.push({ token: edge.tokenOut, width });
+/**
+ * A widest-path search from the anchors over the graph, resumable: `advance` walks a bounded
+ * number of edges at a time. One record per token reached holds the widest connection so far,
+ * the value it gives, and the pool it comes through (the tree the exact prices are computed
+ * along). Done, it keeps its prices in the cache, as of the graph's version when it started.
+ */
+class SpotPriceRun {
+  private readonly priced = new Map<Address, Priced>();
+  private readonly exact = new Map<Address, bigint>();
+  private readonly heap = new WidthHeap();
+  private readonly spot: ApproxSpot = { rate: 0, depthIn: 0 };
+  private readonly version: number;
+  /** The token whose edges are being walked, its edges and the next one to walk. */
+  private from: Priced | undefined;
+  private edges: readonly Edge[] = [];
+  private next = 0;
+  private finished = false;
+  /** The prices, once computed. */
+  result!: SpotPrices;
+
+  constructor(
+    private readonly graph: RoutingGraph,
+    private readonly anchors: readonly PriceAnchor[],
+  ) {
+    this.version = graph.version;
+    for (const anchor of anchors) {
+      this.exact.set(anchor.token, anchor.price);
+      const value = Number(anchor.price) / Number(PRICE_SCALE);
+      this.priced.set(anchor.token, {
+        width: Number.POSITIVE_INFINITY,
+        value,
+        parent: undefined,
+        done: false,
+      });
+      this.heap.push({ token: anchor.token, width: Number.POSITIVE_INFINITY });
     }
   }
-  // A token only its own pool's terminal edges reach (a V2 pair's LP token) is priced on first
-  // use, across the widest of those edges from a priced token.
-  const lookup = (token: Address): Priced | undefined => {
-    const known = priced.get(token);
-    if (known) return known;
-    let best: Priced | undefined;
-    for (const edge of graph.edgesIntoVia(token, token)) {
-      const from = priced.get(edge.tokenIn);
-      if (!from) continue;
-      approxSpot(edge, spot);
-      if (!(spot.rate > 0) || !(spot.depthIn > 0)) continue;
-      const width = Math.min(from.width, spot.depthIn * from.value);
-      if (!best || width > best.width) {
-        best = { width, value: from.value / spot.rate, parent: edge, done: true };
+
+  advance(budget: number): boolean {
+    if (this.finished) return true;
+    const { priced, heap, spot } = this;
+    let walked = 0;
+    for (;;) {
+      const from = this.from;
+      if (from) {
+        const edges = this.edges;
+        while (this.next < edges.length) {
+          if (walked >= budget) return false;
+          walked++;
+          const edge = edges[this.next++] as Edge;
+          const to = priced.get(edge.tokenOut);
+          if (to?.done) continue;
+          approxSpot(edge, spot);
+          if (!(spot.rate > 0) || !(spot.depthIn > 0)) continue;
+          const width = Math.min(from.width, spot.depthIn * from.value);
+          if (to && width <= to.width) continue;
+          const value = from.value / spot.rate;
+          if (to) {
+            to.width = width;
+            to.value = value;
+            to.parent = edge;
+          } else {
+            priced.set(edge.tokenOut, { width, value, parent: edge, done: false });
+          }
+          heap.push({ token: edge.tokenOut, width });
+        }
+        this.from = undefined;
       }
+      const top = heap.pop();
+      if (!top) break;
+      const popped = priced.get(top.token) as Priced;
+      if (popped.done) continue;
+      popped.done = true;
+      this.from = popped;
+      this.edges = this.graph.edgesFrom(top.token);
+      this.next = 0;
     }
-    if (best) priced.set(token, best);
-    return best;
-  };
-  const approx: TokenValues = { get: (token) => lookup(token)?.value };
-  const depth: TokenValues = { get: (token) => lookup(token)?.width };
-  const prices: TokenPrices = {
-    get(token) {
-      const known = exact.get(token);
-      if (known !== undefined) return known;
-      const edge = lookup(token)?.parent;
-      if (!edge) return undefined;
-      const from = prices.get(edge.tokenIn);
-      if (from === undefined) return undefined;
-      const price = priceAcross(edge, from);
-      exact.set(token, price);
-      return price;
-    },
-  };
-  return { prices, approx, depth };
+    this.finished = true;
+    this.edges = [];
+    this.result = this.prices();
+    keep(this.graph, this.anchors, this.version, this.result);
+    return true;
+  }
+
+  /** The prices along the tree the search built. */
+  private prices(): SpotPrices {
+    const { graph, priced, exact, spot } = this;
+    // A token only its own pool's terminal edges reach (a V2 pair's LP token) is priced on
+    // first use, across the widest of those edges from a priced token.
+    const lookup = (token: Address): Priced | undefined => {
+      const known = priced.get(token);
+      if (known) return known;
+      let best: Priced | undefined;
+      for (const edge of graph.edgesIntoVia(token, token)) {
+        const from = priced.get(edge.tokenIn);
+        if (!from) continue;
+        approxSpot(edge, spot);
+        if (!(spot.rate > 0) || !(spot.depthIn > 0)) continue;
+        const width = Math.min(from.width, spot.depthIn * from.value);
+        if (!best || width > best.width) {
+          best = { width, value: from.value / spot.rate, parent: edge, done: true };
+        }
+      }
+      if (best) priced.set(token, best);
+      return best;
+    };
+    const approx: TokenValues = { get: (token) => lookup(token)?.value };
+    const depth: TokenValues = { get: (token) => lookup(token)?.width };
+    const prices: TokenPrices = {
+      get(token) {
+        const known = exact.get(token);
+        if (known !== undefined) return known;
+        const edge = lookup(token)?.parent;
+        if (!edge) return undefined;
+        const from = prices.get(edge.tokenIn);
+        if (from === undefined) return undefined;
+        const price = priceAcross(edge, from);
+        exact.set(token, price);
+        return price;
+      },
+    };
+    return {
+      prices,
+      approx,
+      depth,
+      blockNumber: graph.blockNumber,
+      blockTimestamp: graph.blockTimestamp,
+    };
+  }
 }

@@ -1,11 +1,14 @@
-import { getAddress, isAddress } from "viem";
 import { z } from "zod";
 import { NATIVE_TOKEN_ADDRESS } from "../../engine/protocols/native.js";
+import { checksumAddress } from "./checksum.js";
+
+/** `0x` and 40 hex digits in any case: what viem's `isAddress(a, { strict: false })` accepts. */
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 /** A 0x-prefixed 40-hex-digit address in any case; normalised to lowercase. */
 export const addressParam = z
   .string()
-  .refine((v) => /^0x[0-9a-fA-F]{40}$/.test(v), {
+  .refine((v) => ADDRESS.test(v), {
     message: "expected an address (0x followed by 40 hex digits)",
   })
   .transform((v) => v.toLowerCase() as `0x${string}`);
@@ -28,8 +31,11 @@ export const deadlineParam = z
   })
   .transform((v) => BigInt(v));
 
-/** Checksummed address for responses; the native token stays lowercase as SPEC.md writes it. */
+/**
+ * Checksummed address for responses; the native token stays lowercase as SPEC.md writes it, and
+ * a string that is no address comes back as it is.
+ */
 export function formatAddress(address: string): string {
   if (address.toLowerCase() === NATIVE_TOKEN_ADDRESS) return NATIVE_TOKEN_ADDRESS;
-  return isAddress(address, { strict: false }) ? getAddress(address) : address;
+  return ADDRESS.test(address) ? checksumAddress(address) : address;
 }

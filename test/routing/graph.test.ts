@@ -115,6 +115,55 @@ describe("RoutingGraph", () => {
     expect(graph.edgesFromVia(c, ab.address)).toEqual([]);
   });
 
+  it("finds the edges between two tokens of few pools or many alike, through joins and removals", () => {
+    // A hub of 12 pools to 6 tokens (two each, besides one pair of a different fee), and a
+    // tail token of 2 pools: the two ways of finding edges between tokens (an index for a
+    // token of more than 8 pools, built when first asked; a scan below that).
+    const graph = new RoutingGraph();
+    const hub = token(70);
+    const others = [1, 2, 3, 4, 5, 6].map((i) => token(70 + i));
+    const pools = others.flatMap((t) => [v2(hub, t, E18, E18), v2(hub, t, E18, E18, 500)]);
+    for (const pool of pools) graph.upsertPool(pool);
+    const tail = others[0] as (typeof others)[number];
+    const tailPair = v2(tail, c, E18, E18);
+    graph.upsertPool(tailPair);
+    /** The pools (by address) of edges from `from` to `to`, in address order. */
+    const poolsOf = (edges: readonly { pool: { address: string } }[]) =>
+      edges.map((e) => e.pool.address).sort();
+    /** The edges between every two tokens are those a scan of every edge leaving one finds. */
+    const check = () => {
+      for (const from of [hub, tail, c, ...others]) {
+        for (const to of [hub, tail, c, ...others]) {
+          const scanned = graph.edgesFrom(from).filter((e) => e.tokenOut === to);
+          expect(poolsOf(graph.edgesBetween(from, to))).toEqual(poolsOf(scanned));
+          for (const edge of graph.edgesBetween(from, to)) {
+            expect(graph.pool(edge.pool.address)).toBe(edge.pool);
+          }
+        }
+      }
+    };
+    expect(graph.edgesBetween(hub, tail).map((e) => e.pool.address)).toEqual([
+      pools[0]?.address,
+      pools[1]?.address,
+    ]);
+    check();
+    // The hub's index, built by the lookups above, follows a state change, a join and a removal.
+    const moved = { ...(pools[0] as typeof tailPair), reserve0: 2n * E18 };
+    graph.upsertPool(moved);
+    expect(graph.edgesBetween(hub, tail).find((e) => e.pool.address === moved.address)?.pool).toBe(
+      moved,
+    );
+    const joined = v2(hub, c, E18, E18);
+    graph.upsertPool(joined);
+    expect(graph.edgesBetween(hub, c).map((e) => e.pool)).toEqual([joined]);
+    graph.removePool(pools[1]?.address as typeof hub);
+    expect(graph.edgesBetween(hub, tail).map((e) => e.pool)).toEqual([moved]);
+    graph.removePool(tailPair.address);
+    expect(graph.edgesBetween(tail, c)).toEqual([]);
+    expect(graph.degreeFrom(tail)).toBe(1);
+    check();
+  });
+
   it("ignores pools of protocols that do not route, and takes another edge source", () => {
     const none = new RoutingGraph({ edgesOf: () => [] });
     none.upsertPool(v2(a, b, 1n, 1n));

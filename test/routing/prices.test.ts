@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { RoutingGraph } from "../../engine/routing/graph.js";
 import { MAX_TICK, MIN_SQRT_RATIO, MIN_TICK } from "../../engine/routing/math/tick-math.js";
 import { priceImpactBps, usdPrices } from "../../engine/routing/prices.js";
-import { PRICE_SCALE, spotPrices } from "../../engine/routing/spot-prices.js";
+import { PRICE_SCALE, spotPrices, staleSpotPrices } from "../../engine/routing/spot-prices.js";
 import type { Pool } from "../../engine/routing/types.js";
 import { E6, E18, token, v2, v3 } from "./fixtures.js";
 
@@ -105,6 +105,93 @@ describe("usdPrices", () => {
     expect(spotPrices({ graph: graphOf(atLimit), anchors }).prices.get(link)).toBeUndefined();
     const withPair = graphOf(atLimit, v2(weth, link, 1_000n * E18, 200_000n * E18));
     expect(spotPrices({ graph: withPair, anchors }).prices.get(link)).toBe(PRICE_SCALE / 200n);
+  });
+});
+
+describe("staleSpotPrices", () => {
+  // USDC–WETH (deep), WETH–LINK, a USDC–LINK dust pair and LINK–DUST, built afresh per test.
+  const world = () => {
+    const deep = v2(usdc, weth, 30_000_000n * E6, 10_000n * E18);
+    const linkPair = v2(weth, link, 1_000n * E18, 200_000n * E18);
+    const pools = [
+      deep,
+      linkPair,
+      v2(usdc, link, 1_500n * E6, 1n * E18),
+      v2(link, dust, E18, 2n * E18),
+    ];
+    return { graph: graphOf(...pools), pools, deep, linkPair };
+  };
+  /** `pool` (a V2 pair of `world`) with new reserves, same address. */
+  const withReserves = (pool: Pool, reserve0: bigint, reserve1: bigint): Pool => ({
+    ...pool,
+    ...(pool.kind === "v2" ? { reserve0, reserve1 } : {}),
+  });
+  const anchors = [{ token: usdc, price: PRICE_SCALE / 10n ** 6n }];
+  const tokens = [usdc, weth, link, dust, island];
+
+  it("recomputes, a few edges at a time, what a fresh pricing gives, and keeps it", () => {
+    const { graph, pools, deep } = world();
+    const before = spotPrices({ graph, anchors });
+    expect(before.prices.get(weth)).toBe(3_000n * E18);
+    // WETH to 3,300 USDC: the deep pool's USDC reserve up 10% (usdc = token(1) is token0).
+    const moved = withReserves(deep, 33_000_000n * E6, 10_000n * E18);
+    graph.upsertPool(moved);
+    expect(staleSpotPrices(graph, 1)).toEqual([]);
+    const [run, ...others] = staleSpotPrices(graph, 0);
+    expect(others).toEqual([]);
+    // Already under way: not started twice.
+    expect(staleSpotPrices(graph, 0)).toEqual([]);
+    let steps = 1;
+    while (!run?.advance(1)) {
+      // Until it is done, requests that accept the drift get the prices from before it.
+      expect(spotPrices({ graph, anchors, maxStaleChanges: 1 })).toBe(before);
+      steps++;
+    }
+    // Four pairs, both ways: eight edges, one per step.
+    expect(steps).toBe(8);
+    const kept = spotPrices({ graph, anchors });
+    expect(kept).not.toBe(before);
+    expect(kept.prices.get(weth)).toBe(3_300n * E18);
+    const fresh = spotPrices({ graph: graphOf(moved, ...pools.slice(1)), anchors });
+    for (const t of tokens) {
+      expect(kept.prices.get(t)).toBe(fresh.prices.get(t));
+      expect(kept.depth.get(t)).toBe(fresh.depth.get(t));
+    }
+    // LINK at 0.005 WETH ($16.50), DUST at half a LINK.
+    expect(kept.prices.get(dust)).toBe(825n * 10n ** 16n);
+  });
+
+  it("keeps the newer of a stepped run and a pricing done meanwhile", () => {
+    const { graph, deep } = world();
+    spotPrices({ graph, anchors });
+    graph.upsertPool(withReserves(deep, 33_000_000n * E6, 10_000n * E18));
+    const [run] = staleSpotPrices(graph, 0);
+    expect(run?.advance(2)).toBe(false);
+    // A request that accepts no drift prices the graph on the spot, after one more change.
+    graph.upsertPool(withReserves(deep, 36_000_000n * E6, 10_000n * E18));
+    const now = spotPrices({ graph, anchors });
+    expect(now.prices.get(weth)).toBe(3_600n * E18);
+    expect(run?.advance(100)).toBe(true);
+    // The run started before the last change: what the request computed stays.
+    expect(spotPrices({ graph, anchors })).toBe(now);
+  });
+
+  it("only reprices anchor sets already asked for, and reports the block they reflect", () => {
+    const { graph, linkPair } = world();
+    graph.blockNumber = 7n;
+    graph.blockTimestamp = 1_700_000_000n;
+    expect(staleSpotPrices(graph, 0)).toEqual([]);
+    const first = spotPrices({ graph, anchors });
+    expect([first.blockNumber, first.blockTimestamp]).toEqual([7n, 1_700_000_000n]);
+    // LINK to 0.01 WETH ($30): weth = token(2) is token0.
+    graph.upsertPool(withReserves(linkPair, 1_000n * E18, 100_000n * E18));
+    graph.blockNumber = 8n;
+    const [run, ...others] = staleSpotPrices(graph, 0);
+    expect(others).toEqual([]);
+    expect(run?.advance(Number.POSITIVE_INFINITY)).toBe(true);
+    const kept = spotPrices({ graph, anchors });
+    expect(kept.blockNumber).toBe(8n);
+    expect(kept.prices.get(link)).toBe(30n * E18);
   });
 });
 

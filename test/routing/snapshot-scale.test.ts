@@ -172,6 +172,17 @@ test("a block rewriting 70,000 pairs, and its reorg, refresh the graph in place"
   const checkpoint = blockEndCheckpoint(chainId, block, 1_730_000_012);
   try {
     const incremental = (await refreshes("incremental")) ?? 0;
+    // USD prices asked for once: their anchors are repriced in the background from then on.
+    const weth = HUBS[0]?.address as string;
+    const priceAt = async () =>
+      (
+        (await (await fetch(`${url}/v1/prices/${chainId}/${weth}`)).json()) as {
+          blockNumber: number;
+        }
+      ).blockNumber;
+    expect(await priceAt()).toBe(Number(SEEDED_HEAD_BLOCK));
+    const repricings = () => metric("shortcuts_repricing_duration_seconds_count", chain);
+    expect(await repricings()).toBeUndefined();
     // As the indexer writes a block: rows (the trigger logs each write), then the checkpoint.
     // Ponder's live-query trigger notes changed tables in a table of the writing session.
     await client.query(
@@ -192,6 +203,16 @@ test("a block rewriting 70,000 pairs, and its reorg, refresh the graph in place"
       async () => (await metric("shortcuts_snapshot_block", chain)) === Number(block),
       { timeoutMs: 30_000, output: () => output, process: ponder, tolerateErrors: true },
     );
+    // 70,000 of ~430,000 pools changed, more than the prices may trail by: the graph is
+    // repriced after the refresh, in many steps, and the prices then reflect the new block.
+    await waitUntil("the graph was repriced", async () => (await repricings()) === 1, {
+      timeoutMs: 30_000,
+      output: () => output,
+      process: ponder,
+      tolerateErrors: true,
+    });
+    expect(await metric("shortcuts_repricing_step_seconds_count", chain)).toBeGreaterThan(10);
+    expect(await priceAt()).toBe(Number(block));
 
     // The reorg, as Ponder reverts it: each row back to the version its undo-log entry holds,
     // the entries deleted, the checkpoint left where it is.

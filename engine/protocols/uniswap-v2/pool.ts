@@ -182,22 +182,24 @@ export const uniswapV2Pool: PoolKind<V2Pool> = {
     };
   },
   approxSpot: (edge, result) => {
-    const m = model(edge.pool);
     // At the margin half of a deposit is sold, so a unit of either token is half a unit's
     // share of the pair: totalSupply / (2 · reserve) LP tokens; a redeem is the inverse.
     if (edge.action === "deposit") {
       result.depthIn = floatReserves(edge, edge.tokenIn)[0];
-      result.rate = m.totalSupply / (2 * result.depthIn);
+      result.rate = Number(edge.pool.totalSupply) / (2 * result.depthIn);
       return result;
     }
     if (edge.action === "redeem") {
-      result.depthIn = m.totalSupply;
-      result.rate = (2 * floatReserves(edge, edge.tokenOut)[0]) / m.totalSupply;
+      result.depthIn = Number(edge.pool.totalSupply);
+      result.rate = (2 * floatReserves(edge, edge.tokenOut)[0]) / result.depthIn;
       return result;
     }
-    const zeroForOne = edge.tokenIn === edge.pool.token0;
-    result.depthIn = zeroForOne ? m.reserve0 : m.reserve1;
-    result.rate = (zeroForOne ? m.reserve1 : m.reserve0) / result.depthIn;
+    // Straight from the reserves (the same floats as the model's): pricing a whole graph
+    // would otherwise build a model for every pair of it.
+    const pool = edge.pool;
+    const zeroForOne = edge.tokenIn === pool.token0;
+    result.depthIn = Number(zeroForOne ? pool.reserve0 : pool.reserve1);
+    result.rate = Number(zeroForOne ? pool.reserve1 : pool.reserve0) / result.depthIn;
     return result;
   },
   depth: (edge, side) => {

@@ -99,9 +99,23 @@ function createOpsMetrics() {
     }),
     snapshotRefresh: new Histogram({
       name: "shortcuts_snapshot_refresh_duration_seconds",
-      help: "Time of one refresh of a chain's routing graph that changed it, from the first read to repriced: `full` loads the whole graph (start-up), `incremental` applies new blocks and reorgs.",
+      help: "Time of one refresh of a chain's routing graph that changed it: `full` loads the whole graph and prices it (start-up), `incremental` applies new blocks and reorgs (a graph of 100 pools or more is repriced after it, in the background: shortcuts_repricing_*).",
       labelNames: ["chain_id", "kind"] as const,
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 40],
+      registers,
+    }),
+    repricing: new Histogram({
+      name: "shortcuts_repricing_duration_seconds",
+      help: "Wall time of one background repricing of a chain's routing graph (every anchor set in use), from its first step to its last.",
+      labelNames: ["chain_id"] as const,
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20],
+      registers,
+    }),
+    repricingStep: new Histogram({
+      name: "shortcuts_repricing_step_seconds",
+      help: "Time one step of a background repricing holds the thread (what a request may wait behind it).",
+      labelNames: ["chain_id"] as const,
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1],
       registers,
     }),
     chainHead: new Gauge({
@@ -152,6 +166,17 @@ export function recordSnapshotRefresh(params: {
     params.seconds,
   );
   metrics.snapshotPools.set({ chain_id: chainId }, params.pools);
+}
+
+/** A background repricing of a chain's graph: its wall time and the time each step took. */
+export function recordRepricing(params: {
+  chainId: number;
+  seconds: number;
+  steps: readonly number[];
+}): void {
+  const chainId = String(params.chainId);
+  metrics.repricing.observe({ chain_id: chainId }, params.seconds);
+  for (const step of params.steps) metrics.repricingStep.observe({ chain_id: chainId }, step);
 }
 
 /**

@@ -1,8 +1,8 @@
-import { and, count, eq, gt, inArray } from "ponder";
+import { and, count, eq, inArray, sql } from "ponder";
 import type { Address, V2Pool } from "../../../engine/routing/types.js";
 import { v2Pair } from "../../protocols/uniswap-v2/tables.js";
 import type { AddressInterner } from "../snapshot/address-interner.js";
-import { lower, rowsByKey } from "../snapshot/reader.js";
+import { lower, rowsByKey, rowsOf } from "../snapshot/reader.js";
 import type { IndexedSource } from "./types.js";
 
 export type V2PairRow = {
@@ -45,10 +45,23 @@ export const uniswapV2Source: IndexedSource = {
   undoLogs: { v2_pair: "address" },
 
   async load({ reader, chainId, since, reread, graph, addresses }) {
-    const pairs = await reader
-      .select(columns)
-      .from(v2Pair)
-      .where(and(eq(v2Pair.chainId, chainId), gt(v2Pair.updatedBlock, since)));
+    // Every pair at start-up (400,000 on mainnet): read raw, the amounts as text.
+    const pairs = (
+      await rowsOf<Record<keyof V2PairRow, string | number>>(
+        reader,
+        sql`select address, token0, token1, reserve0::text as reserve0, reserve1::text as reserve1, fee, total_supply::text as "totalSupply" from ${v2Pair} where chain_id = ${chainId} and updated_block > ${String(since)}::numeric`,
+      )
+    ).map(
+      (r): V2PairRow => ({
+        address: String(r.address),
+        token0: String(r.token0),
+        token1: String(r.token1),
+        reserve0: BigInt(r.reserve0),
+        reserve1: BigInt(r.reserve1),
+        fee: Number(r.fee),
+        totalSupply: BigInt(r.totalSupply),
+      }),
+    );
     // Reverted pairs: their current row, or none (created in a reorged block).
     const reverted = [...reread("v2_pair")];
     const now = await rowsByKey(reverted, (slice) =>

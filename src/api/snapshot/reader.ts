@@ -2,6 +2,7 @@
  * How the routing snapshot reads the indexed tables: through Ponder's read-only database or one
  * read-only transaction of it, with lists of keys bound in slices Postgres accepts.
  */
+import type { SQL } from "drizzle-orm";
 import { sql } from "ponder";
 import type { Address } from "../../../engine/routing/types.js";
 import type { ApiDatabase } from "../database.js";
@@ -26,9 +27,13 @@ export function slices<T>(values: readonly T[]): T[][] {
   return out;
 }
 
-/** Rows of `raw` SQL (Ponder's node-pg and PGlite drivers both answer `{ rows }`). */
-export async function rowsOf<T>(reader: Reader, raw: string): Promise<T[]> {
-  const result = await reader.execute(sql.raw(raw));
+/**
+ * Rows of a query, raw SQL or a `sql` template (Ponder's node-pg and PGlite drivers both answer
+ * `{ rows }`), as the driver gives them: no mapping per column, which a full load of hundreds of
+ * thousands of rows would pay for every value.
+ */
+export async function rowsOf<T>(reader: Reader, query: string | SQL): Promise<T[]> {
+  const result = await reader.execute(typeof query === "string" ? sql.raw(query) : query);
   return (result as unknown as { rows: T[] }).rows;
 }
 

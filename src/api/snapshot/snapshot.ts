@@ -23,9 +23,14 @@ import { config } from "../../../config.js";
 import type { ChainSetup } from "../../../engine/chain-setup.js";
 import { RoutingGraph } from "../../../engine/routing/graph.js";
 import { prepareRouteSearch } from "../../../engine/routing/search.js";
+import {
+  priceStaleness,
+  type SpotPriceStep,
+  staleSpotPrices,
+} from "../../../engine/routing/spot-prices.js";
 import type { Address } from "../../../engine/routing/types.js";
 import type { ApiDatabase, SnapshotSource } from "../database.js";
-import { recordSnapshotRefresh, setSnapshotBlock } from "../ops/metrics.js";
+import { recordRepricing, recordSnapshotRefresh, setSnapshotBlock } from "../ops/metrics.js";
 import { indexedSources } from "../protocols/registry.js";
 import { AddressInterner } from "./address-interner.js";
 import { lower, type Reader, rowsOf } from "./reader.js";
@@ -271,6 +276,57 @@ async function refreshChain(
   return { s, full: false };
 }
 
+/** How long one step of a background repricing may hold the thread, in milliseconds. */
+const REPRICING_STEP_MS = 4;
+/** Edges walked between two looks at the clock (~1 ms). */
+const REPRICING_EDGES_PER_LOOK = 500;
+
+/** Graphs being repriced in the background. */
+const repricing = new WeakSet<RoutingGraph>();
+
+/**
+ * Reprices `graph` in the background once its prices have drifted by half of what a request
+ * accepts ({@link priceStaleness}): every anchor set asked of it so far (the search's, price
+ * impact's, `/v1/prices`'), in steps of about {@link REPRICING_STEP_MS} ms between which
+ * requests and refreshes run, so a request never waits for a whole repricing (over a second on
+ * a mainnet-sized graph) and rarely finds prices too old to use. A refresh under way pauses it.
+ * A small graph (staleness 0) is priced when asked, as before.
+ */
+function repriceAhead(chainId: number, graph: RoutingGraph): void {
+  const staleness = priceStaleness(graph);
+  if (staleness === 0 || repricing.has(graph)) return;
+  const runs = staleSpotPrices(graph, Math.floor(staleness / 2));
+  if (runs.length === 0) return;
+  repricing.add(graph);
+  const started = performance.now();
+  const steps: number[] = [];
+  const step = () => {
+    // A refresh goes first: steps run between its reads would only lengthen it.
+    if (refreshing) {
+      refreshing.finally(() => setImmediate(step)).catch(() => {});
+      return;
+    }
+    const t0 = performance.now();
+    let pending = false;
+    try {
+      while (runs.length > 0 && performance.now() - t0 < REPRICING_STEP_MS) {
+        if ((runs[0] as SpotPriceStep).advance(REPRICING_EDGES_PER_LOOK)) runs.shift();
+      }
+      pending = runs.length > 0;
+    } catch (error) {
+      console.error("routing graph repricing failed", error);
+    }
+    steps.push((performance.now() - t0) / 1000);
+    if (pending) {
+      setImmediate(step);
+      return;
+    }
+    repricing.delete(graph);
+    recordRepricing({ chainId, seconds: (performance.now() - started) / 1000, steps });
+  };
+  setImmediate(step);
+}
+
 /** Reads what changed since the last refresh, for every chain; one refresh at a time. */
 export function refreshSnapshots(): Promise<void> {
   refreshing ??= (async () => {
@@ -289,8 +345,10 @@ export function refreshSnapshots(): Promise<void> {
             s.lastBlock = at.indexedBlock;
             s.graph.blockNumber = at.indexedBlock;
             s.graph.blockTimestamp = at.indexedTimestamp;
-            // Reprice here, off the request path (the first search after many changes would).
-            if (chain.weth) prepareRouteSearch({ graph: s.graph, weth: lower(chain.weth) });
+            // Price a new graph before it serves (the first search would); a graph already
+            // serving is repriced in the background, in steps, once it drifts.
+            if (full && chain.weth) prepareRouteSearch({ graph: s.graph, weth: lower(chain.weth) });
+            else repriceAhead(chain.id, s.graph);
             snapshots.set(chain.id, s);
             recordSnapshotRefresh({
               chainId: chain.id,

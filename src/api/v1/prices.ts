@@ -5,6 +5,7 @@ import { z } from "zod";
 import type { ChainSetup } from "../../../engine/chain-setup.js";
 import { displayAddress } from "../../../engine/protocols/native.js";
 import { usdSpotPrices } from "../../../engine/routing/prices.js";
+import { priceStaleness } from "../../../engine/routing/spot-prices.js";
 import { token } from "../../tokens/tables.js";
 import type { ApiSources } from "../database.js";
 import { ApiError } from "../errors.js";
@@ -40,7 +41,10 @@ export const priceDataSchema = z.object({
     description:
       "From 0 to 1: the dollars the shallowest pool on the price's path holds on its input side, over $1,000,000 (at most 1; a stablecoin itself is 1; 0 when unpriced).",
   }),
-  blockNumber: z.number().int().meta({ description: "The indexed block the price reflects." }),
+  blockNumber: z.number().int().meta({
+    description:
+      "The indexed block the price reflects: the routing graph's, or on a graph of 100 pools or more up to 1% of its pools' changes before it (prices are recomputed ahead of that in the background).",
+  }),
   timestamp: z.number().int().meta({ description: "That block's timestamp (unix seconds)." }),
 });
 
@@ -129,10 +133,11 @@ export async function usdPriceBook(
       address: r.address.toLowerCase() as Address,
       decimals: r.decimals,
     })),
+    maxStaleChanges: priceStaleness(graph),
   });
   return {
-    blockNumber: Number(graph.blockNumber),
-    timestamp: Number(graph.blockTimestamp),
+    blockNumber: Number(spot.blockNumber),
+    timestamp: Number(spot.blockTimestamp),
     /** USD per whole token (null: unpriced) and the confidence its depth gives. */
     priceOf(address: Address, decimals: number): { price: number | null; confidence: number } {
       const raw = spot.prices.get(address);

@@ -1,6 +1,6 @@
 import { arrayContains, type SQL, sql } from "drizzle-orm";
 import { Hono } from "hono";
-import { and, asc, eq } from "ponder";
+import { and, asc, eq, gte } from "ponder";
 import { z } from "zod";
 import { token } from "../../../ponder.schema.js";
 import type { ApiDatabase, ApiSources } from "../database.js";
@@ -78,20 +78,53 @@ export const pageMetaSchema = z.object({
 
 export const tokenListSchema = z.object({ meta: pageMetaSchema, data: z.array(tokenSchema) });
 
-type TokenRow = typeof token.$inferSelect;
+/** The columns a served token is made of (the block columns stay in the database). */
+const served = {
+  chainId: token.chainId,
+  address: token.address,
+  type: token.type,
+  protocolSlug: token.protocolSlug,
+  underlyingTokens: token.underlyingTokens,
+  name: token.name,
+  symbol: token.symbol,
+  decimals: token.decimals,
+  primaryAddress: token.primaryAddress,
+};
+
+type TokenRow = Pick<typeof token.$inferSelect, keyof typeof served>;
+
+/**
+ * `formatAddress` remembering what it formatted: within a page the same addresses recur (an LP
+ * token's pair is its own primary address; hub tokens underlie many positions), and each
+ * checksum is a Keccak hash.
+ */
+function pageFormatter(): (address: string) => string {
+  const done = new Map<string, string>();
+  return (address) => {
+    let formatted = done.get(address);
+    if (formatted === undefined) {
+      formatted = formatAddress(address);
+      done.set(address, formatted);
+    }
+    return formatted;
+  };
+}
 
 /** A token as the API returns it: SPEC 2.1 fields plus name, symbol, decimals, primaryAddress. */
-export function serializeToken(row: TokenRow): z.output<typeof tokenSchema> {
+export function serializeToken(
+  row: TokenRow,
+  format: (address: string) => string = formatAddress,
+): z.output<typeof tokenSchema> {
   return {
     chainId: row.chainId,
-    address: formatAddress(row.address),
+    address: format(row.address),
     type: row.type,
     protocolSlug: row.protocolSlug,
-    underlyingTokens: row.underlyingTokens.map(formatAddress),
+    underlyingTokens: row.underlyingTokens.map(format),
     name: row.name,
     symbol: row.symbol,
     decimals: row.decimals,
-    primaryAddress: row.primaryAddress === null ? null : formatAddress(row.primaryAddress),
+    primaryAddress: row.primaryAddress === null ? null : format(row.primaryAddress),
   };
 }
 
@@ -118,7 +151,7 @@ type TokenList = { meta: ReturnType<typeof pageMeta>; data: ReturnType<typeof se
 type TokenListJson = string;
 
 /** Where each page of one filter starts, and how many tokens match it. */
-type PageIndex = { total: number; starts: { chainId: number; address: string }[] };
+type PageIndex = { total: number; starts: { chainId: number; address: `0x${string}` }[] };
 
 /**
  * The catalogue's state: the newest undo-log entry of the token table (every write within the
@@ -170,7 +203,16 @@ class TokenPages {
     return this.stateAt.state;
   }
 
-  async page(filter: SQL | undefined, filterKey: string, page: number): Promise<TokenListJson> {
+  /**
+   * One page of `filter`'s tokens. `oneChain`: the filter holds one chain only, so that a page
+   * starts at an address of that chain.
+   */
+  async page(
+    filter: SQL | undefined,
+    filterKey: string,
+    page: number,
+    oneChain: boolean,
+  ): Promise<TokenListJson> {
     const state = await this.currentState();
     if (state !== this.state) {
       this.state = state;
@@ -191,20 +233,26 @@ class TokenPages {
     const start = starts[page - 1];
     const rows = start
       ? await this.db
-          .select()
+          .select(served)
           .from(token)
           .where(
             and(
               filter,
-              sql`(${token.chainId}, ${token.address}) >= (${start.chainId}, ${start.address})`,
+              // With the chain pinned, the address alone is the seek: Postgres starts a scan
+              // at a row comparison beside an equality on its first column only at that
+              // column's first row (on 550,000 tokens of one chain, ~100 ms a page).
+              oneChain
+                ? gte(token.address, start.address)
+                : sql`(${token.chainId}, ${token.address}) >= (${start.chainId}, ${start.address})`,
             ),
           )
           .orderBy(asc(token.chainId), asc(token.address))
           .limit(TOKENS_PER_PAGE)
       : [];
+    const format = pageFormatter();
     const list: TokenList = {
       meta: pageMeta(total, page, TOKENS_PER_PAGE),
-      data: rows.map(serializeToken),
+      data: rows.map((row) => serializeToken(row, format)),
     };
     const answer = JSON.stringify(list);
     // Kept only if no token changed while it was read.
@@ -272,7 +320,7 @@ export function tokensRoutes(sources: Pick<ApiSources, "db" | "snapshots">) {
 
     const page = q.page ?? 1;
     const filterKey = JSON.stringify({ ...q, page: undefined, primayAddress: undefined, primary });
-    const body = await pages.page(where, filterKey, page);
+    const body = await pages.page(where, filterKey, page, q.chainId !== undefined);
     return c.body(body, 200, { "Content-Type": "application/json" });
   });
 }
