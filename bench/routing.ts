@@ -193,7 +193,7 @@ function main(): void {
     "",
     `- \`upsertPool\` of an existing pool: ${upsertUs.toFixed(1)} µs on average (${upserts} upserts; only the pool's tokens are re-indexed).`,
     `- The same search just before and just after 20 pool updates (50 random searches; the graph freshly priced before the updates, which are too few to reprice it): p50 ${ms(percentile(before, 0.5))} ms before, ${ms(percentile(afterBlock, 0.5))} ms after.`,
-    `- The first search after more than 1% of the pools changed, which reprices the graph (spot prices of every token; \`prepareRouteSearch\` does this off the request path): p50 ${ms(percentile(repriced, 0.5))} ms, max ${ms(Math.max(...repriced))} ms.`,
+    `- The first search after more than 1% of the pools changed, which reprices the graph (spot prices of every token; the service reprices a graph of 100 pools or more in the background before it gets there, in steps, and prices at start-up with \`prepareRouteSearch\`): p50 ${ms(percentile(repriced, 0.5))} ms, max ${ms(Math.max(...repriced))} ms.`,
     "",
   ];
   const text = lines.join("\n");
