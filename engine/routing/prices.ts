@@ -4,7 +4,13 @@
  * at exactly one dollar (spot-prices.ts).
  */
 import type { RoutingGraph } from "./graph.js";
-import { PRICE_SCALE, type SpotPrices, spotPrices, type TokenPrices } from "./spot-prices.js";
+import {
+  PRICE_SCALE,
+  priceStaleness,
+  type SpotPrices,
+  spotPrices,
+  type TokenPrices,
+} from "./spot-prices.js";
 import type { Address } from "./types.js";
 
 /** A stablecoin taken to be worth one dollar. */
@@ -20,7 +26,10 @@ export type UsdPricesParameters = {
    * needs) but not in dollars.
    */
   stablecoins: readonly (UsdStablecoin | Address)[];
-  /** Reuse prices up to this many pool changes old (default 0: always current). */
+  /**
+   * Reuse prices up to this many pool changes old; by default {@link priceStaleness}: always
+   * current on a graph of fewer than 100 pools, up to 1% of its pools' changes on a larger one.
+   */
   maxStaleChanges?: number;
 };
 
@@ -51,7 +60,11 @@ export function usdSpotPrices(params: UsdPricesParameters): SpotPrices {
       .find((a) => graph.hasToken(a));
     anchors = first ? [{ token: first, price: PRICE_SCALE }] : [];
   }
-  return spotPrices({ graph, anchors, maxStaleChanges: params.maxStaleChanges });
+  return spotPrices({
+    graph,
+    anchors,
+    maxStaleChanges: params.maxStaleChanges ?? priceStaleness(graph),
+  });
 }
 
 export type PriceImpactParameters = {

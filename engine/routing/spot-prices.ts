@@ -108,7 +108,7 @@ class WidthHeap {
 }
 
 /** The share of a graph's pools that may change before prices used for ranking are recomputed. */
-export const PRICE_STALENESS = 0.01;
+const PRICE_STALENESS = 0.01;
 
 /**
  * How many pool changes prices that only rank, value gas or report may trail `graph` by:
@@ -213,7 +213,10 @@ class SpotPriceRun {
   private readonly exact = new Map<Address, bigint>();
   private readonly heap = new WidthHeap();
   private readonly spot: ApproxSpot = { rate: 0, depthIn: 0 };
+  /** The graph's version, block and block timestamp when the run started: what it reflects. */
   private readonly version: number;
+  private readonly blockNumber: bigint;
+  private readonly blockTimestamp: bigint;
   /** The token whose edges are being walked, its edges and the next one to walk. */
   private from: Priced | undefined;
   private edges: readonly Edge[] = [];
@@ -227,6 +230,8 @@ class SpotPriceRun {
     private readonly anchors: readonly PriceAnchor[],
   ) {
     this.version = graph.version;
+    this.blockNumber = graph.blockNumber;
+    this.blockTimestamp = graph.blockTimestamp;
     for (const anchor of anchors) {
       this.exact.set(anchor.token, anchor.price);
       const value = Number(anchor.price) / Number(PRICE_SCALE);
@@ -327,8 +332,8 @@ class SpotPriceRun {
       prices,
       approx,
       depth,
-      blockNumber: graph.blockNumber,
-      blockTimestamp: graph.blockTimestamp,
+      blockNumber: this.blockNumber,
+      blockTimestamp: this.blockTimestamp,
     };
   }
 }

@@ -1,8 +1,9 @@
-import { and, count, eq, inArray, sql } from "ponder";
+import type { SQL } from "drizzle-orm";
+import { count, inArray, sql } from "ponder";
 import type { Address, V2Pool } from "../../../engine/routing/types.js";
 import { v2Pair } from "../../protocols/uniswap-v2/tables.js";
 import type { AddressInterner } from "../snapshot/address-interner.js";
-import { lower, rowsByKey, rowsOf } from "../snapshot/reader.js";
+import { lower, type Reader, rowsByKey, rowsOf } from "../snapshot/reader.js";
 import type { IndexedSource } from "./types.js";
 
 export type V2PairRow = {
@@ -30,45 +31,36 @@ export function v2PoolOf(row: V2PairRow, addresses: AddressInterner): V2Pool {
   };
 }
 
-const columns = {
-  address: v2Pair.address,
-  token0: v2Pair.token0,
-  token1: v2Pair.token1,
-  reserve0: v2Pair.reserve0,
-  reserve1: v2Pair.reserve1,
-  fee: v2Pair.fee,
-  totalSupply: v2Pair.totalSupply,
-};
+/**
+ * The pairs of `chainId` that `where` selects, read raw (every pair at start-up: 400,000 on
+ * mainnet, where a query builder's per-value mapping costs), the amounts as text.
+ */
+async function readPairs(reader: Reader, chainId: number, where: SQL): Promise<V2PairRow[]> {
+  const rows = await rowsOf<Record<keyof V2PairRow, string | number>>(
+    reader,
+    sql`select address, token0, token1, reserve0::text as reserve0, reserve1::text as reserve1, fee, total_supply::text as "totalSupply" from ${v2Pair} where chain_id = ${chainId} and ${where}`,
+  );
+  return rows.map((r) => ({
+    address: String(r.address),
+    token0: String(r.token0),
+    token1: String(r.token1),
+    reserve0: BigInt(r.reserve0),
+    reserve1: BigInt(r.reserve1),
+    fee: Number(r.fee),
+    totalSupply: BigInt(r.totalSupply),
+  }));
+}
 
 /** Uniswap V2 pairs (`v2_pair`). */
 export const uniswapV2Source: IndexedSource = {
   undoLogs: { v2_pair: "address" },
 
   async load({ reader, chainId, since, reread, graph, addresses }) {
-    // Every pair at start-up (400,000 on mainnet): read raw, the amounts as text.
-    const pairs = (
-      await rowsOf<Record<keyof V2PairRow, string | number>>(
-        reader,
-        sql`select address, token0, token1, reserve0::text as reserve0, reserve1::text as reserve1, fee, total_supply::text as "totalSupply" from ${v2Pair} where chain_id = ${chainId} and updated_block > ${String(since)}::numeric`,
-      )
-    ).map(
-      (r): V2PairRow => ({
-        address: String(r.address),
-        token0: String(r.token0),
-        token1: String(r.token1),
-        reserve0: BigInt(r.reserve0),
-        reserve1: BigInt(r.reserve1),
-        fee: Number(r.fee),
-        totalSupply: BigInt(r.totalSupply),
-      }),
-    );
+    const pairs = await readPairs(reader, chainId, sql`updated_block > ${String(since)}::numeric`);
     // Reverted pairs: their current row, or none (created in a reorged block).
     const reverted = [...reread("v2_pair")];
     const now = await rowsByKey(reverted, (slice) =>
-      reader
-        .select(columns)
-        .from(v2Pair)
-        .where(and(eq(v2Pair.chainId, chainId), inArray(v2Pair.address, slice))),
+      readPairs(reader, chainId, inArray(v2Pair.address, slice)),
     );
     for (const p of [...pairs, ...now]) graph.upsertPool(v2PoolOf(p, addresses));
     const found = new Set(now.map((p) => lower(p.address)));

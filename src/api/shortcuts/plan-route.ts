@@ -25,7 +25,6 @@ import {
 } from "../../../engine/route.js";
 import type { RoutingGraph } from "../../../engine/routing/graph.js";
 import { priceImpactBps, usdPrices } from "../../../engine/routing/prices.js";
-import { priceStaleness } from "../../../engine/routing/spot-prices.js";
 import { calldataGas } from "../chain/calldata-gas.js";
 import { executionContracts } from "../chain/execution-contracts.js";
 import {
@@ -127,11 +126,7 @@ export async function planRoute(ctx: PlanRouteContext, req: RouteRequest): Promi
 
   let priceImpact: number | null = null;
   if (req.priceImpact) {
-    const prices = usdPrices({
-      graph: ctx.graph,
-      stablecoins: ctx.stablecoins,
-      maxStaleChanges: priceStaleness(ctx.graph),
-    });
+    const prices = usdPrices({ graph: ctx.graph, stablecoins: ctx.stablecoins });
     priceImpact = priceImpactBps({
       prices,
       tokenIn: req.tokenIn,

@@ -5,7 +5,6 @@ import { z } from "zod";
 import type { ChainSetup } from "../../../engine/chain-setup.js";
 import { displayAddress } from "../../../engine/protocols/native.js";
 import { usdSpotPrices } from "../../../engine/routing/prices.js";
-import { priceStaleness } from "../../../engine/routing/spot-prices.js";
 import { token } from "../../tokens/tables.js";
 import type { ApiSources } from "../database.js";
 import { ApiError } from "../errors.js";
@@ -133,7 +132,6 @@ export async function usdPriceBook(
       address: r.address.toLowerCase() as Address,
       decimals: r.decimals,
     })),
-    maxStaleChanges: priceStaleness(graph),
   });
   return {
     blockNumber: Number(spot.blockNumber),
