@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { z } from "zod";
 
 /**
@@ -15,6 +16,13 @@ export type Config = {
   apiKeysFile: string | undefined;
   /** Default per-key budget: sustained requests per second (0: unlimited) and burst. */
   rateLimit: { rps: number; burst: number };
+  /** Budget of each client without an API key, by its address (0 rps: unlimited). */
+  keylessRateLimit: { rps: number; burst: number };
+  /**
+   * Where a keyless client's address is read: the connection's peer, or, when the peer is one
+   * of `trustedProxies` (addresses or CIDR ranges), the header `header` it sets.
+   */
+  clientAddress: { header: string; trustedProxies: string[] };
   /** Shares rate-limit budgets between replicas when set. */
   redis: { url: string; prefix: string; timeoutMs: number } | undefined;
   /** `/v1/shortcuts/*` answer 503 when their data lags the chain head by more blocks. */
@@ -31,6 +39,24 @@ export type Config = {
   rpcTimeoutMs: number;
   /** From the head at startup on, vault totals are re-read this often (blocks). */
   vaultRefreshBlocks: number;
+  /** The analysts' endpoints (`/sql/*`, `/graphql`): what one query may cost. */
+  analytics: {
+    /**
+     * `ANALYTICS_SQL`: serve `/sql/*`. Unset: on with Postgres, off with PGlite (where a query
+     * runs on the indexer's own thread and cannot be cancelled).
+     */
+    sql: boolean | undefined;
+    /** Postgres cancels an analyst's statement after this long. */
+    statementTimeoutMs: number;
+    /** Connections of the analysts' own pool (Postgres), apart from the one `/v1` reads through. */
+    poolSize: number;
+    /** A query returning more rows is refused (422) instead of buffered. */
+    maxRows: number;
+    /** Longest request body `/graphql` reads (413 beyond). */
+    maxBodyBytes: number;
+    /** Open `/sql/live` streams at once. */
+    maxLiveQueries: number;
+  };
   /** Where the index lives: Postgres (`DATABASE_URL`, `DATABASE_SCHEMA`) or PGlite. */
   database: { url: string | undefined; schema: string | undefined; pgliteDir: string | undefined };
   /** `npm start` and the activity generator: the devnet node, anvil's port, the API's port. */
@@ -65,12 +91,36 @@ const decimal = (name: string) =>
     .regex(/^[0-9]+(\.[0-9]+)?$/, { error: `${name} must be a non-negative number` })
     .transform(Number);
 
+/** An IPv4 or IPv6 address, or a CIDR range of one (`10.0.0.0/8`, `fd00::/8`). */
+function isAddressOrRange(entry: string): boolean {
+  const [address = "", prefix, ...rest] = entry.split("/");
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
 const envSchema = z.object({
   API_KEYS: z.string().optional(),
   API_KEYS_FILE: z.string().optional(),
   RATE_LIMIT_RPS: decimal("RATE_LIMIT_RPS").optional(),
   RATE_LIMIT_BURST: count("RATE_LIMIT_BURST")
     .refine((n) => n >= 1, { error: "RATE_LIMIT_BURST must be at least 1" })
+    .optional(),
+  KEYLESS_RATE_LIMIT_RPS: decimal("KEYLESS_RATE_LIMIT_RPS").optional(),
+  KEYLESS_RATE_LIMIT_BURST: count("KEYLESS_RATE_LIMIT_BURST")
+    .refine((n) => n >= 1, { error: "KEYLESS_RATE_LIMIT_BURST must be at least 1" })
+    .optional(),
+  TRUSTED_PROXIES: z
+    .string()
+    .refine((v) => v.split(",").every((entry) => isAddressOrRange(entry.trim())), {
+      error:
+        "TRUSTED_PROXIES must be comma-separated IP addresses or CIDR ranges (10.0.0.0/8, fd00::/8)",
+    })
+    .optional(),
+  CLIENT_ADDRESS_HEADER: z
+    .string()
+    .regex(/^[A-Za-z0-9-]+$/, { error: "CLIENT_ADDRESS_HEADER must be an HTTP header name" })
     .optional(),
   REDIS_URL: z
     .string()
@@ -93,6 +143,20 @@ const envSchema = z.object({
   VAULT_REFRESH_BLOCKS: count("VAULT_REFRESH_BLOCKS")
     .refine((n) => n >= 1, { error: "VAULT_REFRESH_BLOCKS must be at least 1" })
     .optional(),
+  ANALYTICS_SQL: z.enum(["on", "off"], { error: "ANALYTICS_SQL must be on or off" }).optional(),
+  ANALYTICS_STATEMENT_TIMEOUT_MS: count("ANALYTICS_STATEMENT_TIMEOUT_MS")
+    .refine((n) => n >= 1, { error: "ANALYTICS_STATEMENT_TIMEOUT_MS must be at least 1" })
+    .optional(),
+  ANALYTICS_POOL_SIZE: count("ANALYTICS_POOL_SIZE")
+    .refine((n) => n >= 1, { error: "ANALYTICS_POOL_SIZE must be at least 1" })
+    .optional(),
+  ANALYTICS_MAX_ROWS: count("ANALYTICS_MAX_ROWS")
+    .refine((n) => n >= 1, { error: "ANALYTICS_MAX_ROWS must be at least 1" })
+    .optional(),
+  ANALYTICS_MAX_BODY_BYTES: count("ANALYTICS_MAX_BODY_BYTES")
+    .refine((n) => n >= 1, { error: "ANALYTICS_MAX_BODY_BYTES must be at least 1" })
+    .optional(),
+  ANALYTICS_MAX_LIVE_QUERIES: count("ANALYTICS_MAX_LIVE_QUERIES").optional(),
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, {
@@ -121,6 +185,14 @@ const envSchema = z.object({
 export const DEFAULTS = {
   rateLimitRps: 10,
   rateLimitBurst: 20,
+  /**
+   * A keyless client (by address) gets a key's default budget: enough for a person or a small
+   * script, while one client alone cannot keep the service busy.
+   */
+  keylessRateLimitRps: 10,
+  keylessRateLimitBurst: 20,
+  /** What nginx, HAProxy and cloud load balancers set (the client's address, then each hop's). */
+  clientAddressHeader: "X-Forwarded-For",
   redisPrefix: "shortcuts:",
   redisTimeoutMs: 250,
   maxLagBlocks: 5,
@@ -129,6 +201,11 @@ export const DEFAULTS = {
   snapshotRefreshMs: 200,
   rpcTimeoutMs: 3_000,
   vaultRefreshBlocks: 1,
+  analyticsStatementTimeoutMs: 5_000,
+  analyticsPoolSize: 4,
+  analyticsMaxRows: 10_000,
+  analyticsMaxBodyBytes: 65_536,
+  analyticsMaxLiveQueries: 100,
   anvilPort: 8545,
   port: 42069,
   activityIntervalMs: 1000,
@@ -167,6 +244,17 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       rps: e.RATE_LIMIT_RPS ?? DEFAULTS.rateLimitRps,
       burst: e.RATE_LIMIT_BURST ?? DEFAULTS.rateLimitBurst,
     },
+    keylessRateLimit: {
+      rps: e.KEYLESS_RATE_LIMIT_RPS ?? DEFAULTS.keylessRateLimitRps,
+      burst: e.KEYLESS_RATE_LIMIT_BURST ?? DEFAULTS.keylessRateLimitBurst,
+    },
+    clientAddress: {
+      header: e.CLIENT_ADDRESS_HEADER ?? DEFAULTS.clientAddressHeader,
+      trustedProxies: (e.TRUSTED_PROXIES ?? "")
+        .split(",")
+        .map((entry) => entry.trim())
+        .filter((entry) => entry.length > 0),
+    },
     redis: e.REDIS_URL
       ? {
           url: e.REDIS_URL,
@@ -181,6 +269,14 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     snapshotRefreshMs: e.SNAPSHOT_REFRESH_MS ?? DEFAULTS.snapshotRefreshMs,
     rpcTimeoutMs: e.API_RPC_TIMEOUT_MS ?? DEFAULTS.rpcTimeoutMs,
     vaultRefreshBlocks: e.VAULT_REFRESH_BLOCKS ?? DEFAULTS.vaultRefreshBlocks,
+    analytics: {
+      sql: e.ANALYTICS_SQL === undefined ? undefined : e.ANALYTICS_SQL === "on",
+      statementTimeoutMs: e.ANALYTICS_STATEMENT_TIMEOUT_MS ?? DEFAULTS.analyticsStatementTimeoutMs,
+      poolSize: e.ANALYTICS_POOL_SIZE ?? DEFAULTS.analyticsPoolSize,
+      maxRows: e.ANALYTICS_MAX_ROWS ?? DEFAULTS.analyticsMaxRows,
+      maxBodyBytes: e.ANALYTICS_MAX_BODY_BYTES ?? DEFAULTS.analyticsMaxBodyBytes,
+      maxLiveQueries: e.ANALYTICS_MAX_LIVE_QUERIES ?? DEFAULTS.analyticsMaxLiveQueries,
+    },
     database: { url: e.DATABASE_URL, schema: e.DATABASE_SCHEMA, pgliteDir: e.PONDER_PGLITE_DIR },
     devnet: {
       enabled: e.DEVNET !== "false",

@@ -5,8 +5,12 @@
  *
  *   npx tsx bench/http.ts [--seconds 20] [--connections 16] [--only route|tokens]
  *
- * Prints one Markdown row per endpoint; bench/results/http.md keeps the recorded runs.
+ * Prints one Markdown row per endpoint: date, endpoint, connections, seconds, p50 and p99 (ms),
+ * req/s, 2xx answers, errors (non-2xx, connection errors and timeouts) and the 1-minute load
+ * average at the end. A run with any error, or no 2xx answer, is printed as not recordable and the
+ * script exits 1. bench/results/http.md keeps the recorded runs.
  */
+import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import { parseEther } from "viem";
@@ -55,10 +59,17 @@ try {
       duration: Number(values.seconds),
       requests: paths.map((path) => ({ method: "GET", path })),
     });
+    // Only 2xx answers count as successes; a run with anything else measured failures, not
+    // the service, and is printed as such instead of as a row to record.
+    const ok = result["2xx"];
     const errors = result.errors + result.timeouts + result.non2xx;
-    console.log(
-      `| ${new Date().toISOString().slice(0, 10)} | ${name} | ${values.connections} | ${values.seconds} | ${result.latency.p50} | ${result.latency.p99} | ${result.requests.average.toFixed(0)} | ${errors} |`,
-    );
+    const row = `| ${new Date().toISOString().slice(0, 10)} | ${name} | ${values.connections} | ${values.seconds} | ${result.latency.p50} | ${result.latency.p99} | ${result.requests.average.toFixed(0)} | ${ok} | ${errors} | ${loadavg()[0]?.toFixed(2)} |`;
+    if (errors > 0 || ok === 0) {
+      console.log(
+        `NOT RECORDABLE (${ok} 2xx answers, ${result.non2xx} non-2xx, ${result.errors} connection errors, ${result.timeouts} timeouts): ${row}`,
+      );
+      process.exitCode = 1;
+    } else console.log(row);
   }
 } finally {
   await service.stop();

@@ -11,10 +11,14 @@
  * Per endpoint: a warm-up load in rounds of 5 s until the Ponder process has run two major GCs
  * (at most `--warmup` seconds), RSS, the measured run, RSS again. Every answer is checked
  * (bench/load-runner.ts); non-2xx answers count as errors and a sample of them is printed.
+ * The table at the end holds only runs in which every answer was a good one (a 200 with the
+ * expected body) and none failed to arrive; any other run is printed as not recordable and the
+ * script exits 1.
  * With `--activity` the devnet activity generator (devnet/activity.ts) mines swaps, mints,
  * burns, deposits and redeems during the measured run, one every `--activity-interval` ms.
  * bench/results/load.md keeps the recorded runs.
  */
+import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { startService, waitForIndexedBlock } from "../test/harness/service.js";
 import { type LoadReport, runLoad } from "./load-runner.js";
@@ -134,14 +138,21 @@ try {
     );
     for (const s of report.samples)
       console.log(`  sample: ${s.status} ${s.path}: ${s.problem}\n    ${s.body}`);
-    rows.push(
-      `| ${new Date().toISOString().slice(0, 10)} | ${endpoint} | ${values.database} | ${values.activity ? `${blocks} blocks` : "none"} | ${connections} | ${seconds} | ${report.requestsPerSecond} | ${report.latency.p50} | ${report.latency.p99} | ${report.errors} | ${report.timeouts} | ${report.non2xx} | ${report.wrongAnswers} | ${rssBefore.toFixed(0)} | ${rssAfter.toFixed(0)} | ${ratio.toFixed(2)} |`,
-    );
+    // A good answer is a 200 with the expected body (wrongAnswers counts every other answer).
+    const good = report.responses - report.wrongAnswers;
+    const row = `| ${new Date().toISOString().slice(0, 10)} | ${endpoint} | ${values.database} | ${values.activity ? `${blocks} blocks` : "none"} | ${connections} | ${seconds} | ${report.requestsPerSecond} | ${report.latency.p50} | ${report.latency.p99} | ${good} | ${report.errors} | ${report.timeouts} | ${report.non2xx} | ${report.wrongAnswers} | ${rssBefore.toFixed(0)} | ${rssAfter.toFixed(0)} | ${ratio.toFixed(2)} | ${loadavg()[0]?.toFixed(2)} |`;
+    // A run that measured failures is not a figure of the service: it is reported, not recorded.
+    if (report.errors + report.timeouts + report.wrongAnswers > 0 || good === 0) {
+      console.log(`  NOT RECORDABLE (answers that failed, or none that succeeded): ${row}`);
+      process.exitCode = 1;
+    } else rows.push(row);
   }
   console.log(
-    "\n| date | endpoint | database | activity | connections | seconds | req/s | p50 (ms) | p99 (ms) | errors | timeouts | non-2xx | wrong answers | RSS before (MiB) | RSS after (MiB) | after/before |",
+    "\n| date | endpoint | database | activity | connections | seconds | req/s | p50 (ms) | p99 (ms) | good answers | errors | timeouts | non-2xx | wrong answers | RSS before (MiB) | RSS after (MiB) | after/before | load (1 min) |",
   );
-  console.log("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+  console.log(
+    "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+  );
   for (const row of rows) console.log(row);
 } finally {
   await service.stop();

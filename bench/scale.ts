@@ -2,7 +2,9 @@
  * Mainnet scale: the API served by `ponder serve` on a Postgres schema seeded with a state the
  * size of Ethereum mainnet (bench/seed-scale.ts), measured against the bars of DESIGN §7:
  * the routing snapshot's cold build from process start (finished before `/ready` answers 200,
- * and the first request after it not a 503), RSS after the build and 10,000 route requests,
+ * and the first request after it not a 503), RSS after the build and again after 10,000 route
+ * requests (the second bar met only when every route answered 200; on the benchmark's empty
+ * chain they cannot, as their simulations find no token contracts),
  * the refresh after blocks that each change 300 pools (V3 ticks included) and after a reorg of
  * such a block (never a full rebuild), `GET /v1/tokens` pages with filters, and the in-process
  * route search on the same graph (read from the same tables).
@@ -123,6 +125,8 @@ function serve(schema: string, port: number, rpcUrl: string): Served {
       [`EXECUTION_${CHAIN_ID}`]: execution,
       DATABASE_URL,
       LOG_REQUESTS: "false",
+      // The benchmark's requests all come from one address, far beyond a keyless budget.
+      KEYLESS_RATE_LIMIT_RPS: "0",
     },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
@@ -416,6 +420,15 @@ async function main(): Promise<void> {
     note(
       `graph: ${graphPools} pools; first route answered ${firstRoute.status}: ${(await firstRoute.text()).slice(0, 200)}`,
     );
+    const readyPid = ponderPid(current.pid);
+    const rssReady = readyPid === undefined ? Number.NaN : rssMiB(readyPid);
+    record({
+      what: "RSS of the API process after the build, before the measured requests",
+      bar: "≤ 2 GiB",
+      value: `${rssReady.toFixed(0)} MiB (heap limit --max-old-space-size=${heap ?? "unset"} MiB)`,
+      met: rssReady <= 2048,
+      load: load(),
+    });
 
     // ── GET /v1/tokens pages, each a distinct query (no cached answer) ─────────────────────
     const random = mulberry32(seed + 7);
@@ -554,11 +567,15 @@ async function main(): Promise<void> {
     const routesS = (performance.now() - r0) / 1000;
     const apiPid = ponderPid(current.pid);
     const rss = apiPid === undefined ? Number.NaN : rssMiB(apiPid);
+    // The bar is about routes answered: a run whose route requests failed (the seeded tables
+    // have no token contracts on the benchmark's chain, so simulations cannot succeed) measured
+    // failures, and is never counted as meeting it.
+    const succeeded = statuses.get(200) ?? 0;
     record({
       what: `RSS of the API process after the build and ${ROUTE_REQUESTS.toLocaleString("en-US")} route requests`,
-      bar: "≤ 2 GiB",
-      value: `${rss.toFixed(0)} MiB (heap limit --max-old-space-size=${heap ?? "unset"} MiB; routes in ${routesS.toFixed(0)} s, statuses ${[...statuses].map(([s, n]) => `${s}: ${n}`).join(", ")})`,
-      met: rss <= 2048,
+      bar: "≤ 2 GiB, every route answered 200",
+      value: `${rss.toFixed(0)} MiB (heap limit --max-old-space-size=${heap ?? "unset"} MiB; routes in ${routesS.toFixed(0)} s, ${succeeded.toLocaleString("en-US")} of ${ROUTE_REQUESTS.toLocaleString("en-US")} answered 200; statuses ${[...statuses].map(([s, n]) => `${s}: ${n}`).join(", ")})`,
+      met: rss <= 2048 && succeeded === ROUTE_REQUESTS,
       load: load(),
     });
     await stopServed(current);

@@ -7,7 +7,8 @@ import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol
 /// @dev The address that stands for the chain's native currency in token positions.
 address constant NATIVE_TOKEN = 0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE;
 
-/// @notice The receiver's balance of `token` grew by `received`, less than `minAmountOut`.
+/// @notice The checked account's (`receiver`: a route's receiver, or any account a bundle pays)
+///         balance of `token` grew by `received`, less than `minAmountOut`.
 error InsufficientOutput(address token, address receiver, uint256 received, uint256 minAmountOut);
 /// @notice `msg.value` differs from the native amount the call declares.
 error MsgValueMismatch(uint256 expected, uint256 actual);

@@ -77,6 +77,18 @@ abstract contract CommandVM {
         return state;
     }
 
+    /// @dev Called before every CALL command (with or without value) with its calldata, so an
+    ///      executing contract can refuse or record what its programs ask of other contracts. The
+    ///      VM itself lets every call through.
+    /// @param commandIndex The command's position in `commands`.
+    /// @param target The contract about to be called.
+    /// @param selector The first four bytes of `data`.
+    /// @param data The calldata (selector and ABI-encoded arguments).
+    function _beforeCall(uint256 commandIndex, address target, bytes4 selector, bytes memory data)
+        internal
+        virtual
+    {}
+
     /// @dev Makes one command's call and stores its return value.
     function _run(
         bytes[] memory state,
@@ -94,6 +106,8 @@ abstract contract CommandVM {
             indices = bytes32(uint256(indices << 8) | INDEX_END);
         }
         bytes memory data = _buildCalldata(state, bytes4(command), indices, commandIndex);
+        // A STATICCALL cannot change state, so only calls that can are shown to the hook.
+        if (callType != CALL_TYPE_STATICCALL) _beforeCall(commandIndex, target, bytes4(command), data);
         bool success;
         assembly ("memory-safe") {
             // Return data is not copied here: only kept outputs and failures need it.

@@ -15,7 +15,9 @@ interface IUniswapV2PairSwap {
 /// @title RouterExecutor
 /// @notice Runs the programs of ShortcutRouter. Only that router may start a program; between
 ///         transactions it holds no tokens, no native currency and no allowances (programs sweep
-///         what they leave, and the router checks it).
+///         what they leave, and the router checks it; a program that ends with an ERC20 allowance
+///         it granted still standing reverts here, and one that asks for any other kind of
+///         allowance is refused at that command).
 /// @dev Uniswap V3 pools are called directly by programs, so this contract answers their swap
 ///      callback, paying only pools at the CREATE2 address derived from the configured factory.
 ///      Uniswap V4 swaps go through {uniswapV4Swap}, settled in the configured pool manager's
@@ -37,6 +39,29 @@ contract RouterExecutor is CommandVM, ProgramValues, UniswapV4Settlement {
     /// @dev Set for the duration of {execute}; transient, so nothing survives the transaction.
     bool private transient executing;
 
+    /// @dev Transient slot of the number of ERC20 `approve` calls the running program made; entry
+    ///      i follows at slot + 1 + 2i (the token with the command index in its high 96 bits) and
+    ///      slot + 2 + 2i (the spender). A hashed slot, apart from the compiler's transient layout.
+    uint256 private constant APPROVALS_SLOT =
+        uint256(keccak256("ShortcutRouter.RouterExecutor.approvals")) - 1;
+
+    /// @dev ERC20 `approve(address,uint256)`: allowed (programs approve the contracts they call)
+    ///      but recorded, and checked to be used up or reset when the program ends.
+    bytes4 private constant APPROVE = 0x095ea7b3;
+    /// @dev Other selectors that grant a third party rights over this executor's tokens. They are
+    ///      refused outright: nothing a program needs, and no cheap check at the end would show
+    ///      what they left (an operator, an ERC-721/1155 approval for all, a Permit2 allowance).
+    bytes4 private constant INCREASE_ALLOWANCE = 0x39509351; // increaseAllowance(address,uint256)
+    bytes4 private constant INCREASE_APPROVAL = 0xd73dd623; // increaseApproval(address,uint256)
+    bytes4 private constant APPROVE_AND_CALL = 0xcae9ca51; // approveAndCall(address,uint256,bytes)
+    bytes4 private constant SET_APPROVAL_FOR_ALL = 0xa22cb465; // ERC-721/1155, (address,bool)
+    bytes4 private constant AUTHORIZE_OPERATOR = 0x959b8c3f; // ERC-777 authorizeOperator(address)
+    bytes4 private constant PERMIT2_APPROVE = 0x87517c45; // approve(address,address,uint160,uint48)
+    bytes4 private constant PERMIT2_PERMIT_SINGLE = 0x2b67b570; // permit(owner, PermitSingle, sig)
+    bytes4 private constant PERMIT2_PERMIT_BATCH = 0x2a2d80d1; // permit(owner, PermitBatch, sig)
+    bytes4 private constant ERC6909_APPROVE = 0x426a8493; // approve(address,uint256,uint256)
+    bytes4 private constant ERC6909_SET_OPERATOR = 0x558a7297; // setOperator(address,bool)
+
     /// @notice `caller` is not the router.
     error NotRouter(address caller);
     /// @notice {sweep}, {uniswapV2Swap} or {uniswapV4Swap} was called by `caller`, not by a
@@ -48,6 +73,16 @@ contract RouterExecutor is CommandVM, ProgramValues, UniswapV4Settlement {
     error UnexpectedCallbackCaller(address caller, address expectedPool);
     /// @notice The callback data names tokens that are not sorted as a pool's token0 < token1.
     error UnsortedCallbackTokens(address token0, address token1);
+    /// @notice Command `commandIndex` calls `selector` on `target`, a function that would grant a
+    ///         third party an allowance or operator rights over this executor's tokens.
+    error AllowanceGrantRefused(uint256 commandIndex, address target, bytes4 selector);
+    /// @notice The program ends with `allowance` of `token` still approved to `spender` by this
+    ///         executor, granted by command `commandIndex`: approve exact amounts that the spender
+    ///         uses up, or approve 0 before the end.
+    error AllowanceLeft(uint256 commandIndex, address token, address spender, uint256 allowance);
+    /// @notice `token`, approved to `spender` by command `commandIndex`, does not answer the ERC20
+    ///         `allowance(owner, spender)`, so the program cannot show that nothing is left.
+    error AllowanceUnreadable(uint256 commandIndex, address token, address spender);
 
     /// @param uniswapV3Factory_ Uniswap V3 factory (pools are trusted by CREATE2 address only).
     /// @param uniswapV4PoolManager_ Uniswap V4 pool manager, or address(0) on a chain without V4.
@@ -61,10 +96,16 @@ contract RouterExecutor is CommandVM, ProgramValues, UniswapV4Settlement {
     /// @notice Runs a program with the tokens the router has just sent here.
     /// @param commands The program's command words.
     /// @param state The program's initial state slots.
+    /// @dev Reverts {AllowanceLeft} when an allowance the program granted is still standing at its
+    ///      end. Refusing rather than resetting it: an exact approval used up by its spender costs
+    ///      nothing more than one read, the executor makes no call the program did not ask for
+    ///      (some tokens refuse or misbehave on `approve(spender, 0)`), and a program that leaves
+    ///      an allowance is a planning mistake the simulation then names before anyone signs.
     function execute(bytes32[] calldata commands, bytes[] memory state) external payable {
         if (msg.sender != router) revert NotRouter(msg.sender);
         executing = true;
         _execute(commands, state);
+        _requireNoAllowances();
         executing = false;
     }
 
@@ -166,6 +207,74 @@ contract RouterExecutor is CommandVM, ProgramValues, UniswapV4Settlement {
         if (!executing) revert NotExecuting();
         if (amount0Delta > 0) IERC20(token0).safeTransfer(msg.sender, uint256(amount0Delta));
         if (amount1Delta > 0) IERC20(token1).safeTransfer(msg.sender, uint256(amount1Delta));
+    }
+
+    /// @dev Refuses the allowance-granting selectors other than ERC20 `approve`, and records each
+    ///      `approve` (token and spender) for {_requireNoAllowances}.
+    function _beforeCall(uint256 commandIndex, address target, bytes4 selector, bytes memory data)
+        internal
+        override
+    {
+        if (
+            selector == INCREASE_ALLOWANCE || selector == INCREASE_APPROVAL
+                || selector == APPROVE_AND_CALL || selector == SET_APPROVAL_FOR_ALL
+                || selector == AUTHORIZE_OPERATOR || selector == PERMIT2_APPROVE
+                || selector == PERMIT2_PERMIT_SINGLE || selector == PERMIT2_PERMIT_BATCH
+                || selector == ERC6909_APPROVE || selector == ERC6909_SET_OPERATOR
+        ) revert AllowanceGrantRefused(commandIndex, target, selector);
+        if (selector != APPROVE) return;
+        // The spender is the first argument; a shorter calldata fails in the token anyway.
+        address spender;
+        if (data.length >= 36) {
+            assembly ("memory-safe") {
+                // data + 32 (length word) + 4 (selector) is the first argument's word; the token
+                // reads the low 20 bytes of it, as does this cast.
+                spender := and(mload(add(data, 36)), 0xffffffffffffffffffffffffffffffffffffffff)
+            }
+        }
+        uint256 slot = APPROVALS_SLOT;
+        assembly ("memory-safe") {
+            // Append (commandIndex ‖ token, spender) after the count, then bump the count. The
+            // target is masked: an address in assembly may carry dirty high bits (here, the rest
+            // of the command word it was cut from).
+            let count := tload(slot)
+            let entry := add(add(slot, 1), shl(1, count))
+            tstore(entry, or(shl(160, commandIndex), and(target, 0xffffffffffffffffffffffffffffffffffffffff)))
+            tstore(add(entry, 1), spender)
+            tstore(slot, add(count, 1))
+        }
+    }
+
+    /// @dev Reverts unless every allowance recorded by {_beforeCall} is zero now, then forgets
+    ///      them (transient storage lasts the whole transaction, not one program). Only
+    ///      {execute} calls it, after the program: no command runs in between.
+    function _requireNoAllowances() private {
+        uint256 slot = APPROVALS_SLOT;
+        uint256 count;
+        assembly ("memory-safe") {
+            count := tload(slot)
+        }
+        // Latest first, so that a standing allowance is blamed on the last `approve` that set it.
+        for (uint256 i = count; i != 0;) {
+            --i;
+            uint256 first;
+            address spender;
+            assembly ("memory-safe") {
+                let entry := add(add(slot, 1), shl(1, i))
+                first := tload(entry)
+                spender := tload(add(entry, 1))
+            }
+            address token = address(uint160(first));
+            uint256 commandIndex = first >> 160;
+            (bool ok, bytes memory answer) =
+                token.staticcall(abi.encodeCall(IERC20.allowance, (address(this), spender)));
+            if (!ok || answer.length < 32) revert AllowanceUnreadable(commandIndex, token, spender);
+            uint256 allowance = abi.decode(answer, (uint256));
+            if (allowance != 0) revert AllowanceLeft(commandIndex, token, spender, allowance);
+        }
+        assembly ("memory-safe") {
+            tstore(slot, 0)
+        }
     }
 
     /// @dev The pool manager's callback is answered only while a program runs.

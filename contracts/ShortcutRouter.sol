@@ -17,10 +17,11 @@ import {RouterExecutor} from "./RouterExecutor.sol";
 /// @title ShortcutRouter
 /// @notice The contract users approve. Each entry point makes the same fixed calls: check the
 ///         deadline, take the fee, pull exactly `amountIn` of `tokenIn` from `msg.sender` into the
-///         executor, run the program there, then require that the receiver's balance of every
-///         checked output grew by at least its minimum and that the executor holds no more of the
-///         input, the outputs or native currency than before the transaction (what anyone sent it
-///         beforehand cannot block a route; what the program left behind reverts it).
+///         executor, run the program there, then require that every checked output's account (the
+///         receiver of a swap; each payee of a bundle) grew its balance of the output's token by at
+///         least its minimum, and that the executor holds no more of the input, the outputs or
+///         native currency than before the transaction (what anyone sent it beforehand cannot
+///         block a route; what the program left behind reverts it).
 /// @dev The router never makes a call chosen by the caller; programs run in {executor}, which
 ///      holds no approvals. NATIVE_TOKEN (0xEeee…EEeE) stands for the native currency.
 contract ShortcutRouter is ReentrancyGuardTransient {
@@ -33,9 +34,11 @@ contract ShortcutRouter is ReentrancyGuardTransient {
     /// @notice The executor that runs this router's programs (deployed by the constructor).
     address public immutable executor;
 
-    /// @notice A checked output of a route: the receiver must gain at least `minAmountOut`.
+    /// @notice A checked output: `account` must gain at least `minAmountOut` of `token` (a
+    ///         bundle paying several accounts names each of them, with the token it gets).
     struct Output {
         address token;
+        address account;
         uint256 minAmountOut;
     }
 
@@ -51,12 +54,11 @@ contract ShortcutRouter is ReentrancyGuardTransient {
         uint256 deadline;
     }
 
-    /// @notice Parameters of {bundle}.
+    /// @notice Parameters of {bundle}: the outputs name who is paid, so there is no one receiver.
     struct BundleParams {
         address tokenIn;
         uint256 amountIn;
         Output[] outputs;
-        address receiver;
         uint256 feeBps;
         address feeReceiver;
         uint256 deadline;
@@ -66,7 +68,6 @@ contract ShortcutRouter is ReentrancyGuardTransient {
     struct Input {
         address token;
         uint256 amount;
-        address receiver;
         uint256 feeBps;
         address feeReceiver;
         uint256 deadline;
@@ -83,13 +84,26 @@ contract ShortcutRouter is ReentrancyGuardTransient {
         uint256[] amountsOut
     );
 
+    /// @notice A bundle ran: `sender` paid `amountIn` of `tokenIn` (of which `feeAmount` went to
+    ///         the fee receiver) and each checked output's account got the amount at its position
+    ///         in `amountsOut`.
+    event Bundled(
+        address indexed sender,
+        address indexed tokenIn,
+        uint256 amountIn,
+        uint256 feeAmount,
+        Output[] outputs,
+        uint256[] amountsOut
+    );
+
     /// @notice `amountIn` is zero.
     error ZeroAmountIn();
     /// @notice The minimum of checked output `token` is zero, which would check nothing.
     error ZeroMinAmountOut(address token);
     /// @notice A bundle declares no checked output.
     error NoOutputs();
-    /// @notice The receiver is the zero address, this router or its executor.
+    /// @notice A checked output's account (a swap's receiver) is the zero address, this router or
+    ///         its executor.
     error InvalidReceiver(address receiver);
     /// @notice `feeBps` exceeds MAX_FEE_BPS.
     error FeeTooHigh(uint256 feeBps, uint256 maxFeeBps);
@@ -120,24 +134,24 @@ contract ShortcutRouter is ReentrancyGuardTransient {
         returns (uint256 amountOut)
     {
         Output[] memory outputs = new Output[](1);
-        outputs[0] = Output(params.tokenOut, params.minAmountOut);
+        outputs[0] = Output(params.tokenOut, params.receiver, params.minAmountOut);
         Input memory input = Input(
-            params.tokenIn,
-            params.amountIn,
-            params.receiver,
-            params.feeBps,
-            params.feeReceiver,
-            params.deadline
+            params.tokenIn, params.amountIn, params.feeBps, params.feeReceiver, params.deadline
         );
-        return _route(input, outputs, commands, state)[0];
+        (uint256[] memory amountsOut, uint256 feeAmount) = _route(input, outputs, commands, state);
+        amountOut = amountsOut[0];
+        emit Routed(
+            msg.sender, params.receiver, params.tokenIn, params.amountIn, feeAmount, amountsOut
+        );
     }
 
-    /// @notice Like {swap} for bundles: one input, several checked outputs, each with its minimum.
-    /// @param params Input, checked outputs, receiver, fee (feeBps of amountIn, at most 100) and
-    ///        deadline (the last acceptable block timestamp).
+    /// @notice Like {swap} for bundles: one input, several checked outputs, each naming the
+    ///         account it pays (the receiver, a merchant, any transfer's target) and its minimum.
+    /// @param params Input, checked outputs, fee (feeBps of amountIn, at most 100) and deadline
+    ///        (the last acceptable block timestamp).
     /// @param commands The program's command words.
     /// @param state The program's initial state slots.
-    /// @return amountsOut The growth of the receiver's balance of each output, in order.
+    /// @return amountsOut The growth of each output's account's balance of its token, in order.
     function bundle(
         BundleParams calldata params,
         bytes32[] calldata commands,
@@ -145,14 +159,13 @@ contract ShortcutRouter is ReentrancyGuardTransient {
     ) external payable nonReentrant returns (uint256[] memory amountsOut) {
         if (params.outputs.length == 0) revert NoOutputs();
         Input memory input = Input(
-            params.tokenIn,
-            params.amountIn,
-            params.receiver,
-            params.feeBps,
-            params.feeReceiver,
-            params.deadline
+            params.tokenIn, params.amountIn, params.feeBps, params.feeReceiver, params.deadline
         );
-        return _route(input, params.outputs, commands, state);
+        uint256 feeAmount;
+        (amountsOut, feeAmount) = _route(input, params.outputs, commands, state);
+        emit Bundled(
+            msg.sender, params.tokenIn, params.amountIn, feeAmount, params.outputs, amountsOut
+        );
     }
 
     function _route(
@@ -160,48 +173,48 @@ contract ShortcutRouter is ReentrancyGuardTransient {
         Output[] memory outputs,
         bytes32[] calldata commands,
         bytes[] calldata state
-    ) private returns (uint256[] memory amountsOut) {
+    ) private returns (uint256[] memory amountsOut, uint256 feeAmount) {
         if (block.timestamp > input.deadline) revert DeadlineExpired(input.deadline, block.timestamp);
-        address receiver = input.receiver;
         if (input.amount == 0) revert ZeroAmountIn();
-        if (receiver == address(0) || receiver == address(this) || receiver == executor) {
-            revert InvalidReceiver(receiver);
-        }
         if (input.feeBps > MAX_FEE_BPS) revert FeeTooHigh(input.feeBps, MAX_FEE_BPS);
         bool nativeIn = input.token == NATIVE_TOKEN;
         uint256 expectedValue = nativeIn ? input.amount : 0;
         if (msg.value != expectedValue) revert MsgValueMismatch(expectedValue, msg.value);
 
-        // Balances before anything moves, so the deltas count nothing but this route's effect: the
-        // receiver's outputs, and what the executor held (anyone can send it tokens, or force
+        // Balances before anything moves, so the deltas count nothing but this route's effect: each
+        // output's account, and what the executor held (anyone can send it tokens, or force
         // native currency into it, so "empty" is not a check that only the program controls).
         amountsOut = new uint256[](outputs.length);
         // The executor's balances: of each output, then of the input, then of native currency.
         uint256[] memory held = new uint256[](outputs.length + 2);
         for (uint256 i; i < outputs.length; ++i) {
-            if (outputs[i].minAmountOut == 0) revert ZeroMinAmountOut(outputs[i].token);
-            amountsOut[i] = assetBalanceOf(outputs[i].token, receiver);
-            held[i] = assetBalanceOf(outputs[i].token, executor);
+            Output memory output = outputs[i];
+            address account = output.account;
+            if (account == address(0) || account == address(this) || account == executor) {
+                revert InvalidReceiver(account);
+            }
+            if (output.minAmountOut == 0) revert ZeroMinAmountOut(output.token);
+            amountsOut[i] = assetBalanceOf(output.token, account);
+            held[i] = assetBalanceOf(output.token, executor);
         }
         held[outputs.length] = assetBalanceOf(input.token, executor);
         held[outputs.length + 1] = executor.balance;
 
-        uint256 feeAmount = _takeInput(input, nativeIn);
+        feeAmount = _takeInput(input, nativeIn);
         _execute(nativeIn ? input.amount - feeAmount : 0, commands, state);
 
         for (uint256 i; i < outputs.length; ++i) {
             Output memory output = outputs[i];
-            uint256 balance = assetBalanceOf(output.token, receiver);
+            uint256 balance = assetBalanceOf(output.token, output.account);
             uint256 received = balance > amountsOut[i] ? balance - amountsOut[i] : 0;
             if (received < output.minAmountOut) {
-                revert InsufficientOutput(output.token, receiver, received, output.minAmountOut);
+                revert InsufficientOutput(output.token, output.account, received, output.minAmountOut);
             }
             amountsOut[i] = received;
             _requireNoGrowth(output.token, held[i]);
         }
         _requireNoGrowth(input.token, held[outputs.length]);
         if (!nativeIn) _requireNoGrowth(NATIVE_TOKEN, held[outputs.length + 1]);
-        emit Routed(msg.sender, receiver, input.token, input.amount, feeAmount, amountsOut);
     }
 
     /// @dev Sends the fee to its receiver and, for an ERC20 input, pulls the rest from

@@ -44,7 +44,10 @@ const ALL_HOOK_MASK = (1 << 14) - 1;
 
 /** The devnet's hooks: artifact and permission flags. */
 const HOOKS = {
-  /** Counts swaps after the fact; amounts are untouched, so routes may use its pools. */
+  /**
+   * Counts swaps after the fact; amounts are untouched. It runs during swaps all the same, so
+   * its pool is routed only when the operator allow-lists it (`UNISWAP_V4_HOOKS_<id>`).
+   */
   afterSwap: { contract: "V4SwapCounterHook", flags: HOOK_FLAGS.afterSwap },
   /** Keeps 1% of each exact input before the pool swaps; amounts are not the pool's own. */
   returnsDelta: {

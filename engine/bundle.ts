@@ -82,9 +82,11 @@ export type BundleBuild = {
   /** The strategy's transaction for `compiled`, enforcing `checks` (router) and `deadline`. */
   encode(compiled: CompiledBundle, checks: OutputCheck[], deadline: bigint): EncodedTx;
   /**
-   * The outputs to check, from what a first run of `compiled` delivered: those at the receiver, else those at
-   * the last transfer's target; each at its amount less the slippage.
-   * @throws UnsupportedByStrategyError under the router when nothing reaches either.
+   * The outputs to check, from what a first run of `compiled` delivered: every watched
+   * `(token, account)` that received something — the receiver and each transfer's target alike
+   * (a merchant paid by a `transfer` is checked like the receiver) — each at its amount less the
+   * slippage.
+   * @throws UnsupportedByStrategyError under the router when nothing reaches anyone.
    */
   checks(compiled: CompiledBundle, received: Received[]): OutputCheck[];
   /** What the client must do before sending (approval or delegation). */
@@ -181,8 +183,7 @@ export function buildBundle(params: BuildBundleParameters): BundleBuild {
           from,
           tokenIn: display(tokenIn),
           amountIn,
-          outputs: checks.map((o) => ({ token: o.token, minAmountOut: o.min })),
-          receiver: checks[0]?.account ?? receiver,
+          outputs: checks.map((o) => ({ token: o.token, account: o.account, minAmountOut: o.min })),
           deadline,
           program: c.program,
         });
@@ -196,20 +197,16 @@ export function buildBundle(params: BuildBundleParameters): BundleBuild {
         program: c.program,
       });
     },
-    checks: (c, received) => {
+    checks: (_compiled, received) => {
+      // Checking only some payees would leave the others' share to whoever moves a price
+      // between the simulation and the transaction: every one that received is checked.
       const delivered = received.filter((r) => r.delta > 0n);
-      const atReceiver = delivered.filter((r) => r.account === receiver);
-      const last = c.deliveries.at(-1);
-      const chosen =
-        atReceiver.length > 0
-          ? atReceiver
-          : delivered.filter((r) => last && r.account === getAddress(last.to));
-      if (strategy === "router" && chosen.length === 0) {
+      if (strategy === "router" && delivered.length === 0) {
         throw new UnsupportedByStrategyError(
           "The bundle delivers nothing the router could check: no token reaches the receiver or a transfer target.",
         );
       }
-      return chosen.map((c) => ({
+      return delivered.map((c) => ({
         token: c.token,
         account: c.account,
         min: minimumOf(c.delta, slippageBps),

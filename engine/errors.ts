@@ -149,6 +149,17 @@ export class SimulationRevertedError extends EngineError<{ blockNumber: bigint; 
 }
 
 /**
+ * A route whose pools are all taken by their math delivered less in simulation than that math
+ * gives, by more than rounding: some code on the route does not act as its state says (or acts
+ * differently when the transaction is real), so neither amount can bound the transaction.
+ */
+export class QuoteNotDeliveredError extends EngineError<{ quoted: bigint; simulated: bigint }> {
+  override readonly name = "QuoteNotDeliveredError";
+  declare readonly quoted: bigint;
+  declare readonly simulated: bigint;
+}
+
+/**
  * The simulated transaction would leave an account unsafe in a protocol (an Aave position with a
  * health factor below 1, which anyone may liquidate).
  */
@@ -193,6 +204,7 @@ export type EngineErrorType =
   | UnsupportedByStrategyError
   | InputNotSimulatableError
   | SimulationRevertedError
+  | QuoteNotDeliveredError
   | UnsafePositionError
   | ChainUnavailableError
   | ExecutionNotDeployedError;

@@ -393,7 +393,7 @@ describe("POST /v1/shortcuts/bundle on the devnet", () => {
       body: {
         statusCode: 400,
         error: "Bad Request",
-        message: `actions[0].args.poolId: ${key.id.toLowerCase()} is not a routable pool of the Uniswap V4 pool manager ${getAddress(v4.poolManager)} on chain ${service.deployment.chainId}: no such pool is indexed, or its hook can change a swap's amounts and is not in UNISWAP_V4_HOOKS_${service.deployment.chainId}.`,
+        message: `actions[0].args.poolId: ${key.id.toLowerCase()} is not a routable pool of the Uniswap V4 pool manager ${getAddress(v4.poolManager)} on chain ${service.deployment.chainId}: no such pool is indexed, or its hook runs during swaps (where it could trade against them or change their amounts) and is not in UNISWAP_V4_HOOKS_${service.deployment.chainId}.`,
       },
     });
   });

@@ -67,7 +67,7 @@ describe("a mainnet-shaped chain: canonical addresses, odd tokens, an operator's
   const t = (symbol: keyof MainnetService["world"]["tokens"]): Address =>
     service.world.tokens[symbol].address;
 
-  /** The index and the routing snapshot (read every 200 ms) have seen the chain's head. */
+  /** The index and the routing snapshot have seen the chain's head. */
   const settle = async () => {
     const head = Number(await client.getBlockNumber({ cacheTime: 0 }));
     await waitUntil(
@@ -80,7 +80,15 @@ describe("a mainnet-shaped chain: canonical addresses, odd tokens, an operator's
       },
       { timeoutMs: 30_000, output: service.output, pollMs: 100, tolerateErrors: true },
     );
-    await new Promise((r) => setTimeout(r, 500));
+    await waitUntil(
+      `the routing snapshot did not reach block ${head}`,
+      async () => {
+        const res = await fetch(`${service.url}/v1/networks?chainId=1`);
+        const [network] = (await res.json()) as { snapshotBlock: number | null }[];
+        return (network?.snapshotBlock ?? -1) >= head;
+      },
+      { timeoutMs: 30_000, output: service.output, pollMs: 50, tolerateErrors: true },
+    );
   };
   const get = async (path: string, query: Record<string, string>) => {
     if (path.startsWith("/v1/shortcuts")) await settle();

@@ -28,7 +28,12 @@ import { loadArtifact } from "../contracts/build.js";
 import { devnetReceipt } from "../devnet/receipts.js";
 import { NATIVE_TOKEN_ADDRESS } from "../engine/protocols/native.js";
 import { devnetActors } from "./harness/actors.js";
-import { type ServiceInstance, startService, waitForIndexedBlock } from "./harness/service.js";
+import {
+  type ServiceInstance,
+  startService,
+  waitForIndexedBlock,
+  waitForRoutingGraph,
+} from "./harness/service.js";
 
 type Strategy = "router" | "delegate" | "corewallet";
 type BeforeSending =
@@ -75,10 +80,11 @@ describe("safe to sign: the three strategies on the devnet", () => {
     ok<Answer>(await get("/v1/shortcuts/route", query));
   const bundle = async (query: Record<string, string>, actions: unknown[]) =>
     ok<Answer>(await post(query, actions));
-  /** The index and the routing snapshot (read every 200 ms) have seen the chain's head. */
+  /** The index and the routing snapshot have seen the chain's head. */
   const settle = async () => {
-    await waitForIndexedBlock(service, await a.client.getBlockNumber({ cacheTime: 0 }));
-    await new Promise((r) => setTimeout(r, 500));
+    const head = await a.client.getBlockNumber({ cacheTime: 0 });
+    await waitForIndexedBlock(service, head);
+    await waitForRoutingGraph(service, service.deployment.chainId, head);
   };
 
   /** Does what `beforeSending` says, then sends `tx` with exactly `gas` as its gas limit. */
@@ -284,6 +290,152 @@ describe("safe to sign: the three strategies on the devnet", () => {
         },
       ]);
       expect((await follow(attacker, back)).status).toBe("success");
+      await settle();
+    }
+  });
+
+  /** The V2 pair of two devnet tokens, with its token0. */
+  const v2PairOf = async (x: Address, y: Address) => {
+    for (const pair of service.deployment.uniswapV2.pairs) {
+      const [token0, token1] = await Promise.all(
+        (["token0", "token1"] as const).map(async (functionName) =>
+          getAddress(
+            await a.client.readContract({ address: pair, abi: UniswapV2PairAbi, functionName }),
+          ),
+        ),
+      );
+      if (new Set([token0, token1, getAddress(x), getAddress(y)]).size === 2) {
+        return { pair, token0 };
+      }
+    }
+    throw new Error("no such V2 pair");
+  };
+
+  /** The revert data of `tx` sent from `from` now ('no revert' when it would succeed). */
+  const revertOf = async (from: Address, tx: Answer["tx"]): Promise<Hex> => {
+    const reverted = await a.client
+      .call({ account: from, to: tx.to, data: tx.data, value: BigInt(tx.value) })
+      .then(
+        () => "no revert",
+        (error: BaseError) => {
+          const withData = error.walk(
+            (e) => typeof (e as { data?: unknown }).data === "string",
+          ) as { data: Hex } | null;
+          return withData?.data ?? `no revert data in ${error.message}`;
+        },
+      );
+    if (!isHex(reverted)) throw new Error(reverted);
+    return reverted;
+  };
+
+  test("a V2 swap paid on to a merchant and sandwiched between the answer and the transaction reverts under every strategy; the merchant's amount is checked", async () => {
+    const usdc = getAddress(a.token("USDC"));
+    const weth = getAddress(a.token("WETH"));
+    const { pair, token0 } = await v2PairOf(usdc, weth);
+    const merchant = "0x000000000000000000000000000000000000bEEF" as Address;
+    const courier = "0x000000000000000000000000000000000000C0C0" as Address;
+    const deployer = getAddress(a.deployer.account.address);
+    const reserves = async () => {
+      const [r0, r1] = await a.client.readContract({
+        address: pair,
+        abi: UniswapV2PairAbi,
+        functionName: "getReserves",
+      });
+      return token0 === usdc ? { usdc: r0, weth: r1 } : { usdc: r1, weth: r0 };
+    };
+    /** UniswapV2Library.getAmountOut. */
+    const amountOut = (amountIn: bigint, reserveIn: bigint, reserveOut: bigint) =>
+      (amountIn * 997n * reserveOut) / (reserveIn * 1000n + amountIn * 997n);
+    /** Someone else's swap on the pair (sent to it, then `swap`), as a sandwich's legs are. */
+    const swapOnPair = async (tokenIn: Address, amountIn: bigint): Promise<bigint> => {
+      const r = await reserves();
+      const out =
+        tokenIn === usdc
+          ? amountOut(amountIn, r.usdc, r.weth)
+          : amountOut(amountIn, r.weth, r.usdc);
+      await a.fund(pair, tokenIn, amountIn);
+      const [out0, out1] = tokenIn === token0 ? [0n, out] : [out, 0n];
+      await a.send(a.deployer, {
+        to: pair,
+        data: encodeFunctionData({
+          abi: UniswapV2PairAbi,
+          functionName: "swap",
+          args: [out0, out1, deployer, "0x"],
+        }),
+      });
+      return out;
+    };
+    const errorsAbi = [
+      ...loadArtifact("RouterExecutor").abi,
+      ...loadArtifact("DelegateExecutor").abi,
+      ...loadArtifact("CoreWallet").abi,
+      ...loadArtifact("MinAmountOutCheck").abi,
+    ].filter((item) => item.type === "error");
+    for (const [i, strategy] of STRATEGIES.entries()) {
+      const u = a.user(4 + i);
+      const from = getAddress(u.account.address);
+      const account =
+        strategy === "router"
+          ? getAddress(service.deployment.execution.executor as Address)
+          : strategy === "delegate"
+            ? from
+            : await walletOf(from);
+      const amountIn = a.usd("USDC", 5_000);
+      const courierFee = a.usd("USDC", 10);
+      await a.fund(from, usdc, amountIn + courierFee);
+      const answer = await bundle({ fromAddress: from, routingStrategy: strategy }, [
+        {
+          protocol: "uniswap-v2",
+          action: "swap",
+          args: { primaryAddress: pair, tokenIn: usdc, tokenOut: weth, amountIn: `${amountIn}` },
+        },
+        {
+          protocol: "core",
+          action: "transfer",
+          args: { token: weth, receiver: merchant, amount: ref(0) },
+        },
+        {
+          protocol: "core",
+          action: "transfer",
+          args: { token: usdc, receiver: courier, amount: `${courierFee}` },
+        },
+      ]);
+      const before = await reserves();
+      const listed = amountOut(amountIn, before.usdc, before.weth);
+      // Both payees are listed, and so both are checked.
+      expect({ strategy, amountsOut: answer.amountsOut }).toEqual({
+        strategy,
+        amountsOut: { [weth]: `${listed}`, [usdc]: `${courierFee}` },
+      });
+      // The sandwich's front leg: 22.3% more USDC in the pair, so the swap pays about 2/3 of
+      // what was listed, far below the 97% minimum.
+      const front = await swapOnPair(usdc, (before.usdc * 223n) / 1000n);
+      const moved = await reserves();
+      const paying = amountOut(amountIn, moved.usdc, moved.weth);
+      expect(paying).toBeLessThan((listed * 6_700n) / 10_000n);
+      const merchantBefore = await a.balanceOf(weth, merchant);
+      const receipt = await follow(u, answer);
+      expect
+        .soft({
+          strategy,
+          status: receipt.status,
+          merchantGot: (await a.balanceOf(weth, merchant)) - merchantBefore,
+        })
+        .toEqual({ strategy, status: "reverted", merchantGot: 0n });
+      // The swap's own minimum stops it first: its output, on the account that runs the
+      // program, is the simulated amount less the bundle's 300 bps.
+      const outer = decodeErrorResult({ abi: errorsAbi, data: await revertOf(from, answer.tx) });
+      expect(outer.errorName).toBe("ExecutionFailed");
+      const [, target, reason] = outer.args as [bigint, Address, Hex];
+      const inner = decodeErrorResult({ abi: errorsAbi, data: reason });
+      expect({ strategy, target, errorName: inner.errorName, args: inner.args }).toEqual({
+        strategy,
+        target: getAddress(service.deployment.execution.minAmountOutCheck as Address),
+        errorName: "InsufficientOutput",
+        args: [weth, account, paying, (listed * 9_700n) / 10_000n],
+      });
+      // The back leg restores the pair for the next strategy.
+      await swapOnPair(weth, front);
       await settle();
     }
   });
@@ -631,11 +783,11 @@ describe("safe to sign: the three strategies on the devnet", () => {
       await settle();
     }
   });
-  test("router: a bundle's output is checked on chain at the default 300 bps below the simulated amount, to the wei", async () => {
-    // A named V2 swap carries no minimum of its own: what guards it is the router's check of
-    // the receiver's growth. The pair's input reserve is raised (tokens minted to it, then
-    // `sync`) by the largest amount that still lets the swap pay 97% of the simulated amount,
-    // or by one wei more; the pair's own formula gives the swap's output either way.
+  test("router: a bundle's named V2 swap is checked on chain at the default 300 bps below the simulated amount, to the wei", async () => {
+    // A named V2 swap carries a minimum of its own (as the router's check of the receiver's
+    // growth does, at the same amount). The pair's input reserve is raised (tokens minted to it,
+    // then `sync`) by the largest amount that still lets the swap pay 97% of the simulated
+    // amount, or by one wei more; the pair's own formula gives the swap's output either way.
     const usdc = getAddress(a.token("USDC"));
     const weth = getAddress(a.token("WETH"));
     const pairs = await Promise.all(
@@ -722,8 +874,8 @@ describe("safe to sign: the three strategies on the devnet", () => {
     expect((await a.balanceOf(weth, from)) - wethBefore).toBe(paying);
     await settle();
 
-    // One wei past it: the router refuses, naming the token, the receiver, what arrived and
-    // the minimum, which is the simulated amount less 300 bps.
+    // One wei past it: the swap's own check refuses, naming the token, the executor that the
+    // pair paid, what arrived and the minimum, which is the simulated amount less 300 bps.
     const short = await atTheBound();
     await raiseInputReserve(short.raise + 1n);
     const arriving = await outAfter(0n);
@@ -745,10 +897,24 @@ describe("safe to sign: the three strategies on the devnet", () => {
         },
       );
     if (!isHex(reverted)) throw new Error(reverted);
-    const decoded = decodeErrorResult({ abi: ShortcutRouterAbi, data: reverted });
-    expect({ errorName: decoded.errorName, args: decoded.args }).toEqual({
+    const errorsAbi = [
+      ...ShortcutRouterAbi,
+      ...loadArtifact("RouterExecutor").abi,
+      ...loadArtifact("MinAmountOutCheck").abi,
+    ].filter((item) => item.type === "error");
+    const outer = decodeErrorResult({ abi: errorsAbi, data: reverted });
+    expect(outer.errorName).toBe("ExecutionFailed");
+    const [, target, reason] = outer.args as [bigint, Address, Hex];
+    const decoded = decodeErrorResult({ abi: errorsAbi, data: reason });
+    expect({ target, errorName: decoded.errorName, args: decoded.args }).toEqual({
+      target: getAddress(service.deployment.execution.minAmountOutCheck as Address),
       errorName: "InsufficientOutput",
-      args: [weth, from, arriving, short.min],
+      args: [
+        weth,
+        getAddress(service.deployment.execution.executor as Address),
+        arriving,
+        short.min,
+      ],
     });
     const usdcBefore = await a.balanceOf(usdc, from);
     expect((await follow(u, short.answer)).status).toBe("reverted");

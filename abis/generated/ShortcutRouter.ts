@@ -198,6 +198,66 @@ export const ShortcutRouterAbi = [
       {
         "indexed": true,
         "internalType": "address",
+        "name": "tokenIn",
+        "type": "address"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "amountIn",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "feeAmount",
+        "type": "uint256"
+      },
+      {
+        "components": [
+          {
+            "internalType": "address",
+            "name": "token",
+            "type": "address"
+          },
+          {
+            "internalType": "address",
+            "name": "account",
+            "type": "address"
+          },
+          {
+            "internalType": "uint256",
+            "name": "minAmountOut",
+            "type": "uint256"
+          }
+        ],
+        "indexed": false,
+        "internalType": "struct ShortcutRouter.Output[]",
+        "name": "outputs",
+        "type": "tuple[]"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256[]",
+        "name": "amountsOut",
+        "type": "uint256[]"
+      }
+    ],
+    "name": "Bundled",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
+        "internalType": "address",
+        "name": "sender",
+        "type": "address"
+      },
+      {
+        "indexed": true,
+        "internalType": "address",
         "name": "receiver",
         "type": "address"
       },
@@ -264,6 +324,11 @@ export const ShortcutRouterAbi = [
                 "type": "address"
               },
               {
+                "internalType": "address",
+                "name": "account",
+                "type": "address"
+              },
+              {
                 "internalType": "uint256",
                 "name": "minAmountOut",
                 "type": "uint256"
@@ -272,11 +337,6 @@ export const ShortcutRouterAbi = [
             "internalType": "struct ShortcutRouter.Output[]",
             "name": "outputs",
             "type": "tuple[]"
-          },
-          {
-            "internalType": "address",
-            "name": "receiver",
-            "type": "address"
           },
           {
             "internalType": "uint256",

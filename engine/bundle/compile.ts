@@ -2,11 +2,12 @@
  * Compiles a bundle (an ordered list of actions) into one program: validates every action's
  * arguments, resolves `{ useOutputOfCallAt }` references to earlier outputs (VM state slots),
  * and hands over what the transaction made: under the router everything the executor holds is
- * swept to the receiver (the executor holds nobody's funds); elsewhere the account's growth
- * since the start of the transaction, never what it held before. Outside the router the program
- * also checks its deadline first and the caller's minimum outputs last.
+ * swept to the receiver (the executor holds nobody's funds), each token right after the last
+ * action that may use it; elsewhere the account's growth since the start of the transaction,
+ * never what it held before. Outside the router the program also checks its deadline first and
+ * the caller's minimum outputs last.
  */
-import type { Address } from "viem";
+import type { AbiFunction, Address } from "viem";
 import { erc20Abi, getAbiItem } from "viem";
 import type { z } from "zod";
 import {
@@ -44,10 +45,11 @@ import type {
 const balanceOfFn = getAbiItem({ abi: erc20Abi, name: "balanceOf" });
 
 import {
+  type AddCallParameters,
   type PlannedProgram,
   PlannerError,
   ProgramPlanner,
-  type ProgramValue,
+  ProgramValue,
 } from "../program/planner.js";
 
 /**
@@ -94,6 +96,73 @@ export type CompileBundleParameters = ProgramTarget & {
   /** Route searches of this request, reused across compilations. */
   routeCache?: Map<string, FindRouteResult>;
 };
+
+/** Lowercase, for comparing addresses wherever they came from. */
+const lower = (a: string) => a.toLowerCase() as Address;
+
+/** Every address literal among a call's arguments (tokens, pools, recipients), lowercase. */
+function addressLiterals(value: unknown, into: Set<Address>): void {
+  if (value instanceof ProgramValue) return;
+  if (typeof value === "string" && /^0x[0-9a-fA-F]{40}$/.test(value)) into.add(lower(value));
+  else if (Array.isArray(value)) for (const v of value) addressLiterals(v, into);
+  else if (value && typeof value === "object") {
+    for (const v of Object.values(value)) addressLiterals(v, into);
+  }
+}
+
+/**
+ * A planner that also notes which addresses each call names (its target and address arguments)
+ * and which ERC20 allowances the program leaves open: what an action may use of the executor's
+ * tokens, to sweep each token once nothing later may use it.
+ */
+class UsePlanner extends ProgramPlanner {
+  /** Addresses named since the last `take()`. */
+  named = new Set<Address>();
+  /** Allowances granted and not set back to 0 by a literal 0, as `token:spender`. */
+  readonly open = new Set<string>();
+
+  override add<const fn extends AbiFunction>(params: AddCallParameters<fn>): ProgramValue {
+    this.named.add(lower(params.target));
+    addressLiterals(params.args, this.named);
+    const [spender, amount] = params.args as readonly unknown[];
+    if (
+      params.fn.name === "approve" &&
+      params.fn.inputs.length === 2 &&
+      params.fn.inputs[0]?.type === "address" &&
+      typeof spender === "string"
+    ) {
+      const key = `${lower(params.target)}:${lower(spender)}`;
+      if (amount === 0n) this.open.delete(key);
+      else this.open.add(key);
+    }
+    return super.add(params);
+  }
+
+  /**
+   * The addresses named since the last call, and every token with an allowance still open: its
+   * spender may pull it during any later call (a proxy a later call uses), so it stays in use.
+   */
+  take(): Set<Address> {
+    const used = this.named;
+    for (const key of this.open) used.add(key.split(":")[0] as Address);
+    this.named = new Set();
+    return used;
+  }
+}
+
+/** A set, created empty, that also collects what is added to it since the last `take()`. */
+class AddedSet extends Set<Address> {
+  #added = new Set<Address>();
+  override add(value: Address): this {
+    this.#added.add(lower(value));
+    return super.add(value);
+  }
+  take(): Set<Address> {
+    const added = this.#added;
+    this.#added = new Set();
+    return added;
+  }
+}
 
 /** The routing engine the actions reach through their compile context. */
 const ACTION_ROUTING: ActionRouting = {
@@ -160,10 +229,16 @@ export function compileBundle(params: CompileBundleParameters): CompiledBundle {
   }
   const routeCache = params.routeCache ?? new Map();
   // The first pass learns which balances the program must read at its start (what checks and
-  // sweeps measure growth from); the second reads them there, first thing.
-  const first = compilePass({ ...params, routeCache }, undefined);
-  if (first.needed.size === 0) return first.compiled;
-  return compilePass({ ...params, routeCache }, first.needed).compiled;
+  // sweeps measure growth from), and under the router the last action that may use each token;
+  // the second reads those balances first thing and sweeps each token after its last use.
+  const first = compilePass({ ...params, routeCache }, undefined, undefined);
+  const inRouter = params.strategy === "router";
+  if (first.needed.size === 0 && !inRouter) return first.compiled;
+  // Only what the router sweeps at all: touched and not kept with the account.
+  const swept = new Set([...first.compiled.touched].map(lower));
+  const lastUse = new Map([...first.lastUse].filter(([token]) => swept.has(token)));
+  return compilePass({ ...params, routeCache }, first.needed, inRouter ? lastUse : undefined)
+    .compiled;
 }
 
 type Needed = Map<string, { token: Address; account: Address }>;
@@ -173,9 +248,11 @@ function compilePass(
     routeCache: NonNullable<CompileBundleParameters["routeCache"]>;
   },
   atStart: Needed | undefined,
-): { compiled: CompiledBundle; needed: Needed } {
+  /** Router, second pass: the last action that may use each token (lowercase), from the first. */
+  lastUse: ReadonlyMap<Address, number> | undefined,
+): { compiled: CompiledBundle; needed: Needed; lastUse: Map<Address, number> } {
   const { actions } = params;
-  const planner = new ProgramPlanner();
+  const planner = new UsePlanner();
   const inRouter = params.strategy === "router";
   if (!inRouter) {
     addDeadlineCheck(planner, {
@@ -203,8 +280,12 @@ function compilePass(
   const outputs: OutputValue[][] = [];
   const inputs = new Map<Address, bigint>();
   const routeSteps: RouteStep[] = [];
-  const touched = new Set<Address>();
+  const touched = new AddedSet();
   const kept = new Set<Address>();
+  // Router: the last action that may use each token, and the tokens already swept after theirs.
+  const usedLast = new Map<Address, number>();
+  const sweptEarly = new Set<Address>();
+  const extra = new Set((params.extraTokens ?? []).map(lower));
   const deliveries: { token: Address; to: Address }[] = [];
   const bundle: CompiledBundle["bundle"] = [];
   const firstCall: number[] = [];
@@ -323,6 +404,7 @@ function compilePass(
       routeCache: params.routeCache,
     };
     firstCall.push(planner.length);
+    const deliveredBefore = deliveries.length;
     try {
       const produced = spec.compile(ctx, args as never);
       outputs.push(produced);
@@ -346,18 +428,53 @@ function compilePass(
       action: action.action,
       args: echo(args) as Record<string, unknown>,
     });
+    const used = planner.take();
+    for (const t of touched.take()) used.add(t);
+    for (const d of deliveries.slice(deliveredBefore)) used.add(lower(d.token));
+    for (const t of used) usedLast.set(t, i);
+    if (inRouter && lastUse) {
+      // Pay out what no later action may use now, not at the end: while a token waits in the
+      // shared executor, code that runs later in the transaction (a hook, a token's callback)
+      // could reach it. Native currency cannot be pulled by anyone, and a token the logs showed
+      // (no action names it) has no known last use: both wait for the end.
+      for (const token of touched) {
+        const key = lower(token);
+        if (
+          lastUse.get(key) === i &&
+          !sweptEarly.has(key) &&
+          !kept.has(token) &&
+          !isNativeToken(token) &&
+          !extra.has(key)
+        ) {
+          addSweep(planner, { executor: params.contracts.executor, token, to: params.receiver });
+          sweptEarly.add(key);
+        }
+      }
+      // The sweeps are no use of the next action's.
+      planner.take();
+    }
   });
 
   for (const token of params.extraTokens ?? []) touched.add(token);
   for (const token of kept) touched.delete(token);
   if (inRouter) {
-    // The executor holds nobody's funds: everything it has goes to the receiver.
+    // The executor holds nobody's funds: everything it still has goes to the receiver.
     for (const token of touched) {
+      if (sweptEarly.has(lower(token))) continue;
       addSweep(planner, { executor: params.contracts.executor, token, to: params.receiver });
     }
-    // No allowance of the shared executor may outlive the transaction.
-    for (const reset of params.approvalResets ?? []) {
-      addApprove(planner, { token: reset.token, spender: reset.spender, amount: 0n });
+    // No allowance of the shared executor may outlive the transaction (the executor reverts
+    // AllowanceLeft otherwise): every `approve` the program makes and does not itself set back to
+    // 0 is reset here, whether or not its spender used it up; and any the logs showed.
+    const reset = new Set<string>();
+    for (const key of [...planner.open]) {
+      const [token, spender] = key.split(":") as [Address, Address];
+      addApprove(planner, { token, spender, amount: 0n });
+      reset.add(key);
+    }
+    for (const seen of params.approvalResets ?? []) {
+      if (reset.has(`${lower(seen.token)}:${lower(seen.spender)}`)) continue;
+      addApprove(planner, { token: seen.token, spender: seen.spender, amount: 0n });
     }
   } else if (params.account.toLowerCase() !== params.receiver.toLowerCase()) {
     // A wallet (or a delegated account paying someone else) hands over the ERC20s this
@@ -405,12 +522,13 @@ function compilePass(
       bundle,
       inputs,
       routeSteps,
-      touched,
+      touched: new Set(touched),
       kept,
       deliveries,
       firstCall,
       lastOutputToken,
     },
     needed,
+    lastUse: usedLast,
   };
 }

@@ -2,7 +2,7 @@
  * Encodes a planned program into the unsigned transaction of each routing strategy:
  *
  * - `router`: the user calls ShortcutRouter, which pulls the input, runs the program in its
- *   executor and checks the outputs on chain;
+ *   executor and checks the outputs on chain (a bundle's, each at the account it pays);
  * - `delegate`: the program runs as the user's own account through DelegateExecutor (an
  *   EIP-7702 account delegating to it calls itself; a smart wallet DELEGATECALLs the calldata);
  * - `corewallet`: the program runs in the user's CoreWallet, deployed on first use.
@@ -20,10 +20,13 @@ export type EncodedTx = { to: Address; from: Address; data: Hex; value: bigint }
 /** The part of a planned program the chain needs. */
 export type Program = { commands: readonly Hex[]; state: readonly Hex[] };
 
-/** A fee of `bps` basis points of amountIn (0–100) sent to `receiver`. */
+/** A fee of `bps` basis points of amountIn (0 to {@link MAX_FEE_BPS}) sent to `receiver`. */
 export type RouteFee = { bps: number; receiver: Address };
 
-/** Highest fee the router accepts, in basis points. */
+/**
+ * Highest fee the router accepts, in basis points: the one bound of the TypeScript side (the
+ * API's validation of `fee` is derived from it), equal to ShortcutRouter's `MAX_FEE_BPS`.
+ */
 export const MAX_FEE_BPS = 100;
 
 /** The fee the router takes out of `amountIn` (rounded down, as on chain). */
@@ -59,7 +62,7 @@ export function encodeRouterSwapTx(params: EncodeRouterSwapTxParameters): Encode
     abi: ShortcutRouterAbi,
     functionName: "swap",
     args: [
-      { ...order, minAmountOut: params.minAmountOut },
+      { ...order, receiver: params.receiver, minAmountOut: params.minAmountOut },
       params.program.commands,
       params.program.state,
     ],
@@ -69,17 +72,24 @@ export function encodeRouterSwapTx(params: EncodeRouterSwapTxParameters): Encode
 
 export type EncodeRouterBundleTxParameters = Omit<
   EncodeRouterSwapTxParameters,
-  "tokenOut" | "minAmountOut"
+  "tokenOut" | "minAmountOut" | "receiver"
 > & {
-  /** Every output the router checks on the receiver, each with its minimum (at least one). */
-  outputs: readonly { token: Address; minAmountOut: bigint }[];
+  /**
+   * Every output the router checks, each naming the account it pays (the receiver, a merchant,
+   * a transfer's target) and its minimum (at least one output).
+   */
+  outputs: readonly { token: Address; account: Address; minAmountOut: bigint }[];
 };
 
-/** `ShortcutRouter.bundle`: one input, several checked outputs. */
+/** `ShortcutRouter.bundle`: one input, several checked outputs, each at its own account. */
 export function encodeRouterBundleTx(params: EncodeRouterBundleTxParameters): EncodedTx {
   const order = routerOrder(params);
   if (params.outputs.length === 0) throw new RangeError("a router bundle needs a checked output");
-  const outputs = params.outputs.map((o) => ({ token: o.token, minAmountOut: o.minAmountOut }));
+  const outputs = params.outputs.map((o) => ({
+    token: o.token,
+    account: o.account,
+    minAmountOut: o.minAmountOut,
+  }));
   const data = encodeFunctionData({
     abi: ShortcutRouterAbi,
     functionName: "bundle",
@@ -94,7 +104,6 @@ function routerOrder(params: EncodeRouterBundleTxParameters | EncodeRouterSwapTx
   return {
     tokenIn: params.tokenIn,
     amountIn: params.amountIn,
-    receiver: params.receiver,
     feeBps: BigInt(params.fee?.bps ?? 0),
     feeReceiver: params.fee?.receiver ?? ZERO_ADDRESS,
     deadline: params.deadline ?? maxUint256,

@@ -46,6 +46,8 @@ export const swap = onchainTable(
     pk: primaryKey({ columns: [table.chainId, table.txHash, table.logIndex] }),
     poolIdx: index().on(table.chainId, table.pool, table.blockNumber),
     blockIdx: index().on(table.blockNumber),
+    // What an account was paid, newest first (`/v1/wallet/balances`): an index range.
+    recipientIdx: index().on(table.chainId, table.recipient, table.blockNumber),
   }),
 );
 
@@ -112,6 +114,9 @@ export const vaultEvent = onchainTable(
     pk: primaryKey({ columns: [table.chainId, table.txHash, table.logIndex] }),
     vaultIdx: index().on(table.chainId, table.vault, table.blockNumber),
     blockIdx: index().on(table.blockNumber),
+    // Shares deposited for an account and assets withdrawn to it (`/v1/wallet/balances`).
+    ownerIdx: index().on(table.chainId, table.owner, table.blockNumber),
+    receiverIdx: index().on(table.chainId, table.receiver, table.blockNumber),
   }),
 );
 

@@ -3,6 +3,7 @@
  * src/api/index.ts; a test builds one over its own database.
  */
 import { Hono, type MiddlewareHandler } from "hono";
+import { analyticsBodyLimit } from "./analytics/body-limit.js";
 import type { ApiSources } from "./database.js";
 import {
   clientError,
@@ -19,7 +20,7 @@ import { requestDeadline } from "./ops/deadline.js";
 import { errorFields, log } from "./ops/log.js";
 import { type ChainLag, metrics } from "./ops/metrics.js";
 import { overviewRoutes, requestTotals } from "./ops/overview.js";
-import { type RateLimiter, rateLimit } from "./ops/rate-limit.js";
+import { type RateLimiter, type RateLimitParameters, rateLimit } from "./ops/rate-limit.js";
 import { requestContext } from "./ops/request-context.js";
 import { opsRoutes } from "./ops/routes.js";
 import { cachedTopPools } from "./ops/top-pools.js";
@@ -41,6 +42,8 @@ export type AppDeps = {
   /** API keys (none: the API is open) and the limiter of their rate limits. */
   keys: KeyRing;
   limiter: RateLimiter;
+  /** With no keys configured: each client address's budget (KEYLESS_RATE_LIMIT_*). */
+  keyless?: RateLimitParameters["keyless"];
   /** Answers 503 until the index has caught up with the chain. */
   requireIndexReady: MiddlewareHandler;
   /** Whether the index has caught up with the chain (what `requireIndexReady` checks). */
@@ -61,8 +64,28 @@ export type AppDeps = {
   logRequests: boolean;
   /** The version the OpenAPI document states. */
   version: string;
-  /** GraphQL (`/graphql`) and SQL (`/sql/*`) over the tables, as Ponder serves them. */
-  analytics?: { graphql: MiddlewareHandler; sql: MiddlewareHandler };
+  /**
+   * GraphQL (`/graphql`) and SQL over HTTP (`/sql/*`) over the tables, and the longest request
+   * body they read.
+   */
+  analytics?: { graphql: MiddlewareHandler; sql: MiddlewareHandler; maxBodyBytes: number };
+};
+
+/**
+ * A GraphQL request is posted as JSON. Ponder's GraphQL handler turns every answer of its
+ * server into a 200, so the server's own refusal of another body (a 415 without a body) would
+ * reach the client as an empty 200: it is refused here with a 400 that says what to send.
+ */
+const graphqlTakesJson: MiddlewareHandler = async (c, next) => {
+  const type = c.req.header("content-type")?.split(";")[0]?.trim().toLowerCase();
+  if (c.req.method !== "POST" || type === "application/json") return next();
+  return c.json(
+    errorBody(
+      400,
+      'POST /graphql takes a JSON body: send `Content-Type: application/json` and `{ "query": "…", "variables"?: {…} }`.',
+    ),
+    400,
+  );
 };
 
 /** Longest a `/v1` request may take before it is answered with a 503. */
@@ -101,8 +124,29 @@ export function createApp(deps: AppDeps): Hono<OpsEnv> {
   // ── API keys and rate limits (DESIGN §5): /v1, GraphQL and SQL; open when no keys exist ────
   const isPublic = (path: string) =>
     path === "/v1/openapi.json" || /^\/v1\/projects\/[^/]+\/logo\.svg$/.test(path);
+  // Without keys, every client address has a budget of its own on what a key would guard.
+  const keyless = keys.size === 0 ? deps.keyless : undefined;
   for (const path of ["/v1/*", "/graphql", "/sql/*"]) {
-    app.use(path, requireApiKey({ keys, isPublic }), rateLimit({ limiter }));
+    app.use(path, requireApiKey({ keys, isPublic }), rateLimit({ limiter, keyless, isPublic }));
+  }
+  if (keyless && keyless.limit.rps > 0) {
+    describeMiddleware({
+      name: "rateLimit",
+      paths: ["/v1/*", "/graphql"],
+      except: ["/v1/openapi.json", "/v1/projects/{id}/logo.svg"],
+      responses: {
+        429: errorResponse(
+          "The client's rate limit (per address, without an API key) is exhausted.",
+          {
+            "Retry-After": {
+              description: "Seconds until the client may make its next request.",
+              schema: { type: "string", pattern: "^[0-9]+$" },
+              required: true,
+            },
+          },
+        ),
+      },
+    });
   }
   if (keys.size > 0) {
     const guarded = {
@@ -130,10 +174,11 @@ export function createApp(deps: AppDeps): Hono<OpsEnv> {
     });
   }
 
-  // Analysts: GraphQL and SQL over HTTP on the indexed tables, as Ponder provides them.
+  // Analysts: GraphQL and SQL over HTTP on the indexed tables, behind a body cap (413).
   if (deps.analytics) {
-    app.use("/graphql", deps.analytics.graphql);
-    app.use("/sql/*", deps.analytics.sql);
+    const limit = analyticsBodyLimit({ maxBytes: deps.analytics.maxBodyBytes });
+    app.use("/graphql", limit, graphqlTakesJson, deps.analytics.graphql);
+    app.use("/sql/*", limit, deps.analytics.sql);
   }
 
   // ── Readiness and freshness ────────────────────────────────────────────────────────────────

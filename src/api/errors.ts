@@ -67,6 +67,7 @@ export const ENGINE_ERROR_STATUS = {
   UnsupportedByStrategyError: 422,
   InputNotSimulatableError: 422,
   SimulationRevertedError: 422,
+  QuoteNotDeliveredError: 422,
   UnsafePositionError: 422,
   ChainUnavailableError: 503,
   ExecutionNotDeployedError: 503,

@@ -6,17 +6,23 @@
 import { db } from "ponder:api";
 import schema from "ponder:schema";
 import { Redis } from "ioredis";
-import { client, graphql } from "ponder";
+import { graphql } from "ponder";
 import { servedChains } from "../../chains.js";
 import { config as readSettings } from "../../config.js";
 import packageJson from "../../package.json";
+import { analystSqlSetup } from "./analytics/ponder-database.js";
+import { sqlOverHttp } from "./analytics/sql-over-http.js";
 import { createApp } from "./app.js";
 import { rpcClient } from "./chain/clients.js";
 import { loadKeyRing } from "./ops/auth.js";
 import { createFreshness } from "./ops/freshness.js";
 import { errorFields, log } from "./ops/log.js";
 import { snapshotBlockOf, watchChainLag } from "./ops/metrics.js";
-import { createMemoryRateLimiter, createRedisRateLimiter } from "./ops/rate-limit.js";
+import {
+  createClientAddress,
+  createMemoryRateLimiter,
+  createRedisRateLimiter,
+} from "./ops/rate-limit.js";
 import { installGracefulShutdown } from "./ops/shutdown.js";
 import { indexCaughtUp, indexedBlocks, requireIndexReady } from "./readiness.js";
 import { buildSnapshots, connectSnapshots, snapshotSource } from "./snapshot/snapshot.js";
@@ -68,11 +74,23 @@ export default createApp({
   sources: { db, chains: servedChains(), snapshots: snapshotSource },
   keys,
   limiter,
+  keyless: {
+    limit: config.keylessRateLimit,
+    clientAddress: createClientAddress(config.clientAddress),
+  },
   requireIndexReady,
   caughtUp: async () => (await indexCaughtUp()).ok,
   freshness,
   maxLagBlocks: config.maxLagBlocks,
   logRequests: config.logRequests,
   version: packageJson.version,
-  analytics: { graphql: graphql({ db, schema }), sql: client({ db, schema }) },
+  analytics: {
+    graphql: graphql({ db, schema }),
+    sql: sqlOverHttp({
+      ...analystSqlSetup(config.analytics),
+      maxLiveQueries: config.analytics.maxLiveQueries,
+      isReady: async () => (await indexCaughtUp()).ok,
+    }),
+    maxBodyBytes: config.analytics.maxBodyBytes,
+  },
 });

@@ -27,6 +27,7 @@ import {
   engineApiError,
   handleError,
 } from "../../src/api/errors.js";
+import { quoteNotDelivered } from "../../src/api/shortcuts/quote-delivered.js";
 import { E18, token, v2 } from "../routing/fixtures.js";
 import { chain, contracts } from "./fixtures.js";
 
@@ -222,6 +223,23 @@ describe("engine errors", () => {
         error: "Unprocessable Entity",
         message: "Action 1 (core call) failed in simulation: reverted.",
         details: { blockNumber: 12, actionIndex: 1 },
+      },
+    ],
+    [
+      quoteNotDelivered({
+        chainId: 1,
+        tokenOut: "0x00000000000000000000000000000000000000bb",
+        quoted: 1000n,
+        simulated: 980n,
+        blockNumber: 12n,
+      }),
+      422,
+      {
+        statusCode: 422,
+        error: "Unprocessable Entity",
+        message:
+          "The route's transaction delivered 980 wei of 0x00000000000000000000000000000000000000bb in simulation on block 12, but its pools' state there gives 1000 wei: code on the route acts otherwise than its state says, so no safe minimum can be set. The route is refused.",
+        details: { blockNumber: 12, quoted: "1000", simulated: "980" },
       },
     ],
     [
@@ -584,7 +602,7 @@ describe("bundle compilation failures, without chain or server", () => {
       actionIndex: 0,
       fields: { pool: manager },
       status: 400,
-      message: `actions[0].args.poolId: 0x${"00".repeat(31)}01 is not a routable pool of the Uniswap V4 pool manager 0x0000000000000000000000000000000000004444 on chain 1: no such pool is indexed, or its hook can change a swap's amounts and is not in UNISWAP_V4_HOOKS_1.`,
+      message: `actions[0].args.poolId: 0x${"00".repeat(31)}01 is not a routable pool of the Uniswap V4 pool manager 0x0000000000000000000000000000000000004444 on chain 1: no such pool is indexed, or its hook runs during swaps (where it could trade against them or change their amounts) and is not in UNISWAP_V4_HOOKS_1.`,
     },
     {
       what: "a V4 pool named with another manager",
@@ -594,7 +612,7 @@ describe("bundle compilation failures, without chain or server", () => {
       actionIndex: 0,
       fields: { pool: tokenC },
       status: 400,
-      message: `actions[0].args.poolId: ${v4Id} is not a routable pool of the Uniswap V4 pool manager 0x0000000000000000000000000000000000000003 on chain 1: no such pool is indexed, or its hook can change a swap's amounts and is not in UNISWAP_V4_HOOKS_1.`,
+      message: `actions[0].args.poolId: ${v4Id} is not a routable pool of the Uniswap V4 pool manager 0x0000000000000000000000000000000000000003 on chain 1: no such pool is indexed, or its hook runs during swaps (where it could trade against them or change their amounts) and is not in UNISWAP_V4_HOOKS_1.`,
     },
     {
       what: "a V4 pool that does not hold the tokens",

@@ -3,16 +3,20 @@
  * the victim's balances and allowances stay as they were.
  */
 import {
+  type AbiFunction,
   type Address,
   concatHex,
   encodeFunctionData,
   getAbiItem,
   type Hex,
   maxUint256,
+  parseAbiItem,
   parseEther,
   parseUnits,
+  toFunctionSelector,
 } from "viem";
 import { describe, expect, it } from "vitest";
+import { AllowanceThiefAbi } from "../../abis/generated/AllowanceThief.js";
 import { CoreWalletAbi } from "../../abis/generated/CoreWallet.js";
 import { CoreWalletFactoryAbi } from "../../abis/generated/CoreWalletFactory.js";
 import { DevTokenAbi } from "../../abis/generated/DevToken.js";
@@ -20,6 +24,7 @@ import { FakeUniswapV3PoolAbi } from "../../abis/generated/FakeUniswapV3Pool.js"
 import { ReentrantTokenAbi } from "../../abis/generated/ReentrantToken.js";
 import { RouterExecutorAbi } from "../../abis/generated/RouterExecutor.js";
 import { ShortcutRouterAbi } from "../../abis/generated/ShortcutRouter.js";
+import { loadArtifact } from "../../contracts/build.js";
 import { encodeCommand } from "../../engine/program/command-layout.js";
 import {
   encodeCoreWalletTx,
@@ -27,6 +32,7 @@ import {
   encodeRouterBundleTx,
   encodeRouterSwapTx,
 } from "../../engine/program/encode.js";
+import { addSweep } from "../../engine/program/execution-steps.js";
 import { ProgramPlanner } from "../../engine/program/planner.js";
 import {
   addExecutorUniswapV2Swap,
@@ -41,6 +47,7 @@ import {
   balanceOf,
   errorData,
   expectRevert,
+  revertData,
   sendOk,
   useExecutionWorld,
 } from "./harness.js";
@@ -398,8 +405,7 @@ describe("attacks on the router", () => {
       from: attacker.account.address,
       tokenIn: token,
       amountIn: 1n,
-      outputs: [{ token, minAmountOut: 1n }],
-      receiver: attacker.account.address,
+      outputs: [{ token, account: attacker.account.address, minAmountOut: 1n }],
       program: { commands: [], state: [] },
     });
 
@@ -487,6 +493,74 @@ describe("attacks on the router", () => {
     );
   });
 
+  it("a bundle checks every output at the account it names: a merchant paid short reverts naming the merchant; no account may be the router, the executor or 0", async () => {
+    const { world } = ctx;
+    const { user, receiver, bystander } = world.accounts;
+    const { A, B } = world.tokens;
+    const merchant = bystander.account.address;
+    const amountIn = parseUnits("12", 18);
+    const half = amountIn / 2n;
+    await approve(world, user, A.address, world.execution.router, 2n * amountIn);
+    const expected = await quoteV2(world, world.uniswapV2.pairs.AB, A.address, half);
+    // Half of A is swapped to B for the merchant, the other half goes to the receiver as A.
+    const planner = new ProgramPlanner();
+    addExecutorUniswapV2Swap(planner, {
+      pair: world.uniswapV2.pairs.AB.address,
+      tokenIn: A.address,
+      tokenOut: B.address,
+      amountIn: half,
+      recipient: merchant,
+      executor: world.execution.executor,
+    });
+    addTransfer(planner, { token: A.address, to: receiver.account.address, amount: half });
+    const program = planner.plan();
+    const bundleTx = (outputs: { token: Address; account: Address; minAmountOut: bigint }[]) =>
+      encodeRouterBundleTx({
+        router: world.execution.router,
+        from: user.account.address,
+        tokenIn: A.address,
+        amountIn,
+        outputs,
+        program,
+      });
+    const atReceiver = { token: A.address, account: receiver.account.address, minAmountOut: half };
+    await expectRevert(
+      world,
+      user,
+      bundleTx([atReceiver, { token: B.address, account: merchant, minAmountOut: expected + 1n }]),
+      errorData(allErrorsAbi, "InsufficientOutput", [B.address, merchant, expected, expected + 1n]),
+    );
+    for (const account of [
+      world.execution.executor,
+      world.execution.router,
+      "0x0000000000000000000000000000000000000000" as Address,
+    ]) {
+      await expectRevert(
+        world,
+        user,
+        bundleTx([atReceiver, { token: B.address, account, minAmountOut: 1n }]),
+        errorData(allErrorsAbi, "InvalidReceiver", [account]),
+      );
+    }
+    await expectRevert(
+      world,
+      user,
+      bundleTx([atReceiver, { token: B.address, account: merchant, minAmountOut: 0n }]),
+      errorData(allErrorsAbi, "ZeroMinAmountOut", [B.address]),
+    );
+    const merchantB = await balanceOf(world, B.address, merchant);
+    const receiverA = await balanceOf(world, A.address, receiver.account.address);
+    await sendOk(
+      world,
+      user,
+      bundleTx([atReceiver, { token: B.address, account: merchant, minAmountOut: expected }]),
+    );
+    expect({
+      merchant: (await balanceOf(world, B.address, merchant)) - merchantB,
+      receiver: (await balanceOf(world, A.address, receiver.account.address)) - receiverA,
+    }).toEqual({ merchant: expected, receiver: half });
+  });
+
   it("zero-amount routes fail: no input, no minimum, no checked output", async () => {
     const { world } = ctx;
     const { user } = world.accounts;
@@ -520,7 +594,6 @@ describe("attacks on the router", () => {
           tokenIn: A.address,
           amountIn: 1n,
           outputs: [],
-          receiver: user.account.address,
           feeBps: 0n,
           feeReceiver: user.account.address,
           deadline: maxUint256,
@@ -768,5 +841,209 @@ describe("attacks on wallets and delegated accounts", () => {
     // The account itself may run the program.
     await sendOk(world, delegator, { to: tx.to, data: tx.data });
     expect(await balanceOf(world, A.address, delegator.account.address)).toBe(delegatorA - amount);
+  });
+});
+
+describe("allowances of the shared executor", () => {
+  /** Deploys the thief contract from the attacker's account. */
+  async function deployThief(world: ExecutionWorld): Promise<Address> {
+    const { abi, bytecode } = loadArtifact("AllowanceThief");
+    const hash = await world.accounts.attacker.deployContract({ abi, bytecode, gas: 2_000_000n });
+    const receipt = await world.client.waitForTransactionReceipt({ hash });
+    return receipt.contractAddress as Address;
+  }
+
+  /**
+   * A swap of 1 wei of A that the attacker's own account pays for, running `extra` commands
+   * after sending the wei to the bystander (the checked output).
+   */
+  function attackerSwap(world: ExecutionWorld, extra: (planner: ProgramPlanner) => void) {
+    const { attacker, bystander } = world.accounts;
+    const planner = new ProgramPlanner();
+    addTransfer(planner, {
+      token: world.tokens.A.address,
+      to: bystander.account.address,
+      amount: 1n,
+    });
+    extra(planner);
+    return encodeRouterSwapTx({
+      router: world.execution.router,
+      from: attacker.account.address,
+      tokenIn: world.tokens.A.address,
+      amountIn: 1n,
+      tokenOut: world.tokens.A.address,
+      minAmountOut: 1n,
+      receiver: bystander.account.address,
+      program: planner.plan(),
+    });
+  }
+
+  const approveFn = getAbiItem({ abi: DevTokenAbi, name: "approve" });
+
+  it("a program that leaves an allowance on the executor reverts, so no spender can drain a later victim's bundle up to its slack", async () => {
+    const { world } = ctx;
+    const { attacker, victim, receiver } = world.accounts;
+    const { A, B } = world.tokens;
+    const thief = await deployThief(world);
+    await approve(world, attacker, A.address, world.execution.router, 1n);
+    // The attacker calls the router directly with a program that approves its contract to
+    // spend the executor's B, and leaves the allowance standing.
+    const setup = attackerSwap(world, (planner) => {
+      planner.add({ target: B.address, fn: approveFn, args: [thief, maxUint256] });
+    });
+    expect
+      .soft(await revertData(world, attacker, setup))
+      .toBe(errorData(allErrorsAbi, "AllowanceLeft", [1n, B.address, thief, maxUint256]));
+    const hash = await attacker.sendTransaction({
+      to: setup.to,
+      data: setup.data,
+      gas: 5_000_000n,
+    });
+    expect.soft((await world.client.waitForTransactionReceipt({ hash })).status).toBe("reverted");
+    expect
+      .soft(
+        await world.client.readContract({
+          address: B.address,
+          abi: DevTokenAbi,
+          functionName: "allowance",
+          args: [world.execution.executor, thief],
+        }),
+      )
+      .toBe(0n);
+
+    // A victim's route A → B: the output waits in the executor while a contract the program
+    // calls runs (a merchant's checkout, a hook), then is swept with a 3% minimum.
+    const amountIn = parseUnits("100", 18);
+    const expected = await quoteV2(world, world.uniswapV2.pairs.AB, A.address, amountIn);
+    expect(expected).toBe(996_006_981n);
+    const minAmountOut = (expected * 9_700n) / 10_000n;
+    const slack = expected - minAmountOut;
+    const armed = await attacker.writeContract({
+      address: thief,
+      abi: AllowanceThiefAbi,
+      functionName: "arm",
+      args: [B.address, world.execution.executor, attacker.account.address, slack],
+    });
+    await world.client.waitForTransactionReceipt({ hash: armed });
+    await approve(world, victim, A.address, world.execution.router, amountIn);
+    const planner = new ProgramPlanner();
+    addExecutorUniswapV2Swap(planner, {
+      pair: world.uniswapV2.pairs.AB.address,
+      tokenIn: A.address,
+      tokenOut: B.address,
+      amountIn,
+      recipient: world.execution.executor,
+      executor: world.execution.executor,
+    });
+    planner.add({
+      target: thief,
+      fn: getAbiItem({ abi: AllowanceThiefAbi, name: "ping" }),
+      args: [],
+    });
+    addSweep(planner, {
+      executor: world.execution.executor,
+      token: B.address,
+      to: receiver.account.address,
+    });
+    const tx = encodeRouterSwapTx({
+      router: world.execution.router,
+      from: victim.account.address,
+      tokenIn: A.address,
+      amountIn,
+      tokenOut: B.address,
+      minAmountOut,
+      receiver: receiver.account.address,
+      program: planner.plan(),
+    });
+    const receiverB = await balanceOf(world, B.address, receiver.account.address);
+    const attackerB = await balanceOf(world, B.address, attacker.account.address);
+    await sendOk(world, victim, tx);
+    // The whole output reached the receiver; the thief's pull found no allowance.
+    expect({
+      receiver: (await balanceOf(world, B.address, receiver.account.address)) - receiverB,
+      attacker: (await balanceOf(world, B.address, attacker.account.address)) - attackerB,
+    }).toEqual({ receiver: expected, attacker: 0n });
+  });
+
+  it("an approval the program uses up or sets back to 0 passes; one left standing reverts naming its command", async () => {
+    const { world } = ctx;
+    const { attacker } = world.accounts;
+    const { A } = world.tokens;
+    const spender = world.accounts.bystander.account.address;
+    await approve(world, attacker, A.address, world.execution.router, 2n);
+    await sendOk(
+      world,
+      attacker,
+      attackerSwap(world, (planner) => {
+        planner.add({ target: A.address, fn: approveFn, args: [spender, 5n] });
+        planner.add({ target: A.address, fn: approveFn, args: [spender, 0n] });
+      }),
+    );
+    await expectRevert(
+      world,
+      attacker,
+      attackerSwap(world, (planner) => {
+        planner.add({ target: A.address, fn: approveFn, args: [spender, 0n] });
+        planner.add({ target: A.address, fn: approveFn, args: [spender, 5n] });
+      }),
+      errorData(allErrorsAbi, "AllowanceLeft", [2n, A.address, spender, 5n]),
+    );
+  });
+
+  it("the other allowance-granting functions are refused at their command, naming it", async () => {
+    const { world } = ctx;
+    const { attacker } = world.accounts;
+    const { A, B } = world.tokens;
+    const spender = world.accounts.bystander.account.address;
+    await approve(world, attacker, A.address, world.execution.router, 1n);
+    const permitSingle = [[B.address, 1n, 0, 0], spender, 0n] as const;
+    const refused: [string, readonly unknown[]][] = [
+      ["function increaseAllowance(address spender, uint256 value)", [spender, 1n]],
+      ["function increaseApproval(address spender, uint256 value)", [spender, 1n]],
+      ["function approveAndCall(address spender, uint256 value, bytes data)", [spender, 1n, "0x"]],
+      ["function setApprovalForAll(address operator, bool approved)", [spender, true]],
+      ["function authorizeOperator(address operator)", [spender]],
+      [
+        "function approve(address token, address spender, uint160 amount, uint48 expiration)",
+        [B.address, spender, 1n, 0],
+      ],
+      [
+        "function permit(address owner, ((address token, uint160 amount, uint48 expiration, uint48 nonce) details, address spender, uint256 sigDeadline) permitSingle, bytes signature)",
+        [world.execution.executor, permitSingle, "0x"],
+      ],
+      [
+        "function permit(address owner, ((address token, uint160 amount, uint48 expiration, uint48 nonce)[] details, address spender, uint256 sigDeadline) permitBatch, bytes signature)",
+        [world.execution.executor, [[[B.address, 1n, 0, 0]], spender, 0n], "0x"],
+      ],
+      ["function approve(address spender, uint256 id, uint256 amount)", [spender, 1n, 1n]],
+      ["function setOperator(address spender, bool approved)", [spender, true]],
+    ];
+    const selectors: Hex[] = [];
+    for (const [signature, args] of refused) {
+      const fn = parseAbiItem(signature) as AbiFunction;
+      const selector = toFunctionSelector(fn);
+      selectors.push(selector);
+      expect(
+        await revertData(
+          world,
+          attacker,
+          attackerSwap(world, (planner) => {
+            planner.add({ target: B.address, fn, args: args as never });
+          }),
+        ),
+      ).toBe(errorData(allErrorsAbi, "AllowanceGrantRefused", [1n, B.address, selector]));
+    }
+    expect(selectors).toEqual([
+      "0x39509351",
+      "0xd73dd623",
+      "0xcae9ca51",
+      "0xa22cb465",
+      "0x959b8c3f",
+      "0x87517c45",
+      "0x2b67b570",
+      "0x2a2d80d1",
+      "0x426a8493",
+      "0x558a7297",
+    ]);
   });
 });

@@ -75,16 +75,21 @@ describe("encoders", () => {
       tokenIn: tokenA,
       amountIn: 1000n,
       outputs: [
-        { token: tokenA, minAmountOut: 1n },
-        { token: tokenB, minAmountOut: 2n },
+        { token: tokenA, account: user, minAmountOut: 1n },
+        { token: tokenB, account: feeTo, minAmountOut: 2n },
       ],
-      receiver: user,
       program,
     });
     const decoded = decodeFunctionData({ abi: ShortcutRouterAbi, data: tx.data });
     expect(decoded.functionName).toBe("bundle");
+    // Each output names the account the router checks it on.
+    expect((decoded.args[0] as { outputs: unknown }).outputs).toEqual([
+      { token: getAddress(tokenA), account: getAddress(user), minAmountOut: 1n },
+      { token: getAddress(tokenB), account: getAddress(feeTo), minAmountOut: 2n },
+    ]);
     const base = { router, from: user, tokenIn: tokenA, amountIn: 1n, receiver: user, program };
-    expect(() => encodeRouterBundleTx({ ...base, outputs: [] })).toThrow(
+    const { receiver: _, ...bundleBase } = base;
+    expect(() => encodeRouterBundleTx({ ...bundleBase, outputs: [] })).toThrow(
       "a router bundle needs a checked output",
     );
     expect(() =>

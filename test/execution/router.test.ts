@@ -260,10 +260,9 @@ describe("ShortcutRouter", () => {
       tokenIn: A.address,
       amountIn,
       outputs: [
-        { token: B.address, minAmountOut: expectedB },
-        { token: C.address, minAmountOut: expectedC },
+        { token: B.address, account: receiver.account.address, minAmountOut: expectedB },
+        { token: C.address, account: receiver.account.address, minAmountOut: expectedC },
       ],
-      receiver: receiver.account.address,
       fee,
       program: planner.plan(),
     });

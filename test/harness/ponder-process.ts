@@ -40,6 +40,8 @@ export async function startDevnetChain(params: { chainId: number }): Promise<Dev
       RPC_URL: anvil.url,
       DEVNET_DEPLOYMENT: deploymentFile,
       PONDER_TELEMETRY_DISABLED: "true",
+      // Suites load the API from one address, beyond a keyless client's default budget.
+      KEYLESS_RATE_LIMIT_RPS: "0",
     };
     delete env.DATABASE_URL;
     return {

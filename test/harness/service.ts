@@ -104,6 +104,11 @@ export async function startService(params: StartServiceParameters): Promise<Serv
     PONDER_PGLITE_DIR: join(dir, "pglite"),
     PONDER_TELEMETRY_DISABLED: "true",
     PONDER_LOG_LEVEL: "warn",
+    // Suites read the index through SQL over HTTP, which PGlite serves only when turned on.
+    ANALYTICS_SQL: "on",
+    // Suites load the API from one address far beyond a keyless client's default budget; a
+    // suite about that budget sets its own.
+    KEYLESS_RATE_LIMIT_RPS: "0",
     ...(typeof params.env === "function" ? params.env(deployment) : params.env),
   };
   delete env.DATABASE_URL;

@@ -45,13 +45,25 @@ describe("requestDeadline", () => {
     const record = (reason: unknown) => unhandled.push(reason);
     process.on("unhandledRejection", record);
     try {
+      let rejected: () => void = () => {};
+      const lateRejection = new Promise<void>((resolve) => {
+        rejected = resolve;
+      });
       const app = appWith(
         () =>
-          new Promise<Response>((_, reject) => setTimeout(() => reject(new Error("late")), 100)),
+          new Promise<Response>((_, reject) =>
+            setTimeout(() => {
+              reject(new Error("late"));
+              rejected();
+            }, 100),
+          ),
         20,
       );
       expect((await app.request("/x")).status).toBe(503);
-      await new Promise((r) => setTimeout(r, 200));
+      // Node reports a rejection nobody handles once the microtasks after it have run, before
+      // the event loop's next check phase: wait for the rejection, then for that phase.
+      await lateRejection;
+      await new Promise((resolve) => setImmediate(resolve));
       expect(unhandled).toEqual([]);
     } finally {
       process.off("unhandledRejection", record);

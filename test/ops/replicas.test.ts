@@ -304,7 +304,7 @@ describe("API keys and rate limits across replicas", () => {
       });
     }
     const metrics = await (await fetch(`${replicaA.url}/metrics/api`)).text();
-    expect(sample(metrics, "shortcuts_rate_limited_total", { key: "tight" })).toBe(1);
+    expect(sample(metrics, "shortcuts_rate_limited_total", { caller: "key" })).toBe(1);
     expect(sample(metrics, "shortcuts_rate_limit_redis_errors_total")).toBe(0);
   });
 

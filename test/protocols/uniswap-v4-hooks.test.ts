@@ -23,33 +23,47 @@ const AFTER_SWAP_RETURNS_DELTA = 1 << 2;
 const DYNAMIC_FEE = 0x800000;
 
 describe("the V4 hook policy", () => {
-  test("no hook, or a hook that only observes swaps, on a static fee: routed with exact math", () => {
+  test("no hook, or a hook that never runs during a swap, on a static fee: routed with exact math", () => {
+    // beforeInitialize, afterInitialize, the four liquidity callbacks and the two donate ones.
+    const outsideSwaps = [1 << 13, 1 << 12, 1 << 11, 1 << 10, 1 << 9, 1 << 8, 1 << 5, 1 << 4];
     for (const hooks of [
       NO_HOOK,
-      hook(AFTER_SWAP),
-      hook(BEFORE_SWAP),
-      hook(BEFORE_SWAP | AFTER_SWAP),
+      ...outsideSwaps.map(hook),
+      hook(outsideSwaps.reduce((a, b) => a | b)),
     ]) {
       expect(uniswapV4SwapAltered(hooks, 3000)).toBeUndefined();
       expect(uniswapV4Admission({ hooks, keyFee: 3000 }, [])).toBe("exact");
     }
   });
 
-  test("a return-delta permission or a dynamic fee: left out, unless the hook is allow-listed", () => {
+  test("a hook that runs during a swap, or a dynamic fee: left out, unless the hook is allow-listed", () => {
     const cases: [Address, number, string][] = [
-      [hook(BEFORE_SWAP | BEFORE_SWAP_RETURNS_DELTA), 500, "its hook has beforeSwapReturnDelta"],
-      [hook(AFTER_SWAP | AFTER_SWAP_RETURNS_DELTA), 500, "its hook has afterSwapReturnDelta"],
-      [hook(BEFORE_SWAP), DYNAMIC_FEE, "its hook has a dynamic fee"],
+      // Called during the swap with the manager unlocked, it can trade the pool around it.
+      [hook(BEFORE_SWAP), 3000, "its hook has beforeSwap"],
+      [hook(AFTER_SWAP), 3000, "its hook has afterSwap"],
+      [hook(BEFORE_SWAP | AFTER_SWAP | (1 << 11)), 500, "its hook has beforeSwap and afterSwap"],
+      [hook(BEFORE_SWAP_RETURNS_DELTA), 500, "its hook has beforeSwapReturnDelta"],
+      [
+        hook(BEFORE_SWAP | BEFORE_SWAP_RETURNS_DELTA),
+        500,
+        "its hook has beforeSwap and beforeSwapReturnDelta",
+      ],
+      [
+        hook(AFTER_SWAP | AFTER_SWAP_RETURNS_DELTA),
+        500,
+        "its hook has afterSwap and afterSwapReturnDelta",
+      ],
+      [hook(1 << 13), DYNAMIC_FEE, "its hook has a dynamic fee"],
       [
         hook(BEFORE_SWAP | BEFORE_SWAP_RETURNS_DELTA | AFTER_SWAP | AFTER_SWAP_RETURNS_DELTA),
         DYNAMIC_FEE,
-        "its hook has beforeSwapReturnDelta and afterSwapReturnDelta and a dynamic fee",
+        "its hook has beforeSwap and afterSwap and beforeSwapReturnDelta and afterSwapReturnDelta and a dynamic fee",
       ],
     ];
     for (const [hooks, keyFee, reason] of cases) {
       expect(uniswapV4SwapAltered(hooks, keyFee)).toBe(reason);
       expect(uniswapV4Admission({ hooks, keyFee }, [])).toBe("excluded");
-      expect(uniswapV4Admission({ hooks, keyFee }, [hook(AFTER_SWAP)])).toBe("excluded");
+      expect(uniswapV4Admission({ hooks, keyFee }, [hook(1 << 11)])).toBe("excluded");
       expect(uniswapV4Admission({ hooks, keyFee }, [hooks])).toBe("simulated");
     }
   });

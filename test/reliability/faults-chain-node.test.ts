@@ -101,7 +101,12 @@ describe("the chain node killed under load", () => {
 
     const state = await dumpChainState(service.anvil);
     const load = startLoad({ baseUrl: service.url, requests, clients: 4, hangMs: HANG_MS });
-    await new Promise((r) => setTimeout(r, 500));
+    // The load is under way: every request has been answered once before the node goes.
+    await waitUntil(
+      "the load did not get an answer to every request before the kill",
+      async () => new Set(load.answers.map((x) => x.name)).size === requests.length,
+      { timeoutMs: 30_000, output: service.output },
+    );
     await killChainNode(service.anvil);
     const killedAt = performance.now();
     await new Promise((r) => setTimeout(r, OUTAGE_MS));
@@ -116,7 +121,15 @@ describe("the chain node killed under load", () => {
         load.answers.some((x) => x.name === "route" && x.sentAt > backAt && x.status === 200),
       { timeoutMs: 60_000, output: service.output },
     );
-    await new Promise((r) => setTimeout(r, 1_000));
+    // ...and a little after: until every request has been answered once more.
+    const recoveredAt = performance.now();
+    await waitUntil(
+      "the load did not get an answer to every request after the recovery",
+      async () =>
+        new Set(load.answers.filter((x) => x.sentAt > recoveredAt).map((x) => x.name)).size ===
+        requests.length,
+      { timeoutMs: 30_000, output: service.output },
+    );
     const answers = await load.stop();
 
     // The chain came back as it was: same head, same block hashes.

@@ -133,7 +133,12 @@ describe("Postgres restarted under a running replica", () => {
       clients: 4,
       hangMs: HANG_MS,
     });
-    await new Promise((r) => setTimeout(r, 500));
+    // The load is under way: every request has been answered once before the database stops.
+    await waitUntil(
+      "the load did not get an answer to every request before the stop",
+      async () => new Set(load.answers.map((x) => x.name)).size === warm.length + 1,
+      { timeoutMs: 30_000, output: replica.output },
+    );
     const stoppingAt = performance.now();
     await cluster.stop();
     const downAt = performance.now();
@@ -152,7 +157,15 @@ describe("Postgres restarted under a running replica", () => {
       },
       { timeoutMs: 60_000, output: replica.output },
     );
-    await new Promise((r) => setTimeout(r, 1_000));
+    // ...and a little after: until every request has been answered once more.
+    const recoveredAt = performance.now();
+    await waitUntil(
+      "the replica did not answer every request once more after the restart",
+      async () =>
+        new Set(load.answers.filter((x) => x.sentAt > recoveredAt).map((x) => x.name)).size ===
+        warm.length + 1,
+      { timeoutMs: 30_000, output: replica.output },
+    );
     const answers = await load.stop();
 
     const databaseDown = {

@@ -10,6 +10,7 @@ import fc from "fast-check";
 import type { Deployment } from "../../devnet/deployment.js";
 import { NATIVE_TOKEN_ADDRESS } from "../../engine/protocols/native.js";
 
+/** Every endpoint the service answers (Ponder's own /health, /ready, /status and /metrics aside). */
 export const ENDPOINTS = [
   "tokens",
   "standards",
@@ -17,6 +18,22 @@ export const ENDPOINTS = [
   "projects",
   "route",
   "bundle",
+  "actions",
+  "action",
+  "prices",
+  "price",
+  "networks",
+  "protocols",
+  "balances",
+  "approve",
+  "logo",
+  "openapi",
+  "docs",
+  "frontPage",
+  "overview",
+  "overviewScript",
+  "metricsApi",
+  "graphql",
 ] as const;
 export type Endpoint = (typeof ENDPOINTS)[number];
 
@@ -28,6 +45,22 @@ export const ENDPOINT_ROUTES: Record<Endpoint, { method: "GET" | "POST"; path: s
   projects: { method: "GET", path: "/v1/projects" },
   route: { method: "GET", path: "/v1/shortcuts/route" },
   bundle: { method: "POST", path: "/v1/shortcuts/bundle" },
+  actions: { method: "GET", path: "/v1/actions" },
+  action: { method: "GET", path: "/v1/actions/{slug}" },
+  prices: { method: "GET", path: "/v1/prices/{chainId}" },
+  price: { method: "GET", path: "/v1/prices/{chainId}/{address}" },
+  networks: { method: "GET", path: "/v1/networks" },
+  protocols: { method: "GET", path: "/v1/protocols" },
+  balances: { method: "GET", path: "/v1/wallet/balances" },
+  approve: { method: "GET", path: "/v1/wallet/approve" },
+  logo: { method: "GET", path: "/v1/projects/{id}/logo.svg" },
+  openapi: { method: "GET", path: "/v1/openapi.json" },
+  docs: { method: "GET", path: "/docs" },
+  frontPage: { method: "GET", path: "/" },
+  overview: { method: "GET", path: "/overview.json" },
+  overviewScript: { method: "GET", path: "/overview.js" },
+  metricsApi: { method: "GET", path: "/metrics/api" },
+  graphql: { method: "POST", path: "/graphql" },
 };
 
 /** Statuses each endpoint may answer a well-formed or malformed request with (no 5xx). */
@@ -38,6 +71,31 @@ export const ALLOWED_STATUSES: Record<Endpoint, readonly number[]> = {
   projects: [200, 400],
   route: [200, 400, 404, 422],
   bundle: [200, 400, 404, 413, 422],
+  actions: [200, 400],
+  action: [200, 400, 404],
+  prices: [200, 400, 404],
+  price: [200, 400, 404],
+  networks: [200, 400],
+  protocols: [200, 400, 404],
+  balances: [200, 400, 404, 422],
+  approve: [200, 400, 404, 422],
+  logo: [200, 404],
+  openapi: [200],
+  docs: [200],
+  frontPage: [200],
+  overview: [200],
+  overviewScript: [200],
+  metricsApi: [200],
+  graphql: [200, 400, 413],
+};
+
+/** What a success is served as, where it is not JSON. */
+export const SUCCESS_CONTENT_TYPES: Partial<Record<Endpoint, string>> = {
+  logo: "image/svg+xml",
+  docs: "text/html",
+  frontPage: "text/html",
+  overviewScript: "text/javascript",
+  metricsApi: "text/plain",
 };
 
 /** The reason phrase of every error status the API answers (the `error` field). */
@@ -493,6 +551,195 @@ function standardRequests(world: FuzzWorld): fc.Arbitrary<FuzzRequest> {
       )
       .map(([s, q]) => ({ target: `/v1/standards/${s}${q}` })),
   );
+}
+
+/** A path segment: mostly one of `real`, else near misses, unicode and encoding junk. */
+function pathSegment(real: readonly string[]): fc.Arbitrary<string> {
+  return fc
+    .oneof(
+      { weight: 3, arbitrary: fc.constantFrom(...real) },
+      { weight: 1, arbitrary: fc.constantFrom(...real).map((s) => s.toUpperCase()) },
+      { weight: 1, arbitrary: fc.constantFrom(...real).map((s) => `${s}%20`) },
+      { weight: 2, arbitrary: unicodeText.map(percentEncode) },
+      { weight: 1, arbitrary: numberText.map(percentEncode) },
+      { weight: 1, arbitrary: fc.constantFrom(...PROTOTYPE_NAMES) },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom("%FF", "%", "%2F", "a%2Fb", "%00", "x;y", "x.json"),
+      },
+    )
+    .filter((s) => s.length > 0 && !/^(\.|%2e)*$/i.test(s));
+}
+
+/** Requests to `path` with a fuzzed query around `valid` (its known keys `keys`). */
+function queryRequests(
+  world: FuzzWorld,
+  endpoint: Endpoint,
+  path: fc.Arbitrary<string>,
+  valid: fc.Arbitrary<QueryPair[]>,
+  keys: readonly string[],
+): fc.Arbitrary<FuzzRequest> {
+  return withMethodFlips(
+    endpoint,
+    fc.tuple(path, fuzzQuery(world, valid, keys, 2)).map(([p, q]) => ({ target: `${p}${q}` })),
+  );
+}
+
+/** The endpoints beyond tokens, standards, projects, routes and bundles. */
+function otherRequests(world: FuzzWorld) {
+  const none = fc.constant<QueryPair[]>([]);
+  const fixed = (path: string) => fc.constant(path);
+  const token = fc.constantFrom(...world.tokens.map((t) => t.address));
+  const address = fc.oneof(
+    { weight: 3, arbitrary: token },
+    { weight: 2, arbitrary: addressVariants(world) },
+  );
+  const chainSegment = pathSegment([String(world.chainId)]);
+  const slugs = [...PROTOCOL_SLUGS, "uniswap-v4", "aave-v3"];
+  const chain = fc.constant(String(world.chainId));
+  return {
+    actions: queryRequests(world, "actions", fixed("/v1/actions"), none, ["chainId", "slug"]),
+    action: queryRequests(
+      world,
+      "action",
+      pathSegment(slugs).map((s) => `/v1/actions/${s}`),
+      none,
+      ["chainId"],
+    ),
+    prices: queryRequests(
+      world,
+      "prices",
+      chainSegment.map((c) => `/v1/prices/${c}`),
+      fc
+        .array(token, { minLength: 1, maxLength: 4 })
+        .map((a) => a.map((t) => pair("addresses", t))),
+      ["addresses"],
+    ),
+    price: queryRequests(
+      world,
+      "price",
+      fc
+        .tuple(chainSegment, fc.oneof(address.map(percentEncode), pathSegment(["x"])))
+        .map(([c, a]) => `/v1/prices/${c}/${a}`),
+      none,
+      ["chainId"],
+    ),
+    networks: queryRequests(
+      world,
+      "networks",
+      fixed("/v1/networks"),
+      fc
+        .record({ chainId: chain, name: fc.constantFrom("devnet", "Devnet") }, { requiredKeys: [] })
+        .map((r) => Object.entries(r).map(([k, v]) => pair(k, v))),
+      ["chainId", "name"],
+    ),
+    protocols: queryRequests(
+      world,
+      "protocols",
+      fixed("/v1/protocols"),
+      fc
+        .record({ chainId: chain, slug: fc.constantFrom(...slugs) }, { requiredKeys: [] })
+        .map((r) => Object.entries(r).map(([k, v]) => pair(k, v))),
+      ["chainId", "slug"],
+    ),
+    balances: queryRequests(
+      world,
+      "balances",
+      fixed("/v1/wallet/balances"),
+      fc
+        .record(
+          {
+            chainId: chain,
+            eoaAddress: fc.constantFrom(FROM, ...world.executionContracts),
+            useEoa: fc.constantFrom("true", "false"),
+          },
+          { requiredKeys: ["eoaAddress"] },
+        )
+        .map((r) => Object.entries(r).map(([k, v]) => pair(k, v))),
+      ["chainId", "eoaAddress", "useEoa"],
+    ),
+    approve: queryRequests(
+      world,
+      "approve",
+      fixed("/v1/wallet/approve"),
+      fc
+        .record(
+          {
+            chainId: chain,
+            fromAddress: fc.constant(FROM),
+            tokenAddress: token,
+            amount: amountOf(18),
+            routingStrategy: fc.constantFrom("router", "delegate", "corewallet"),
+          },
+          { requiredKeys: ["fromAddress", "tokenAddress", "amount"] },
+        )
+        .map((r) => Object.entries(r).map(([k, v]) => pair(k, v))),
+      ["chainId", "fromAddress", "tokenAddress", "amount", "routingStrategy"],
+    ),
+    logo: queryRequests(
+      world,
+      "logo",
+      pathSegment(slugs).map((s) => `/v1/projects/${s}/logo.svg`),
+      none,
+      ["size"],
+    ),
+    openapi: queryRequests(world, "openapi", fixed("/v1/openapi.json"), none, ["format"]),
+    docs: queryRequests(world, "docs", fixed("/docs"), none, ["url"]),
+    frontPage: queryRequests(world, "frontPage", fixed("/"), none, ["chainId"]),
+    overview: queryRequests(world, "overview", fixed("/overview.json"), none, ["chainId"]),
+    overviewScript: queryRequests(world, "overviewScript", fixed("/overview.js"), none, ["v"]),
+    metricsApi: queryRequests(world, "metricsApi", fixed("/metrics/api"), none, ["name[]"]),
+    graphql: graphqlRequests(),
+  };
+}
+
+/** GraphQL documents: valid, malformed, deep, wide, and bodies that are not GraphQL at all. */
+function graphqlRequests(): fc.Arbitrary<FuzzRequest> {
+  const valid = fc.constantFrom(
+    "{ tokens(limit: 2) { totalCount items { address symbol } } }",
+    '{ poolMarkets(limit: 5, orderBy: "volumeUsd", orderDirection: "desc") { items { address protocolSlug } } }',
+    "{ __schema { queryType { name } } }",
+    "query Q($n: Int) { tokens(limit: $n) { totalCount } }",
+  );
+  const document = fc.oneof(
+    { weight: 3, arbitrary: valid },
+    { weight: 2, arbitrary: unicodeText },
+    { weight: 1, arbitrary: valid.map((q) => q.slice(0, -2)) },
+    {
+      weight: 1,
+      arbitrary: fc.integer({ min: 1, max: 200 }).map((n) => `{${"tokens { items {".repeat(n)}}`),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .integer({ min: 1, max: 100 })
+        .map(
+          (n) =>
+            `{ ${Array.from({ length: n }, (_, i) => `a${i}: tokens(limit: 1) { totalCount }`).join(" ")} }`,
+        ),
+    },
+  );
+  const body = fc.oneof(
+    { weight: 4, arbitrary: fc.record({ query: document }).map((b) => JSON.stringify(b)) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .record({ query: valid, variables: fc.jsonValue() })
+        .map((b) => JSON.stringify(b)),
+    },
+    { weight: 1, arbitrary: fc.jsonValue().map((v) => JSON.stringify(v)) },
+    { weight: 1, arbitrary: unicodeText },
+  );
+  return fc
+    .tuple(body, fc.constantFrom("application/json", "application/json", "text/plain"))
+    .map(([b, contentType]) => ({
+      endpoint: "graphql" as const,
+      method: "POST" as const,
+      target: "/graphql",
+      body: b,
+      contentType,
+      kind: "graphql",
+    }));
 }
 
 /** Mostly the endpoint's own method; sometimes another one (answered by the JSON 404). */
@@ -1035,6 +1282,7 @@ export function fuzzRequests(world: FuzzWorld): Record<Endpoint, fc.Arbitrary<Fu
     projects: noQueryRequests(world, "projects"),
     route: routeRequests(world),
     bundle: bundleRequests(world),
+    ...otherRequests(world),
   };
 }
 
@@ -1077,6 +1325,13 @@ export function answerProblems(request: FuzzRequest, answer: FuzzAnswer): string
   if (answer.status >= 500) problems.push(`status ${answer.status} is a server error`);
   else if (!allowed.includes(answer.status))
     problems.push(`status ${answer.status} is not one of ${allowed.join(", ")}`);
+  const served = SUCCESS_CONTENT_TYPES[request.endpoint];
+  if (served !== undefined && answer.status < 300) {
+    if (!answer.contentType?.startsWith(served))
+      problems.push(`content-type ${answer.contentType} is not ${served}`);
+    if (answer.text.length === 0) problems.push("the body is empty");
+    return problems;
+  }
   if (!answer.contentType?.startsWith("application/json"))
     problems.push(`content-type ${answer.contentType} is not JSON`);
   let body: unknown;
@@ -1114,6 +1369,15 @@ export function answerProblems(request: FuzzRequest, answer: FuzzAnswer): string
         return isPlainObject(body) && isPlainObject(body.tx) && Array.isArray(body.route);
       case "bundle":
         return isPlainObject(body) && isPlainObject(body.tx) && Array.isArray(body.bundle);
+      case "graphql":
+        return isPlainObject(body) && ("data" in body || Array.isArray(body.errors));
+      case "overview":
+        return isPlainObject(body) && Array.isArray(body.chains) && isPlainObject(body.requests);
+      case "openapi":
+        return isPlainObject(body) && isPlainObject(body.paths);
+      default:
+        // Every answer is also checked against the OpenAPI document when the service stops.
+        return isPlainObject(body) || Array.isArray(body);
     }
   })();
   if (!shapeOk) problems.push(`success body has the wrong shape: ${answer.text.slice(0, 200)}`);

@@ -40,6 +40,22 @@ const SEEDS: Record<Endpoint, number> = {
   projects: 1_404,
   route: 1_505,
   bundle: 1_606,
+  actions: 1_707,
+  action: 1_808,
+  prices: 1_909,
+  price: 2_010,
+  networks: 2_111,
+  protocols: 2_212,
+  balances: 2_313,
+  approve: 2_414,
+  logo: 2_515,
+  openapi: 2_616,
+  docs: 2_717,
+  frontPage: 2_818,
+  overview: 2_919,
+  overviewScript: 3_020,
+  metricsApi: 3_121,
+  graphql: 3_222,
 };
 const seedOf = (endpoint: Endpoint): number =>
   process.env.FUZZ_SEED === undefined ? SEEDS[endpoint] : Number(process.env.FUZZ_SEED);
@@ -176,6 +192,19 @@ describe("the answer checks", () => {
     ).toEqual(["status 400 is not one of 404"]);
   });
 });
+
+type ErrorBody = {
+  statusCode: number;
+  error: string;
+  message: string;
+  details?: { blockNumber?: number };
+};
+
+const tokenOf = (service: ServiceInstance, symbol: string): string => {
+  const token = service.deployment.tokens.find((t) => t.symbol === symbol);
+  if (!token) throw new Error(`the devnet world has no ${symbol}`);
+  return token.address;
+};
 
 describe("hostile requests against the devnet service", () => {
   let service: ServiceInstance;
@@ -408,6 +437,49 @@ describe("hostile requests against the devnet service", () => {
         body: empty,
       });
     }
+  });
+
+  test("regression (fuzz seed 1505): native amountIn of 2^256 - 1 answered 503 once simulations buy their gas", async () => {
+    const max = (2n ** 256n - 1n).toString();
+    const weth = tokenOf(service, "WETH");
+    const answers: { routingStrategy: string; status: number; body: ErrorBody }[] = [];
+    for (const routingStrategy of ["delegate", "router"]) {
+      const query = new URLSearchParams({
+        fromAddress: "0x00000000000000000000000000000000000a11ce",
+        tokenIn: "0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee",
+        // Wrapping takes any amount, so nothing refuses the route before its simulation.
+        tokenOut: weth,
+        amountIn: max,
+        routingStrategy,
+        priceImpact: "false",
+      });
+      const res = await fetch(`${service.url}/v1/shortcuts/route?${query}`);
+      answers.push({ routingStrategy, status: res.status, body: (await res.json()) as ErrorBody });
+    }
+    // Delegate: the caller's own account pays with what it holds (given in the simulation), and
+    // WETH9's deposit overflows; router: the transaction itself carries the value.
+    expect(answers).toEqual([
+      {
+        routingStrategy: "delegate",
+        status: 422,
+        body: {
+          statusCode: 422,
+          error: "Unprocessable Entity",
+          message: `The route's transaction reverted in simulation: Step 2 (wrap on ${weth}) failed: reverted without a reason.`,
+          details: { blockNumber: answers[0]?.body.details?.blockNumber },
+        },
+      },
+      {
+        routingStrategy: "router",
+        status: 400,
+        body: {
+          statusCode: 400,
+          error: "Bad Request",
+          message: `The transaction sends ${max} wei of native currency: with its gas that is more than any account can hold (2^256 - 1 wei).`,
+        },
+      },
+    ]);
+    expect(answers[0]?.body.details?.blockNumber).toBeGreaterThan(0);
   });
 
   test("a refused bundle keeps the connection usable: the body is read first, and a 413 closes it", async () => {

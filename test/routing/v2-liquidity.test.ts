@@ -13,11 +13,13 @@ import { ProgramValuesAbi } from "../../abis/generated/ProgramValues.js";
 import { WETH9Abi } from "../../abis/WETH9.js";
 import { devnetReceipt } from "../../devnet/receipts.js";
 import { encodeRouterSwapTx } from "../../engine/program/encode.js";
+import { describeRevert } from "../../engine/program/revert.js";
 import { hopLeftovers, planRouteProgram } from "../../engine/program/route-program.js";
 import type { ExecutionAddresses } from "../../engine/protocols/execution-addresses.js";
 import { uniswapV2ZapIn } from "../../engine/routing/math/uniswap-v2.js";
 import { simulateEdge } from "../../engine/routing/quote-edge.js";
 import type { Edge, QuotedHop, RouteQuote, V2Pool } from "../../engine/routing/types.js";
+import { findRevertData } from "../execution/harness.js";
 import { readV2Pool } from "./chain-graph.js";
 import { type RoutingDevnet, startRoutingDevnet } from "./devnet.js";
 
@@ -60,8 +62,13 @@ async function fundDeployer(token: Address, amount: bigint): Promise<void> {
   });
 }
 
-/** Runs `hop` alone through the router as a route from the deployer to itself. */
-async function runThroughRouter(hop: QuotedHop): Promise<{ status: string; gasUsed: bigint }> {
+/**
+ * Runs `hop` alone through the router as a route from the deployer to itself. When it reverts,
+ * `failure` is the innermost error the simulation at the same state reported.
+ */
+async function runThroughRouter(
+  hop: QuotedHop,
+): Promise<{ status: string; gasUsed: bigint; failure?: { errorName?: string; args: unknown[] } }> {
   const { deployment } = net;
   const execution = deployment.execution as ExecutionAddresses;
   const quote: RouteQuote = {
@@ -99,6 +106,20 @@ async function runThroughRouter(hop: QuotedHop): Promise<{ status: string; gasUs
     receiver: deployment.deployer,
     program,
   });
+  let failure: { errorName?: string; args: unknown[] } | undefined;
+  try {
+    await net.client.call({
+      account: deployment.deployer,
+      to: tx.to,
+      data: tx.data,
+      gas: 2_000_000n,
+    });
+  } catch (error) {
+    const data = findRevertData(error);
+    if (data === undefined) throw error;
+    const reason = describeRevert({ data, calls: program.calls });
+    failure = { errorName: reason.errorName, args: [...reason.args] };
+  }
   const hash = await net.wallet.sendTransaction({
     to: tx.to,
     data: tx.data as Hex,
@@ -107,7 +128,45 @@ async function runThroughRouter(hop: QuotedHop): Promise<{ status: string; gasUs
     chain: net.wallet.chain,
   });
   const receipt = await devnetReceipt(net.client, hash);
-  return { status: receipt.status, gasUsed: receipt.gasUsed };
+  return { status: receipt.status, gasUsed: receipt.gasUsed, ...(failure ? { failure } : {}) };
+}
+
+/**
+ * Why the pair refuses a deposit of `amountIn` of `tokenIn` the engine finds nothing to mint for,
+ * from the chain's own sizing of it: a sale that buys nothing fails the swap; otherwise the mint
+ * of what is added mints nothing.
+ */
+async function depositRefusal(pair: V2Pool, tokenIn: Address, amountIn: bigint): Promise<string> {
+  const other = tokenIn === pair.token0 ? pair.token1 : pair.token0;
+  const [, swapOut] = await net.client.readContract({
+    address: net.deployment.execution.programValues as Address,
+    abi: ProgramValuesAbi,
+    functionName: "uniswapV2ZapIn",
+    args: [pair.address, tokenIn, other, amountIn],
+  });
+  return swapOut === 0n
+    ? "UniswapV2: INSUFFICIENT_OUTPUT_AMOUNT"
+    : "UniswapV2: INSUFFICIENT_LIQUIDITY_MINTED";
+}
+
+/**
+ * Asserts that the pair refuses `edge` for `amountIn`, as the engine's zero-output quote says:
+ * the router's run of it reverts in the pair with `reason`, and moves nothing.
+ */
+async function expectPairRefuses(
+  pair: V2Pool,
+  edge: Edge,
+  amountIn: bigint,
+  reason: string,
+): Promise<void> {
+  const me = net.deployment.deployer;
+  const tokens = [pair.token0, pair.token1, pair.address];
+  const before = await Promise.all(tokens.map((t) => balanceOf(t, me)));
+  // The smallest minimum the router takes: the refusal is the pair's, not the router's check.
+  const run = await runThroughRouter({ edge, amountIn, amountOut: 1n });
+  expect(run.status).toBe("reverted");
+  expect(run.failure).toEqual({ errorName: "Error", args: [reason] });
+  expect(await Promise.all(tokens.map((t) => balanceOf(t, me)))).toEqual(before);
 }
 
 /** Log-uniform from 1,000 units up to `top`. */
@@ -128,8 +187,9 @@ describe("single-sided Uniswap V2 liquidity against the devnet contracts", () =>
   const pairAt = async (i: number): Promise<V2Pool> =>
     await readV2Pool(net.client, pairs[i % pairs.length] as Address);
 
-  it("ProgramValues.uniswapV2ZapIn sizes a deposit as the engine does, to the wei", async () => {
+  it("ProgramValues.uniswapV2ZapIn sizes a deposit as the engine does, to the wei; where the engine finds nothing to mint, the pair refuses", async () => {
     let compared = 0;
+    let refused = 0;
     await fc.assert(
       fc.asyncProperty(fc.nat(), fc.boolean(), fraction, async (i, side, size) => {
         const pair = await pairAt(i);
@@ -144,7 +204,19 @@ describe("single-sided Uniswap V2 liquidity against the devnet contracts", () =>
           reserveOut,
           totalSupply: pair.totalSupply,
         });
-        if (!ours) return;
+        if (!ours) {
+          const edge: Edge = { pool: pair, tokenIn, tokenOut: pair.address, action: "deposit" };
+          expect(simulateEdge(edge, amountIn)).toEqual({ ok: false, reason: "zero-output" });
+          await fundDeployer(tokenIn, amountIn);
+          await expectPairRefuses(
+            pair,
+            edge,
+            amountIn,
+            await depositRefusal(pair, tokenIn, amountIn),
+          );
+          refused++;
+          return;
+        }
         const chain = await net.client.readContract({
           address: net.deployment.execution.programValues as Address,
           abi: ProgramValuesAbi,
@@ -156,13 +228,16 @@ describe("single-sided Uniswap V2 liquidity against the devnet contracts", () =>
       }),
       { numRuns: 60, seed: 41 },
     );
-    expect(compared).toBeGreaterThanOrEqual(55);
+    // Every run took one of the two checked branches, and the seed reaches both.
+    expect(compared + refused).toBe(60);
+    expect(refused).toBeGreaterThan(0);
   });
 
   it("a deposit mints exactly the quoted LP tokens and returns exactly the stated leftovers", async () => {
     const { deployment } = net;
     const executor = deployment.execution.executor as Address;
     let executed = 0;
+    let refused = 0;
     let withDust = 0;
     await fc.assert(
       fc.asyncProperty(fc.nat(), fc.boolean(), fraction, async (i, side, size) => {
@@ -174,7 +249,19 @@ describe("single-sided Uniswap V2 liquidity against the devnet contracts", () =>
         const amountIn = logUpTo(size, reserveIn * 2n);
         const edge: Edge = { pool: pair, tokenIn, tokenOut: pair.address, action: "deposit" };
         const quoted = simulateEdge(edge, amountIn);
-        if (!quoted.ok) return;
+        if (!quoted.ok) {
+          // Dust: nothing to mint once part of it is sold; the pair refuses it too.
+          expect(quoted.reason).toBe("zero-output");
+          await fundDeployer(tokenIn, amountIn);
+          await expectPairRefuses(
+            pair,
+            edge,
+            amountIn,
+            await depositRefusal(pair, tokenIn, amountIn),
+          );
+          refused++;
+          return;
+        }
         const hop: QuotedHop = { edge, amountIn, amountOut: quoted.amountOut };
         const leftovers = hopLeftovers(hop);
         expect(leftovers.map((l) => l.token)).toEqual([tokenIn, other]);
@@ -200,7 +287,8 @@ describe("single-sided Uniswap V2 liquidity against the devnet contracts", () =>
       }),
       { numRuns: 30, seed: 42 },
     );
-    expect(executed).toBeGreaterThanOrEqual(25);
+    expect(executed + refused).toBe(30);
+    expect(refused).toBeGreaterThan(0);
     // Rounding leaves something unused in some of them: the sweep back is exercised.
     expect(withDust).toBeGreaterThan(0);
   });
@@ -210,6 +298,7 @@ describe("single-sided Uniswap V2 liquidity against the devnet contracts", () =>
     const executor = deployment.execution.executor as Address;
     const me = deployment.deployer;
     let executed = 0;
+    let refused = 0;
     await fc.assert(
       fc.asyncProperty(fc.nat(), fc.boolean(), fraction, async (i, side, size) => {
         const pair = await pairAt(i);
@@ -217,10 +306,22 @@ describe("single-sided Uniswap V2 liquidity against the devnet contracts", () =>
         const tokenOut = side ? pair.token0 : pair.token1;
         const other = side ? pair.token1 : pair.token0;
         // The deployer seeded every pair: up to all the LP tokens it holds.
-        const liquidity = logUpTo(size, held);
+        const top = logUpTo(size, held);
+        const liquidity = top < held ? top : held;
         const edge: Edge = { pool: pair, tokenIn: pair.address, tokenOut, action: "redeem" };
         const quoted = simulateEdge(edge, liquidity);
-        if (!quoted.ok || liquidity > held) return;
+        if (!quoted.ok) {
+          // Dust: the burn would pay nothing of one side; the pair refuses it too.
+          expect(quoted.reason).toBe("zero-output");
+          await expectPairRefuses(
+            pair,
+            edge,
+            liquidity,
+            "UniswapV2: INSUFFICIENT_LIQUIDITY_BURNED",
+          );
+          refused++;
+          return;
+        }
         const hop: QuotedHop = { edge, amountIn: liquidity, amountOut: quoted.amountOut };
         expect(hopLeftovers(hop)).toEqual([]);
         const before = await Promise.all([tokenOut, other].map((t) => balanceOf(t, me)));
@@ -236,7 +337,8 @@ describe("single-sided Uniswap V2 liquidity against the devnet contracts", () =>
       }),
       { numRuns: 30, seed: 43 },
     );
-    expect(executed).toBeGreaterThanOrEqual(25);
+    expect(executed + refused).toBe(30);
+    expect(refused).toBeGreaterThan(0);
   });
 
   it("a deposit or redeem the pair cannot take is refused by the quote, as the pair would revert", async () => {

@@ -7,6 +7,8 @@
 import type { Address } from "viem";
 import { z } from "zod";
 import { InvalidArgumentError, UnknownPoolError } from "../../errors.js";
+import { addBalanceSnapshot, addMinAmountOutCheck } from "../../program/execution-steps.js";
+import { minimumOf } from "../../program/hop-context.js";
 import { displayAddress } from "../../protocols/native.js";
 import type { Edge, EdgeAction, Pool } from "../../routing/types.js";
 import { addressArg, amountArg } from "./args.js";
@@ -67,7 +69,16 @@ export function hopContext(ctx: CompileContext, slippageBps?: number) {
   };
 }
 
-/** One hop through a named pool; the estimate is the off-chain quote when the input is known. */
+/**
+ * One hop through a named pool; the estimate is the off-chain quote when the input is known.
+ * A swap whose output is estimated gets its own minimum, that estimate less the bundle's
+ * slippage, checked on `recipient`'s balance right after it (as a `route` action's output is):
+ * a pool's price is what someone can move between the simulation and the transaction, and
+ * without it an output that later actions pass on (to a merchant, into a vault) would be bounded
+ * only by the bundle's checks at its end. Wrapping, vault and lending hops move at the
+ * protocol's own rate, which a trade does not push around; they are left to those end checks,
+ * as is a V4 pool whose hook alters swaps (its quote is not this engine's to make).
+ */
 export function hopAction(
   ctx: CompileContext,
   edge: Edge,
@@ -80,6 +91,18 @@ export function hopAction(
   }
   const estimate =
     amount.estimate === undefined ? undefined : ctx.routing.quoteEdge(edge, amount.estimate);
+  // A V4 pool whose allow-listed hook alters swaps is quoted by the simulation, not by this
+  // math: its output is held by the bundle's checks of what the simulation delivered instead.
+  const quotedExactly = edge.pool.kind !== "v4" || edge.pool.admission === "exact";
+  const bounded =
+    edge.action === "swap" && quotedExactly && estimate !== undefined && estimate > 0n;
+  const before = bounded
+    ? addBalanceSnapshot(ctx.planner, {
+        minAmountOutCheck: ctx.contracts.minAmountOutCheck,
+        token: edge.tokenOut,
+        account: recipient,
+      })
+    : undefined;
   const value = ctx.routing.addRouteHop(
     ctx.planner,
     hopContext(ctx),
@@ -87,6 +110,15 @@ export function hopAction(
     amount.value,
     recipient,
   );
+  if (before && estimate !== undefined) {
+    addMinAmountOutCheck(ctx.planner, {
+      minAmountOutCheck: ctx.contracts.minAmountOutCheck,
+      token: edge.tokenOut,
+      account: recipient,
+      balanceBefore: before,
+      minAmountOut: minimumOf(estimate, ctx.slippageBps),
+    });
+  }
   ctx.touched.add(edge.tokenIn);
   ctx.touched.add(edge.tokenOut);
   if (recipient !== ctx.account) ctx.deliveries.push({ token: edge.tokenOut, to: recipient });

@@ -34,7 +34,7 @@ const swap: ActionSpec<typeof swapArgs> = {
     const pool = ctx.graph.pool(a.poolId);
     if (pool?.kind !== "v4" || pool.poolManager !== a.primaryAddress) {
       throw new UnknownPoolError(
-        `${a.poolId} is not a routable pool of the Uniswap V4 pool manager ${displayAddress(a.primaryAddress)} on chain ${ctx.chain.id}: no such pool is indexed, or its hook can change a swap's amounts and is not in UNISWAP_V4_HOOKS_${ctx.chain.id}.`,
+        `${a.poolId} is not a routable pool of the Uniswap V4 pool manager ${displayAddress(a.primaryAddress)} on chain ${ctx.chain.id}: no such pool is indexed, or its hook runs during swaps (where it could trade against them or change their amounts) and is not in UNISWAP_V4_HOOKS_${ctx.chain.id}.`,
         { path: "args.poolId", pool: a.primaryAddress },
       );
     }

@@ -9,7 +9,7 @@ export const uniswapV4: Protocol = {
   project: {
     title: "Uniswap V4",
     description:
-      "Concentrated-liquidity pools in one singleton pool manager, with native-currency pools and hooks. Pools whose hook can change a swap's amounts (a swap-return-delta permission or a dynamic fee) are routed only when the operator allow-lists the hook (UNISWAP_V4_HOOKS_<chainId>).",
+      "Concentrated-liquidity pools in one singleton pool manager, with native-currency pools and hooks. Pools whose hook runs during swaps (beforeSwap, afterSwap, a swap-return-delta permission or a dynamic fee) are routed only when the operator allow-lists the hook (UNISWAP_V4_HOOKS_<chainId>): such a hook could trade against the swap or change its amounts.",
     url: "https://app.uniswap.org",
     twitter: "@Uniswap",
     category: "Dexes",

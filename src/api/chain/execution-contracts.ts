@@ -1,12 +1,169 @@
 /**
- * The execution layer of a chain: the contracts `EXECUTION_<id>` names, or the deterministic
+ * The execution layer of a chain: the contracts `EXECUTION_<id>` (or the devnet's deployment
+ * file) names, once their code is found to be this service's build, or the deterministic
  * addresses `npm run deploy` uses once code is found at every one of them.
  */
-import type { PublicClient } from "viem";
+import type { Address, Hex, PublicClient } from "viem";
+import { buildContracts, type ContractArtifact, loadArtifact } from "../../../contracts/build.js";
 import type { ChainSetup } from "../../../engine/chain-setup.js";
 import { ChainUnavailableError, ExecutionNotDeployedError } from "../../../engine/errors.js";
 import type { ExecutionContracts } from "../../../engine/program/hop-context.js";
-import { EXECUTION_ADDRESS_NAMES } from "../../../engine/protocols/execution-addresses.js";
+import {
+  EXECUTION_ADDRESS_NAMES,
+  type ExecutionAddresses,
+} from "../../../engine/protocols/execution-addresses.js";
+
+/** The compiled contract at each execution-layer address. */
+const CONTRACT_OF: Record<keyof ExecutionAddresses, string> = {
+  router: "ShortcutRouter",
+  executor: "RouterExecutor",
+  delegateExecutor: "DelegateExecutor",
+  walletFactory: "CoreWalletFactory",
+  walletImplementation: "CoreWallet",
+  minAmountOutCheck: "MinAmountOutCheck",
+  programValues: "ProgramValues",
+  uniswapV4Router: "UniswapV4Router",
+};
+
+/**
+ * The compiled artifact of `name`: the build the service runs with (`build/contracts`, made by
+ * `npm start`, `npm run deploy` and the tests), compiled now when there is none.
+ */
+function artifactOf(name: string): ContractArtifact {
+  try {
+    return loadArtifact(name);
+  } catch {
+    buildContracts();
+    return loadArtifact(name);
+  }
+}
+
+/**
+ * Addresses each contract's immutables must include: what the configuration links it to (the
+ * router and its executor to each other, a contract to itself, the wallet factory and its
+ * implementation, the chain's Uniswap V3 factory and V4 pool manager where it has them). The
+ * immutables are compared as a set, so that a change of their order in the sources needs no
+ * change here.
+ */
+function linkedAddresses(
+  a: ExecutionContracts,
+  chain: ChainSetup,
+): Record<keyof ExecutionAddresses, Address[]> {
+  const v3 = chain.uniswapV3 ? [chain.uniswapV3.factory] : [];
+  const v4 = chain.uniswapV4 ? [chain.uniswapV4.poolManager] : [];
+  return {
+    router: [a.executor],
+    executor: [a.router, ...v3, ...v4],
+    delegateExecutor: [a.delegateExecutor],
+    walletFactory: [a.walletImplementation],
+    walletImplementation: [a.walletFactory, a.walletImplementation],
+    minAmountOutCheck: [],
+    programValues: [],
+    uniswapV4Router: v4,
+  };
+}
+
+/**
+ * Whether `code` is `artifact`'s runtime code: byte for byte outside the immutables' ranges,
+ * with every address of `linked` among the immutables' values.
+ */
+export function isRuntimeCodeOf(params: {
+  artifact: ContractArtifact;
+  code: Hex;
+  linked: readonly Address[];
+}): boolean {
+  const expected = Buffer.from(params.artifact.deployedBytecode.slice(2), "hex");
+  const found = Buffer.from(params.code.slice(2), "hex");
+  if (found.length !== expected.length) return false;
+  const values = new Set<string>();
+  for (const ranges of Object.values(params.artifact.immutableReferences)) {
+    for (const { start, length } of ranges) {
+      // The build leaves zeros where the constructor writes each value: take the chain's.
+      found.copy(expected, start, start, start + length);
+      values.add(`0x${found.subarray(start + length - 20, start + length).toString("hex")}`);
+    }
+  }
+  return (
+    found.equals(expected) && params.linked.every((address) => values.has(address.toLowerCase()))
+  );
+}
+
+/** Chains whose configured execution layer was verified, by its addresses. */
+const verifiedLayers = new Map<number, { addresses: string; check: Promise<void> }>();
+
+/**
+ * Verifies once per chain that every configured execution contract holds this service's
+ * compiled runtime code (immutables included, as `npm run deploy` verifies what it deploys):
+ * an address holding other code would be called with users' approvals and funds. A contract
+ * without code is looked at again on the next request (it may be deployed meanwhile); other
+ * code cannot change, so that answer stays.
+ */
+async function verifyExecutionLayer(
+  chain: ChainSetup,
+  client: PublicClient,
+  addresses: ExecutionContracts,
+): Promise<void> {
+  const key = JSON.stringify(addresses);
+  const known = verifiedLayers.get(chain.id);
+  if (known?.addresses === key) return known.check;
+  const check = (async () => {
+    const codes = await Promise.all(
+      EXECUTION_ADDRESS_NAMES.map((n) => client.getCode({ address: addresses[n] })),
+    ).catch((cause: unknown) => {
+      throw new ChainUnavailableError(
+        `The RPC node of chain ${chain.id} is unreachable; try again shortly.`,
+        { chainId: chain.id, cause },
+      );
+    });
+    const linked = linkedAddresses(addresses, chain);
+    const source = chain.devnet ? "the devnet deployment" : `EXECUTION_${chain.id}`;
+    type Wrong = {
+      name: keyof ExecutionAddresses;
+      contract: string;
+      /** `none`: no code at the address; `other`: code that is not this service's build. */
+      code: "none" | "other";
+    };
+    const wrong: Wrong[] = [];
+    for (const [i, name] of EXECUTION_ADDRESS_NAMES.entries()) {
+      const code = codes[i];
+      const contract = CONTRACT_OF[name];
+      if (code === undefined || code === "0x") wrong.push({ name, contract, code: "none" });
+      else if (!isRuntimeCodeOf({ artifact: artifactOf(contract), code, linked: linked[name] }))
+        wrong.push({ name, contract, code: "other" });
+    }
+    if (wrong.length === 0) return;
+    const listed = wrong
+      .map(
+        (w) =>
+          `${w.name} (${w.contract}) at ${addresses[w.name]} holds ${w.code === "none" ? "no code" : "other code"}`,
+      )
+      .join(", ");
+    throw new ExecutionNotDeployedError(
+      `The execution contracts ${source} names on chain ${chain.id} are not this service's: ${listed}; routes cannot be executed there. Deploy them with \`npm run deploy\` and set EXECUTION_${chain.id} to the addresses it prints.`,
+      {
+        chainId: chain.id,
+        missing: wrong.filter((w) => w.code === "none").map((w) => w.name),
+        details: {
+          chainId: chain.id,
+          contracts: wrong.map((w) => ({
+            name: w.name,
+            contract: w.contract,
+            address: addresses[w.name],
+            code: w.code,
+          })),
+        },
+      },
+    );
+  })();
+  verifiedLayers.set(chain.id, { addresses: key, check });
+  check.catch((error: unknown) => {
+    const cached = verifiedLayers.get(chain.id);
+    const settled = error instanceof ExecutionNotDeployedError && error.missing.length === 0;
+    // Only other code is final; an unreachable node or a missing contract is asked again.
+    if (cached?.check === check && !settled) verifiedLayers.delete(chain.id);
+  });
+  return check;
+}
 
 /** Chains whose deterministic execution layer was found: it stays found. */
 const deterministicLayerChains = new Set<number>();
@@ -36,11 +193,13 @@ async function deterministicLayerFound(
 }
 
 /**
- * The chain's execution contracts: those `EXECUTION_<id>` names, or, without it, the
- * deterministic addresses of `npm run deploy` once code is found at every one of them (read
- * from the chain at first use, not at configuration time).
- * @throws ExecutionNotDeployedError when they are not deployed there; ChainUnavailableError
- * when the node does not answer.
+ * The chain's execution contracts: those `EXECUTION_<id>` names once they are found to hold
+ * this service's code, or, without it, the deterministic addresses of `npm run deploy` once
+ * code is found at every one of them (read from the chain at first use, not at configuration
+ * time). The deterministic addresses need no comparison: a CREATE2 address commits to the init
+ * code, so whatever code is there is what that init code deploys.
+ * @throws ExecutionNotDeployedError when they are not deployed there, or other code is;
+ * ChainUnavailableError when the node does not answer.
  */
 export async function executionContracts(
   chain: ChainSetup,
@@ -62,7 +221,9 @@ export async function executionContracts(
       { chainId: chain.id, missing },
     );
   }
-  return Object.fromEntries(
+  const configured = Object.fromEntries(
     EXECUTION_ADDRESS_NAMES.map((n) => [n, chain.execution[n]]),
   ) as ExecutionContracts;
+  await verifyExecutionLayer(chain, client, configured);
+  return configured;
 }

@@ -2,9 +2,26 @@
  * Runs calls against the chain's latest state with state overrides, in order and sharing
  * state, through `eth_simulateV1`: balance reads before and after a transaction give what the
  * transaction delivered, and the transaction's own `gasUsed`.
+ *
+ * The simulated block is made to look like the chain's next block to the code it runs: a
+ * contract that tells a simulation apart from the real transaction (a hook that is honest only
+ * at gas price 0) would be quoted one way and behave another. So the node validates the calls
+ * (without validation `eth_simulateV1` charges no gas and runs at base fee 0), the block carries
+ * the next block's number, base fee, fee recipient, gas limit, a fresh random `prevrandao` and a
+ * timestamp after its parent's, and each call pays the next block's base fee plus the node's
+ * suggested priority fee, as a wallet sending it would. The senders are given the ether that gas
+ * costs on top of what they hold, so quoting needs no gas money.
  */
-import { type Address, type Hex, numberToHex, type PublicClient } from "viem";
-import { ChainUnavailableError } from "../../../engine/errors.js";
+import { randomBytes } from "node:crypto";
+import {
+  type Address,
+  bytesToHex,
+  type Hex,
+  maxUint256,
+  numberToHex,
+  type PublicClient,
+} from "viem";
+import { ChainUnavailableError, InvalidArgumentError } from "../../../engine/errors.js";
 
 export type SimulationCall = { from: Address; to: Address; data: Hex; value?: bigint };
 
@@ -26,7 +43,13 @@ export type CallResult =
  * `blockNumber`: the block the calls ran on top of (the simulated block is the next one);
  * `timestamp`: the simulated block's timestamp (what `block.timestamp` was in the calls).
  */
-export type SimulationResult = { blockNumber: bigint; timestamp: bigint; results: CallResult[] };
+export type SimulationResult = {
+  blockNumber: bigint;
+  timestamp: bigint;
+  /** The gas price each call paid: what its sender's ether balance lost per unit of gas used. */
+  gasPrice: bigint;
+  results: CallResult[];
+};
 
 type RpcCallResult = {
   status: Hex;
@@ -36,20 +59,7 @@ type RpcCallResult = {
   error?: { message?: string; data?: Hex };
 };
 
-type SimulatedBlock = { number: Hex; timestamp: Hex; parentHash?: Hex; calls: RpcCallResult[] };
-
-const ZERO_HASH = `0x${"0".repeat(64)}`;
-
-/**
- * The block a simulation ran on top of, from the simulated block: nodes that report its parent
- * (geth, reth) number it base + 1; anvil numbers it as the base block itself and reports no
- * parent. Reading the base from the answer, rather than asking for the head first, saves a
- * round trip and cannot disagree with the state the node actually used.
- */
-function baseBlockOf(block: SimulatedBlock): bigint {
-  const number = BigInt(block.number);
-  return block.parentHash === undefined || block.parentHash === ZERO_HASH ? number : number - 1n;
-}
+type SimulatedBlock = { number: Hex; timestamp: Hex; calls: RpcCallResult[] };
 
 /** The node cannot simulate (unreachable, or no `eth_simulateV1`). */
 export class SimulationUnavailableError extends Error {
@@ -64,9 +74,92 @@ export function simulationUnavailable(chainId: number, cause?: unknown): ChainUn
   );
 }
 
+/** What a contract can read of the block a real transaction sent now would land in. */
+export type NextBlock = {
+  /** The block the simulation runs on top of. */
+  baseBlock: bigint;
+  number: bigint;
+  timestamp: bigint;
+  baseFeePerGas: bigint;
+  /** The base block's fee recipient: whoever builds blocks now. */
+  feeRecipient: Address;
+  prevRandao: Hex;
+  gasLimit: bigint;
+  /** The priority fee a wallet would pay (the node's `eth_maxPriorityFeePerGas`). */
+  maxPriorityFeePerGas: bigint;
+};
+
+type RpcBlock = { number: Hex; timestamp: Hex; miner: Address; gasLimit: Hex; baseFeePerGas?: Hex };
+type RpcFeeHistory = { oldestBlock: Hex; baseFeePerGas: Hex[] };
+
 /**
- * Simulates `calls` in one block on top of block `blockNumber`, with `overrides` applied first.
- * @example const { results } = await simulateCalls(client, { blockNumber, calls, overrides });
+ * The next block after `blockNumber` (default the latest) as a transaction sent now would find
+ * it. Its base fee is the node's own prediction (`eth_feeHistory` answers one more base fee than
+ * blocks asked for: the next block's), so each chain's fee rules apply.
+ * @throws SimulationUnavailableError when the node does not answer.
+ */
+export async function nextBlockOf(
+  client: PublicClient,
+  params: { blockNumber?: bigint } = {},
+): Promise<NextBlock> {
+  const tag = params.blockNumber === undefined ? "latest" : numberToHex(params.blockNumber);
+  let block: RpcBlock | null;
+  let history: RpcFeeHistory;
+  let tip: Hex;
+  try {
+    [block, history, tip] = await Promise.all([
+      client.request({
+        method: "eth_getBlockByNumber" as never,
+        params: [tag, false] as never,
+      }) as Promise<RpcBlock | null>,
+      client.request({
+        method: "eth_feeHistory" as never,
+        params: ["0x1", tag, []] as never,
+      }) as Promise<RpcFeeHistory>,
+      client.request({ method: "eth_maxPriorityFeePerGas" as never }) as Promise<Hex>,
+    ]);
+  } catch (error) {
+    throw new SimulationUnavailableError(
+      `the chain node did not describe its next block: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`,
+    );
+  }
+  if (!block) throw new SimulationUnavailableError(`the chain node has no block ${tag}`);
+  const baseBlock = BigInt(block.number);
+  // A head that moved between the two reads: the fee history is of the newer block, and the
+  // next base fee of the older one is its own base fee's successor only by the chain's rules.
+  const predicted =
+    BigInt(history.oldestBlock) === baseBlock ? history.baseFeePerGas[1] : undefined;
+  const baseFeePerGas = BigInt(predicted ?? block.baseFeePerGas ?? "0x0");
+  return {
+    baseBlock,
+    number: baseBlock + 1n,
+    // A timestamp after its parent's, the same for every simulation on one block (answers to the
+    // same request on one block stay the same, deadline included). Not the chain's block time:
+    // a contract that remembers earlier blocks' timestamps could still tell the step apart.
+    timestamp: BigInt(block.timestamp) + 1n,
+    baseFeePerGas,
+    feeRecipient: block.miner,
+    prevRandao: bytesToHex(randomBytes(32)),
+    gasLimit: BigInt(block.gasLimit),
+    maxPriorityFeePerGas: BigInt(tip),
+  };
+}
+
+/** The fees a wallet sends with in `next`: twice its base fee as the cap, the suggested tip. */
+export function walletFees(next: NextBlock): {
+  maxFeePerGas: bigint;
+  maxPriorityFeePerGas: bigint;
+} {
+  return {
+    maxFeePerGas: 2n * next.baseFeePerGas + next.maxPriorityFeePerGas,
+    maxPriorityFeePerGas: next.maxPriorityFeePerGas,
+  };
+}
+
+/**
+ * Simulates `calls` in one block on top of block `blockNumber` (default the latest), made to
+ * look like the next block, with `overrides` applied first.
+ * @example const { results } = await simulateCalls(client, { calls, overrides });
  */
 export async function simulateCalls(
   client: PublicClient,
@@ -77,7 +170,23 @@ export async function simulateCalls(
     overrides: Record<Address, AccountOverride>;
   },
 ): Promise<SimulationResult> {
-  const stateOverrides = rpcStateOverrides(params.overrides);
+  const next = await nextBlockOf(client, { blockNumber: params.blockNumber });
+  const fees = walletFees(next);
+  for (const c of params.calls) {
+    // No account can hold the value and the gas together: the transaction could never be sent.
+    if ((c.value ?? 0n) + next.gasLimit * fees.maxFeePerGas > maxUint256) {
+      throw new InvalidArgumentError(
+        `The transaction sends ${c.value} wei of native currency: with its gas that is more than any account can hold (2^256 - 1 wei).`,
+      );
+    }
+  }
+  const overrides = await withGasMoney(client, {
+    overrides: params.overrides,
+    calls: params.calls,
+    // No call's gas exceeds the block's: what the node lets a call use by default, at most.
+    costPerCall: next.gasLimit * fees.maxFeePerGas,
+    blockNumber: next.baseBlock,
+  });
   let blocks: SimulatedBlock[];
   try {
     blocks = (await client.request({
@@ -86,18 +195,29 @@ export async function simulateCalls(
         {
           blockStateCalls: [
             {
-              stateOverrides,
+              blockOverrides: {
+                number: numberToHex(next.number),
+                time: numberToHex(next.timestamp),
+                baseFeePerGas: numberToHex(next.baseFeePerGas),
+                feeRecipient: next.feeRecipient,
+                prevRandao: next.prevRandao,
+                gasLimit: numberToHex(next.gasLimit),
+              },
+              stateOverrides: rpcStateOverrides(overrides),
               calls: params.calls.map((c) => ({
                 from: c.from,
                 to: c.to,
                 data: c.data,
                 value: numberToHex(c.value ?? 0n),
+                maxFeePerGas: numberToHex(fees.maxFeePerGas),
+                maxPriorityFeePerGas: numberToHex(fees.maxPriorityFeePerGas),
               })),
             },
           ],
-          validation: false,
+          // Validated: gas is bought at the block's base fee, as in the real transaction.
+          validation: true,
         },
-        params.blockNumber === undefined ? "latest" : numberToHex(params.blockNumber),
+        numberToHex(next.baseBlock),
       ] as never,
     })) as SimulatedBlock[];
   } catch (error) {
@@ -109,8 +229,9 @@ export async function simulateCalls(
   if (!block) throw new SimulationUnavailableError("the chain node returned no simulated block");
   const calls = block.calls;
   return {
-    blockNumber: params.blockNumber ?? baseBlockOf(block),
+    blockNumber: next.baseBlock,
     timestamp: BigInt(block.timestamp),
+    gasPrice: next.baseFeePerGas + fees.maxPriorityFeePerGas,
     results: calls.map((c) =>
       c.status === "0x1"
         ? {
@@ -131,6 +252,50 @@ export async function simulateCalls(
           },
     ),
   };
+}
+
+/**
+ * `overrides` with each sender given, on top of what it holds (or is given), the most its calls'
+ * gas can cost: a validated simulation buys gas, and a caller quoting before it holds any ether
+ * must still be answered. Gas is bought before the call runs, so during the call the sender
+ * holds about what it would in the real transaction.
+ */
+async function withGasMoney(
+  client: PublicClient,
+  params: {
+    overrides: Record<Address, AccountOverride>;
+    calls: SimulationCall[];
+    costPerCall: bigint;
+    blockNumber: bigint;
+  },
+): Promise<Record<Address, AccountOverride>> {
+  const callsBySender = new Map<Address, number>();
+  for (const c of params.calls) {
+    const from = c.from.toLowerCase() as Address;
+    callsBySender.set(from, (callsBySender.get(from) ?? 0) + 1);
+  }
+  const given = new Map<Address, [Address, AccountOverride]>();
+  for (const [address, o] of Object.entries(params.overrides)) {
+    given.set(address.toLowerCase() as Address, [address as Address, o]);
+  }
+  const out = { ...params.overrides };
+  try {
+    await Promise.all(
+      [...callsBySender].map(async ([sender, count]) => {
+        const [key, o] = given.get(sender) ?? [sender, undefined];
+        const held =
+          o?.balance ??
+          (await client.getBalance({ address: sender, blockNumber: params.blockNumber }));
+        const funded = held + BigInt(count) * params.costPerCall;
+        out[key] = { ...o, balance: funded > maxUint256 ? maxUint256 : funded };
+      }),
+    );
+  } catch (error) {
+    throw new SimulationUnavailableError(
+      `the chain node did not answer a balance: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`,
+    );
+  }
+  return out;
 }
 
 /** State overrides in the JSON-RPC shape of `eth_simulateV1`. */

@@ -5,10 +5,14 @@
  */
 import {
   type Address,
+  decodeFunctionData,
   decodeFunctionResult,
   encodeFunctionData,
+  encodeFunctionResult,
+  getAbiItem,
   type Hex,
   type PublicClient,
+  toFunctionSelector,
 } from "viem";
 import { MinAmountOutCheckAbi } from "../../../abis/generated/MinAmountOutCheck.js";
 import { ChainUnavailableError, InputNotSimulatableError } from "../../../engine/errors.js";
@@ -69,7 +73,7 @@ export async function fundingOverrides(
   const out: Record<Address, AccountOverride> = {};
   for (const [token, amount] of params.inputs) {
     if (isNativeToken(token)) {
-      // Enough for the value sent; gas is not charged in the simulation.
+      // Enough for the value sent; the simulation adds what gas costs (simulateCalls).
       out[holder] = { ...out[holder], balance: amount };
       continue;
     }
@@ -116,12 +120,15 @@ export async function runSimulation(
     calls: SimulationCall[];
     overrides: Record<Address, AccountOverride>;
     sentIndex: number;
+    /** The block to run on top of; default the latest. */
+    blockNumber?: bigint;
   },
 ): Promise<SimulationResult> {
   const started = performance.now();
   let simulation: SimulationResult;
   try {
     simulation = await simulateCalls(target.client, {
+      blockNumber: params.blockNumber,
       calls: params.calls,
       overrides: params.overrides,
     });
@@ -131,6 +138,7 @@ export async function runSimulation(
     }
     throw error;
   }
+  simulation = withoutGasPaid(simulation, params.calls);
   recordSimulation(performance.now() - started, simulation.results[params.sentIndex]?.ok === true);
   if (!simulation.results[params.sentIndex]) {
     throw new ChainUnavailableError("The chain node returned an incomplete simulation.", {
@@ -139,3 +147,55 @@ export async function runSimulation(
   }
   return simulation;
 }
+
+/**
+ * `simulation` with each native-currency balance read (the lens's `balanceOf(0xeeee…, account)`)
+ * raised by the gas that `account` paid in the calls before it. The simulation charges gas as the
+ * real transaction does, so a sender that is also the receiver would otherwise see its output
+ * net of gas; what a transaction delivers is counted before gas, as a client counts it.
+ */
+function withoutGasPaid(simulation: SimulationResult, calls: SimulationCall[]): SimulationResult {
+  const paid = new Map<string, bigint>();
+  const results = simulation.results.map((result, i) => {
+    const call = calls[i];
+    if (!call) return result;
+    let out = result;
+    const read = nativeBalanceRead(call);
+    const owed = read && paid.get(read.toLowerCase());
+    if (owed && result.ok) {
+      const balance = decodeBalance(result.returnData) + owed;
+      out = {
+        ...result,
+        returnData: encodeFunctionResult({
+          abi: MinAmountOutCheckAbi,
+          functionName: "balanceOf",
+          result: balance,
+        }),
+      };
+    }
+    const sender = call.from.toLowerCase();
+    paid.set(sender, (paid.get(sender) ?? 0n) + result.gasUsed * simulation.gasPrice);
+    return out;
+  });
+  return { ...simulation, results };
+}
+
+/** The account whose native balance `call` reads through the lens, or undefined. */
+function nativeBalanceRead(call: SimulationCall): Address | undefined {
+  if (!call.data.startsWith(BALANCE_OF_SELECTOR)) return undefined;
+  try {
+    const { functionName, args } = decodeFunctionData({
+      abi: MinAmountOutCheckAbi,
+      data: call.data,
+    });
+    if (functionName !== "balanceOf") return undefined;
+    const [token, account] = args as readonly [Address, Address];
+    return isNativeToken(token.toLowerCase() as Address) ? account : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const BALANCE_OF_SELECTOR = toFunctionSelector(
+  getAbiItem({ abi: MinAmountOutCheckAbi, name: "balanceOf" }),
+);

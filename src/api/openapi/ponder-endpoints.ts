@@ -3,7 +3,7 @@
  * the document covers everything a client or an operator can call.
  */
 import { z } from "zod";
-import { describeEndpoint } from "./registry.js";
+import { describeEndpoint, errorResponse } from "./registry.js";
 
 describeEndpoint({
   method: "get",
@@ -78,7 +78,7 @@ describeEndpoint({
   tag: "analytics",
   summary: "GraphQL over the indexed tables",
   description:
-    "Ponder's GraphQL API over `ponder.schema.ts` (GET serves the GraphiQL page). SQL over HTTP for `@ponder/client` is served under `/sql/*`.",
+    "Ponder's GraphQL API over `ponder.schema.ts` (GET serves the GraphiQL page). SQL over HTTP for `@ponder/client` is served under `/sql/*` (on Postgres; on the embedded PGlite database only with `ANALYTICS_SQL=on`).",
   body: {
     schema: z.object({
       query: z.string(),
@@ -88,6 +88,10 @@ describeEndpoint({
   },
   responses: {
     200: { description: "The GraphQL result; errors are in `errors`.", schema: graphqlResult },
-    400: { description: "The query does not parse or validate.", schema: graphqlResult },
+    // Ponder answers a query that does not parse or validate with a 200 and `errors`.
+    400: errorResponse(
+      "The body is not a JSON GraphQL request (`Content-Type: application/json`).",
+    ),
+    413: errorResponse("The request body is larger than ANALYTICS_MAX_BODY_BYTES."),
   },
 });

@@ -1,8 +1,8 @@
 /**
  * Prometheus metrics of the HTTP API. Ponder keeps its own registry (indexing, database, Node
  * process) and serves it on `/metrics` before the API app is asked, so these are served beside
- * it on `/metrics/api`. Labels carry route patterns and key names, never paths with values in
- * them and never API keys.
+ * it on `/metrics/api`, which is public: labels carry route patterns and kinds of caller, never
+ * paths with values in them, API keys, key names or client addresses.
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import { errorFields, log } from "./log.js";
@@ -70,8 +70,8 @@ function createOpsMetrics() {
     }),
     rateLimited: new Counter({
       name: "shortcuts_rate_limited_total",
-      help: "Requests refused with 429, by API key name.",
-      labelNames: ["key"] as const,
+      help: "Requests refused with 429, by caller: `key` (an API key's budget) or `keyless` (a client address's budget).",
+      labelNames: ["caller"] as const,
       registers,
     }),
     rateLimitRedisErrors: new Counter({

@@ -50,8 +50,21 @@ const chainOverviewSchema = z.object({
     .array(
       z.object({
         chainId: z.number().int(),
-        address: z.string(),
+        address: z.string().meta({
+          description:
+            "The pool's contract; for a pool without one of its own (`uniswap-v4`), the pool manager holding it.",
+        }),
+        poolId: z
+          .string()
+          .regex(/^0x[0-9a-f]{64}$/)
+          .optional()
+          .meta({
+            description:
+              "Only for a `uniswap-v4` pool: its PoolId (keccak256 of its pool key), lowercase, in the pool manager `address`.",
+          }),
         protocolSlug: z.string(),
+        token0: z.string(),
+        token1: z.string(),
         pair: z.string().meta({ description: "`token0/token1` by symbol." }),
         volume24hUsd: z.number().meta({
           description: "Swap volume in USD over the 24 hours before the routing graph's block.",
@@ -385,13 +398,15 @@ function pools(section, list) {
   }
   for (const p of list) {
     const row = body.insertRow();
-    row.dataset.pool = p.address;
+    // A V4 pool has no address of its own: its pool id names it.
+    row.dataset.pool = p.poolId || p.address;
     const cells = [p.pair, p.protocolSlug, usd(p.volume24hUsd), usd(p.tvlUsd)];
     for (const [i, value] of cells.entries()) {
       const cell = row.insertCell();
       cell.textContent = value;
       cell.dataset.field = ["pair", "protocol", "volume24h", "tvl"][i];
     }
+    row.cells[0].title = (p.poolId ? "pool " + p.poolId + " in " : "") + p.address + "\\n" + p.token0 + " / " + p.token1;
     row.insertCell().appendChild(chart(p.days));
   }
 }

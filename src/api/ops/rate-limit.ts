@@ -1,9 +1,11 @@
 /**
- * Per-key rate limits as a GCRA (generic cell rate algorithm): a token bucket of `burst`
- * requests refilled at `rps` per second, kept as one number per key — the "theoretical arrival
- * time" (TAT) of the next request. In memory by default; in Redis (one Lua script, Redis's
- * clock) when replicas must share one budget.
+ * Rate limits per API key, and per client address for callers without one, as a GCRA (generic
+ * cell rate algorithm): a token bucket of `burst` requests refilled at `rps` per second, kept as
+ * one number per bucket — the "theoretical arrival time" (TAT) of the next request. In memory by
+ * default; in Redis (one Lua script, Redis's clock) when replicas must share one budget.
  */
+import { BlockList, isIPv4, isIPv6 } from "node:net";
+import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { Redis } from "ioredis";
 import { errorBody } from "../errors.js";
@@ -137,23 +139,146 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
+/** An address as written in a forwarding header: maybe quoted, bracketed, with a port. */
+function parseForwardedAddress(entry: string): string | undefined {
+  let value = entry
+    .trim()
+    .replace(/^for=/i, "")
+    .replace(/^"(.*)"$/, "$1");
+  const bracketed = /^\[([^\]]+)\](?::[0-9]+)?$/.exec(value);
+  if (bracketed?.[1]) value = bracketed[1];
+  else if (/^[0-9.]+:[0-9]+$/.test(value)) value = value.slice(0, value.indexOf(":"));
+  return normalizeAddress(value);
+}
+
+/** The address in canonical form: IPv4-mapped IPv6 as IPv4; undefined when it is no address. */
+function normalizeAddress(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const mapped = /^::ffff:([0-9.]+)$/i.exec(value);
+  if (mapped?.[1] && isIPv4(mapped[1])) return mapped[1];
+  return isIPv4(value) || isIPv6(value) ? value.toLowerCase() : undefined;
+}
+
+/** The eight 16-bit groups of an IPv6 address. */
+function ipv6Groups(address: string): number[] {
+  let text = address.replace(/%.*$/, "");
+  // An embedded IPv4 tail (::ffff:1.2.3.4 and the like) is two groups.
+  const v4 = /^(.*:)([0-9]+)\.([0-9]+)\.([0-9]+)\.([0-9]+)$/.exec(text);
+  if (v4) {
+    const [a, b, c, d] = v4.slice(2).map(Number) as [number, number, number, number];
+    text = `${v4[1]}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = "", tail] = text.split("::");
+  const before = head === "" ? [] : head.split(":");
+  const after = tail === undefined || tail === "" ? [] : tail.split(":");
+  const groups =
+    tail === undefined
+      ? before
+      : [...before, ...Array<string>(8 - before.length - after.length).fill("0"), ...after];
+  return groups.map((g) => Number.parseInt(g, 16));
+}
+
 /**
- * Spends one request of the caller's key budget, or answers 429 with `Retry-After` (whole
- * seconds, rounded up). Requests without a key (open API) are not limited.
+ * The budget a client address spends: the address itself for IPv4; its /64 for IPv6, since one
+ * subscriber is given a whole /64 and could otherwise spend a fresh budget per address.
  */
-export function rateLimit(params: { limiter: RateLimiter }) {
+export function clientBucket(address: string): string {
+  if (!isIPv6(address)) return address;
+  const groups = ipv6Groups(address).slice(0, 4);
+  return `${groups.map((g) => g.toString(16)).join(":")}::/64`;
+}
+
+export type ClientAddressParameters = {
+  /** The header a trusted proxy puts the client's address in (`X-Forwarded-For`). */
+  header: string;
+  /** Addresses and CIDR ranges of the proxies whose header is believed. */
+  trustedProxies: readonly string[];
+};
+
+/**
+ * Who a request comes from: the connection's peer, unless the peer is a trusted proxy. Then
+ * the header's list is read from its right end (the entry the nearest proxy wrote) leftwards,
+ * past every trusted proxy, to the first address that is not one: everything left of it was
+ * written by the client and is not believed. A peer that is not trusted is the client, whatever
+ * header it sends. `unknown` when there is no peer (an in-process request).
+ */
+export function createClientAddress(params: ClientAddressParameters) {
+  const trusted = new BlockList();
+  for (const entry of params.trustedProxies) {
+    const [address = "", prefix] = entry.split("/");
+    const type = isIPv4(address) ? "ipv4" : "ipv6";
+    if (prefix === undefined) trusted.addAddress(address, type);
+    else trusted.addSubnet(address, Number(prefix), type);
+  }
+  const isTrusted = (address: string) => trusted.check(address, isIPv4(address) ? "ipv4" : "ipv6");
+  const header = params.header.toLowerCase();
+  return (peer: string | undefined, headers: (name: string) => string | undefined): string => {
+    let client = normalizeAddress(peer);
+    if (client === undefined) return "unknown";
+    if (params.trustedProxies.length === 0 || !isTrusted(client)) return client;
+    const hops = (headers(header) ?? "").split(",").reverse();
+    for (const hop of hops) {
+      if (hop.trim() === "") break;
+      const address = parseForwardedAddress(hop);
+      // A hop that is no address was not written by a trusted proxy: the last one is the client.
+      if (address === undefined) break;
+      client = address;
+      if (!isTrusted(address)) break;
+    }
+    return client;
+  };
+}
+
+export type RateLimitParameters = {
+  limiter: RateLimiter;
+  /** Budget of each client without an API key (open API, or a path open without one). */
+  keyless?: {
+    limit: RateLimit;
+    /** The client's address (`createClientAddress`), from the connection and its headers. */
+    clientAddress: (
+      peer: string | undefined,
+      headers: (name: string) => string | undefined,
+    ) => string;
+  };
+  /** Paths open to everyone (the OpenAPI document, logos): not limited without a key. */
+  isPublic?: (path: string) => boolean;
+};
+
+/** The connection's peer address, under `@hono/node-server` (absent under `app.request()`). */
+function peerAddress(c: Context<OpsEnv>): string | undefined {
+  return c.env?.incoming?.socket?.remoteAddress;
+}
+
+/**
+ * Spends one request of the caller's budget — its API key's, or without a key its address's —
+ * or answers 429 with `Retry-After` (whole seconds, rounded up) and the error body of every
+ * error. Buckets of keys and of addresses never meet: key names cannot contain `:`.
+ */
+export function rateLimit(params: RateLimitParameters) {
   return createMiddleware<OpsEnv>(async (c, next) => {
     const key = c.get("apiKey");
-    if (!key || key.rps === 0) return next();
-    const decision = await params.limiter.take(key.name, key);
+    const spend = key
+      ? { bucket: key.name, limit: key as RateLimit, who: "this API key", caller: "key" }
+      : params.keyless && params.keyless.limit.rps > 0 && !params.isPublic?.(c.req.path)
+        ? {
+            bucket: `client:${clientBucket(params.keyless.clientAddress(peerAddress(c), (name) => c.req.header(name)))}`,
+            limit: params.keyless.limit,
+            who: "a client without an API key",
+            caller: "keyless",
+          }
+        : undefined;
+    if (!spend || spend.limit.rps === 0) return next();
+    const decision = await params.limiter.take(spend.bucket, spend.limit);
     if (decision.allowed) return next();
-    metrics.rateLimited.inc({ key: key.name });
+    // Public metrics name no key and no client: the access log has the key's name.
+    metrics.rateLimited.inc({ caller: spend.caller });
     const seconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
+    const { rps, burst } = spend.limit;
     return c.json(
       errorBody(
         429,
-        `Rate limit exceeded: this API key may make ${plural(key.rps, "request")} per second with bursts of ${key.burst}. Retry in ${seconds} s.`,
-        { rps: key.rps, burst: key.burst, retryAfterSeconds: seconds },
+        `Rate limit exceeded: ${spend.who} may make ${plural(rps, "request")} per second with bursts of ${burst}. Retry in ${seconds} s.`,
+        { rps, burst, retryAfterSeconds: seconds },
       ),
       429,
       { "Retry-After": String(seconds) },

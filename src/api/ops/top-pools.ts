@@ -4,10 +4,11 @@
  * their last days of volume and closing price (the history tables, src/analytics/tables.ts).
  */
 import { and, asc, desc, eq, gt, gte, inArray, sql } from "ponder";
-import { type Address, getAddress } from "viem";
+import { type Address, getAddress, type Hex } from "viem";
 import { poolDay, poolHour, poolMarket } from "../../analytics/tables.js";
 import { token } from "../../tokens/tables.js";
 import type { ApiSources } from "../database.js";
+import { formatAddress } from "../schemas.js";
 
 /** Pools listed per chain. */
 const TOP_POOLS = 5;
@@ -19,8 +20,16 @@ const USD = 10n ** 18n;
 
 export type TopPool = {
   chainId: number;
+  /**
+   * The pool's contract; for a pool that has none of its own (a Uniswap V4 pool, kept in the
+   * chain's pool manager), the contract that holds it.
+   */
   address: Address;
+  /** Only for a pool held in `address` under an id (Uniswap V4's PoolId): that id, lowercase. */
+  poolId?: Hex;
   protocolSlug: string;
+  token0: Address;
+  token1: Address;
   /** `token0/token1` by symbol (the address where the catalogue has none). */
   pair: string;
   volume24hUsd: number;
@@ -47,11 +56,12 @@ function humanPrice(q128: bigint, decimals0: number | null, decimals1: number | 
  * whose period started after `now − 24 h`, so the window is 24 to 25 hours of whole hours.
  */
 export async function topPools(
-  sources: Pick<ApiSources, "db">,
+  sources: Pick<ApiSources, "db" | "chains">,
   chainId: number,
   now: number,
 ): Promise<TopPool[]> {
   const { db } = sources;
+  const poolManager = sources.chains.find((c) => c.id === chainId)?.uniswapV4?.poolManager;
   const volume = sql<string>`sum(${poolHour.volumeUsd})`;
   const top = await db
     .select({ pool: poolHour.pool, volume })
@@ -90,17 +100,27 @@ export async function topPools(
         .where(and(eq(token.chainId, chainId), inArray(token.address, tokenAddresses)))
     ).map((t) => [t.address.toLowerCase(), t.symbol]),
   );
-  const symbolOf = (a: Address) => symbols.get(a.toLowerCase()) || getAddress(a);
+  const symbolOf = (a: Address) => symbols.get(a.toLowerCase()) || formatAddress(a);
   return top.flatMap(({ pool, volume: poolVolume }) => {
     const market = markets.find((m) => m.address.toLowerCase() === pool.toLowerCase());
     if (!market) return [];
+    // The history tables key a V4 pool by its 32-byte PoolId, not by a 20-byte address.
+    const held =
+      pool.length === 42
+        ? { address: getAddress(pool) }
+        : poolManager && /^0x[0-9a-fA-F]{64}$/.test(pool)
+          ? { address: poolManager, poolId: pool.toLowerCase() as Hex }
+          : undefined;
+    if (!held) return [];
     const own = days.filter((d) => d.pool.toLowerCase() === pool.toLowerCase());
     const last = own.at(-1);
     return [
       {
         chainId,
-        address: getAddress(pool),
+        ...held,
         protocolSlug: market.protocolSlug,
+        token0: formatAddress(market.token0) as Address,
+        token1: formatAddress(market.token1) as Address,
         pair: `${symbolOf(market.token0)}/${symbolOf(market.token1)}`,
         volume24hUsd: dollars(BigInt(poolVolume)),
         tvlUsd: last ? dollars(last.tvlUsd) : null,
@@ -118,7 +138,7 @@ export async function topPools(
  * `topPools` at each chain's routing graph block (its timestamp as "now"; the wall clock before
  * a graph is loaded), read again only when that block changes.
  */
-export function cachedTopPools(sources: Pick<ApiSources, "db" | "snapshots">) {
+export function cachedTopPools(sources: Pick<ApiSources, "db" | "chains" | "snapshots">) {
   const cache = new Map<number, { now: number; pools: Promise<TopPool[]> }>();
   return async (chainId: number): Promise<TopPool[]> => {
     const graph = await sources.snapshots.routingGraph(chainId);

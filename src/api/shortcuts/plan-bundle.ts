@@ -238,9 +238,13 @@ export async function planBundle(ctx: BundleContext, req: BundleRequest): Promis
     accountChecks(final, build.account),
   );
   const gasUsed = result.sent.gasUsed;
+  // What the answer lists is what the transaction enforces: the checked payees' amounts only.
+  const checked = new Set(checks.map((k) => `${k.token.toLowerCase()}:${k.account.toLowerCase()}`));
   const amountsOut: Record<string, string> = {};
   for (const r of result.received) {
-    if (r.delta <= 0n) continue;
+    if (r.delta <= 0n || !checked.has(`${r.token.toLowerCase()}:${r.account.toLowerCase()}`)) {
+      continue;
+    }
     const key = displayAddress(r.token);
     amountsOut[key] = (BigInt(amountsOut[key] ?? "0") + r.delta).toString();
   }

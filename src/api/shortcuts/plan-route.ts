@@ -25,8 +25,10 @@ import {
 } from "../../../engine/route.js";
 import type { RoutingGraph } from "../../../engine/routing/graph.js";
 import { priceImpactBps, usdPrices } from "../../../engine/routing/prices.js";
+import type { RouteQuote } from "../../../engine/routing/types.js";
 import { calldataGas } from "../chain/calldata-gas.js";
 import { executionContracts } from "../chain/execution-contracts.js";
+import type { SimulationLog } from "../chain/simulate.js";
 import {
   balanceCall,
   decodeBalance,
@@ -36,6 +38,7 @@ import {
 } from "../chain/simulation-inputs.js";
 import type { TokenSlotFinder } from "../chain/slots.js";
 import { recordRouteSearch } from "../ops/metrics.js";
+import { deliversQuote, quotedByMath, quoteNotDelivered } from "./quote-delivered.js";
 
 export type PlanRouteContext = {
   chain: ChainSetup;
@@ -66,6 +69,7 @@ export type RouteAnswer = {
  * Plans, encodes and simulates a route.
  * @throws UnknownTokenError, InvalidArgumentError, NoRouteError, InsufficientLiquidityError,
  * UnsupportedByStrategyError, InputNotSimulatableError, SimulationRevertedError,
+ * QuoteNotDeliveredError,
  * ChainUnavailableError, ExecutionNotDeployedError.
  */
 export async function planRoute(ctx: PlanRouteContext, req: RouteRequest): Promise<RouteAnswer> {
@@ -112,6 +116,28 @@ export async function planRoute(ctx: PlanRouteContext, req: RouteRequest): Promi
     );
   }
   const amountOut = decodeBalance(after.returnData) - decodeBalance(before.returnData);
+  if (quotedByMath(quote)) {
+    await expectQuoteDelivered(ctx, {
+      quote,
+      tokenOut: route.outToken,
+      simulated: { blockNumber: simulation.blockNumber, amountOut, logs: sent.logs },
+      // The same transaction on the state the quote was made on, when the chain has moved.
+      resimulate: async (blockNumber) => {
+        const pinned = await runSimulation(target, {
+          calls: [read, { from: tx.from, to: tx.to, data: tx.data, value: tx.value }, read],
+          overrides,
+          sentIndex: 1,
+          blockNumber,
+        });
+        const [b, s, a] = pinned.results;
+        if (!b?.ok || !a?.ok || !s?.ok) return { amountOut: 0n, logs: [] };
+        return {
+          amountOut: decodeBalance(a.returnData) - decodeBalance(b.returnData),
+          logs: s.logs,
+        };
+      },
+    });
+  }
   const minAmountOut = minFor(amountOut);
   const deadline = req.deadline ?? simulation.timestamp + DEFAULT_DEADLINE_SECONDS;
   // The chain moved since the snapshot: the minimum follows what the chain delivers now; and
@@ -154,4 +180,39 @@ export async function planRoute(ctx: PlanRouteContext, req: RouteRequest): Promi
     beforeSending: route.beforeSending(),
     ...(req.fee !== undefined ? { feeAmount: [route.feeAmount.toString()] } : {}),
   };
+}
+
+/**
+ * Refuses a route whose pools are all taken by their math when its simulation delivers less than
+ * the quote by more than rounding (`quote-delivered.ts`). The snapshot the quote was made on may
+ * be a block or more behind the chain, whose moves legitimately change what the route delivers:
+ * a shortfall is judged again by simulating on the snapshot's own block.
+ * @throws QuoteNotDeliveredError (422)
+ */
+export async function expectQuoteDelivered(
+  ctx: Pick<PlanRouteContext, "chain" | "graph">,
+  params: {
+    quote: RouteQuote;
+    tokenOut: Address;
+    simulated: { blockNumber: bigint; amountOut: bigint; logs: readonly SimulationLog[] };
+    resimulate: (
+      blockNumber: bigint,
+    ) => Promise<{ amountOut: bigint; logs: readonly SimulationLog[] }>;
+  },
+): Promise<void> {
+  const { quote, tokenOut } = params;
+  let judged = params.simulated;
+  if (deliversQuote({ quote, tokenOut, simulated: judged.amountOut, logs: judged.logs })) return;
+  const snapshotBlock = ctx.graph.blockNumber;
+  if (snapshotBlock > 0n && snapshotBlock !== judged.blockNumber) {
+    judged = { blockNumber: snapshotBlock, ...(await params.resimulate(snapshotBlock)) };
+    if (deliversQuote({ quote, tokenOut, simulated: judged.amountOut, logs: judged.logs })) return;
+  }
+  throw quoteNotDelivered({
+    chainId: ctx.chain.id,
+    tokenOut,
+    quoted: quote.amountOut,
+    simulated: judged.amountOut,
+    blockNumber: judged.blockNumber,
+  });
 }

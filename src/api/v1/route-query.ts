@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MAX_FEE_BPS } from "../../../engine/program/encode.js";
 import type { RouteRequest } from "../../../engine/route.js";
 import { ApiError } from "../errors.js";
 import { parseQuery } from "../query.js";
@@ -52,7 +53,8 @@ export const routeQuerySchema = z.object({
   toEOA: booleanParam.optional(),
   priceImpact: booleanParam.default(true),
   slippage: bpsParam(10_000).default(300),
-  fee: bpsParam(100).optional(),
+  // The engine's bound, so that the edge refuses with a 400 every fee the encoder would refuse.
+  fee: bpsParam(MAX_FEE_BPS).optional(),
   feeReceiver: addressParam.optional(),
   tokenInAmountToApprove: amountOrZeroParam.optional(),
   tokenInAmountToTransfer: amountOrZeroParam.optional(),

@@ -130,9 +130,10 @@ export const bundleAnswerSchema = z.object({
   createdAt: z.number().int(),
   blockNumber: z.number().int(),
   deadline,
-  amountsOut: z
-    .record(z.string(), amount)
-    .meta({ description: "Token → amount the simulation delivered." }),
+  amountsOut: z.record(z.string(), amount).meta({
+    description:
+      "Token → amount the simulation delivered to the receiver and to transfer targets; each is checked on chain at its account, `slippage` below it.",
+  }),
   beforeSending: beforeSendingSchema,
   route: z.array(routeStepSchema).optional(),
 });
