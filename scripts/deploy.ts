@@ -49,6 +49,7 @@ import {
   DETERMINISTIC_DEPLOYMENT_PROXY,
   deterministicExecutionAddresses,
   EXECUTION_ADDRESS_NAMES,
+  EXECUTION_CONTRACT_NAMES,
   EXECUTION_SALT,
   type ExecutionAddresses,
   type ExecutionCreationCode,
@@ -71,17 +72,7 @@ export const PROXY_DEPLOYMENT_COST = 100_000n * parseGwei("100");
 export const PROXY_RUNTIME_CODE: Hex =
   "0x7fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffe03601600081602082378035828234f58015156039578182fd5b8082525050506014600cf3";
 
-/** The contracts at the eight addresses, by artifact name. */
-const CONTRACT_OF: Record<keyof ExecutionAddresses, string> = {
-  router: "ShortcutRouter",
-  executor: "RouterExecutor",
-  delegateExecutor: "DelegateExecutor",
-  walletFactory: "CoreWalletFactory",
-  walletImplementation: "CoreWallet",
-  minAmountOutCheck: "MinAmountOutCheck",
-  programValues: "ProgramValues",
-  uniswapV4Router: "UniswapV4Router",
-};
+const CONTRACT_OF = EXECUTION_CONTRACT_NAMES;
 
 /** Which top-level contract deploys each address (children come with their parent). */
 const DEPLOYED_BY: Record<keyof ExecutionAddresses, keyof ExecutionCreationCode> = {

@@ -72,6 +72,18 @@ export const EXECUTION_ADDRESS_NAMES = [
   "uniswapV4Router",
 ] as const satisfies readonly (keyof ExecutionAddresses)[];
 
+/** The compiled contract at each execution-layer address, by artifact name. */
+export const EXECUTION_CONTRACT_NAMES: Readonly<Record<keyof ExecutionAddresses, string>> = {
+  router: "ShortcutRouter",
+  executor: "RouterExecutor",
+  delegateExecutor: "DelegateExecutor",
+  walletFactory: "CoreWalletFactory",
+  walletImplementation: "CoreWallet",
+  minAmountOutCheck: "MinAmountOutCheck",
+  programValues: "ProgramValues",
+  uniswapV4Router: "UniswapV4Router",
+};
+
 /** Creation bytecode (no constructor arguments) of the six top-level contracts. */
 export type ExecutionCreationCode = {
   ShortcutRouter: Hex;

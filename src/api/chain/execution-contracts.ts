@@ -10,20 +10,11 @@ import { ChainUnavailableError, ExecutionNotDeployedError } from "../../../engin
 import type { ExecutionContracts } from "../../../engine/program/hop-context.js";
 import {
   EXECUTION_ADDRESS_NAMES,
+  EXECUTION_CONTRACT_NAMES,
   type ExecutionAddresses,
 } from "../../../engine/protocols/execution-addresses.js";
 
-/** The compiled contract at each execution-layer address. */
-const CONTRACT_OF: Record<keyof ExecutionAddresses, string> = {
-  router: "ShortcutRouter",
-  executor: "RouterExecutor",
-  delegateExecutor: "DelegateExecutor",
-  walletFactory: "CoreWalletFactory",
-  walletImplementation: "CoreWallet",
-  minAmountOutCheck: "MinAmountOutCheck",
-  programValues: "ProgramValues",
-  uniswapV4Router: "UniswapV4Router",
-};
+const CONTRACT_OF = EXECUTION_CONTRACT_NAMES;
 
 /**
  * The compiled artifact of `name`: the build the service runs with (`build/contracts`, made by

@@ -75,6 +75,9 @@ export type RouteAnswer = {
 export async function planRoute(ctx: PlanRouteContext, req: RouteRequest): Promise<RouteAnswer> {
   const contracts = await executionContracts(ctx.chain, ctx.client);
   const route = buildRoute({ ...ctx, contracts, request: req });
+  // The block whose state the quote was made on: the graph is brought up to date in place while
+  // this request awaits the chain, so it is read now, with the search.
+  const quotedAt = ctx.graph.blockNumber;
   recordRouteSearch(route.searchMs);
   const { quote, receiver, strategy } = route;
   const minFor = (amountOut: bigint) => minimumOf(amountOut, req.slippage);
@@ -119,6 +122,7 @@ export async function planRoute(ctx: PlanRouteContext, req: RouteRequest): Promi
   if (quotedByMath(quote)) {
     await expectQuoteDelivered(ctx, {
       quote,
+      quotedAt,
       tokenOut: route.outToken,
       simulated: { blockNumber: simulation.blockNumber, amountOut, logs: sent.logs },
       // The same transaction on the state the quote was made on, when the chain has moved.
@@ -190,9 +194,11 @@ export async function planRoute(ctx: PlanRouteContext, req: RouteRequest): Promi
  * @throws QuoteNotDeliveredError (422)
  */
 export async function expectQuoteDelivered(
-  ctx: Pick<PlanRouteContext, "chain" | "graph">,
+  ctx: Pick<PlanRouteContext, "chain">,
   params: {
     quote: RouteQuote;
+    /** The graph's block when the quote was made (0: unknown). */
+    quotedAt: bigint;
     tokenOut: Address;
     simulated: { blockNumber: bigint; amountOut: bigint; logs: readonly SimulationLog[] };
     resimulate: (
@@ -203,7 +209,7 @@ export async function expectQuoteDelivered(
   const { quote, tokenOut } = params;
   let judged = params.simulated;
   if (deliversQuote({ quote, tokenOut, simulated: judged.amountOut, logs: judged.logs })) return;
-  const snapshotBlock = ctx.graph.blockNumber;
+  const snapshotBlock = params.quotedAt;
   if (snapshotBlock > 0n && snapshotBlock !== judged.blockNumber) {
     judged = { blockNumber: snapshotBlock, ...(await params.resimulate(snapshotBlock)) };
     if (deliversQuote({ quote, tokenOut, simulated: judged.amountOut, logs: judged.logs })) return;
