@@ -4,6 +4,7 @@
  */
 import { Hono, type MiddlewareHandler } from "hono";
 import { analyticsBodyLimit } from "./analytics/body-limit.js";
+import { concurrencyGate } from "./analytics/concurrency-gate.js";
 import type { ApiSources } from "./database.js";
 import {
   clientError,
@@ -68,7 +69,13 @@ export type AppDeps = {
    * GraphQL (`/graphql`) and SQL over HTTP (`/sql/*`) over the tables, and the longest request
    * body they read.
    */
-  analytics?: { graphql: MiddlewareHandler; sql: MiddlewareHandler; maxBodyBytes: number };
+  analytics?: {
+    graphql: MiddlewareHandler;
+    sql: MiddlewareHandler;
+    maxBodyBytes: number;
+    /** GraphQL requests run at once (they share Ponder's read-only pool with `/v1`). */
+    graphqlConcurrency: number;
+  };
 };
 
 /**
@@ -177,7 +184,11 @@ export function createApp(deps: AppDeps): Hono<OpsEnv> {
   // Analysts: GraphQL and SQL over HTTP on the indexed tables, behind a body cap (413).
   if (deps.analytics) {
     const limit = analyticsBodyLimit({ maxBytes: deps.analytics.maxBodyBytes });
-    app.use("/graphql", limit, graphqlTakesJson, deps.analytics.graphql);
+    const gate = concurrencyGate({
+      max: deps.analytics.graphqlConcurrency,
+      what: "GraphQL queries",
+    });
+    app.use("/graphql", limit, graphqlTakesJson, gate, deps.analytics.graphql);
     app.use("/sql/*", limit, deps.analytics.sql);
   }
 

@@ -92,5 +92,6 @@ export default createApp({
       isReady: async () => (await indexCaughtUp()).ok,
     }),
     maxBodyBytes: config.analytics.maxBodyBytes,
+    graphqlConcurrency: config.analytics.poolSize,
   },
 });

@@ -93,5 +93,15 @@ describeEndpoint({
       "The body is not a JSON GraphQL request (`Content-Type: application/json`).",
     ),
     413: errorResponse("The request body is larger than ANALYTICS_MAX_BODY_BYTES."),
+    503: errorResponse(
+      "ANALYTICS_POOL_SIZE GraphQL requests are running already (they share the read-only pool with `/v1`); retry shortly.",
+      {
+        "Retry-After": {
+          description: "Seconds to wait before retrying.",
+          schema: { type: "string", pattern: "^[0-9]+$" },
+          required: true,
+        },
+      },
+    ),
   },
 });
