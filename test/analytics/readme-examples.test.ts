@@ -4,6 +4,7 @@
  * the same question answered from the history recomputed from the chain's logs
  * (test/harness/analytics-model.ts). The README's addresses must be the devnet's.
  */
+
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import {
@@ -21,6 +22,7 @@ import { SwapRouterAbi } from "../../abis/SwapRouter.js";
 import { UniswapV2Router02Abi } from "../../abis/UniswapV2Router02.js";
 import { UniswapV3FactoryAbi } from "../../abis/UniswapV3Factory.js";
 import { WETH9Abi } from "../../abis/WETH9.js";
+import { devnetReceipt } from "../../devnet/receipts.js";
 import { devnetActors } from "../harness/actors.js";
 import {
   type AnalyticsModel,
@@ -91,7 +93,8 @@ describe("README history examples", () => {
           gas: "0x4c4b40",
         },
       ]);
-      const receipt = await a.client.waitForTransactionReceipt({ hash, pollingInterval: 20 });
+      // An automined transaction can stall under load: mine it rather than wait without end.
+      const receipt = await devnetReceipt(a.client, hash);
       expect(receipt.status).toBe("success");
     };
     const [usdc, usdt, dai, weth, wbtc] = ["USDC", "USDT", "DAI", "WETH", "WBTC"].map(
