@@ -86,7 +86,7 @@ describe("the router's Aave withdrawal", () => {
       },
       sendAt,
     );
-    expect(index > RAY + RAY / 1000n).toBe(true);
+    expect(index).toBeGreaterThan(RAY + RAY / 1000n);
     // The first amount from 1,000 USDC up whose scaled amount (a × RAY / index, to the nearest)
     // is worth less than itself; the chain confirms it below.
     let amountIn = 1_000_000_000n;

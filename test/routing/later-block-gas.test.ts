@@ -136,7 +136,8 @@ describe("the answered gas limit in a later block", () => {
     // lower tick initialized between where the swap starts and where it ends.
     const spacing = pool.tickSpacing;
     const inside = Math.floor(tickBefore / spacing) * spacing;
-    expect(tickAfter < inside && inside <= tickBefore).toBe(true);
+    expect(tickAfter).toBeLessThan(inside);
+    expect(inside).toBeLessThanOrEqual(tickBefore);
     expect(pool.ticks.filter((t) => tickAfter < t.tick && t.tick <= tickBefore)).toEqual([]);
     await net.send({
       address: net.deployment.uniswapV3.positionManager,
