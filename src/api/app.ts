@@ -73,7 +73,7 @@ export type AppDeps = {
     graphql: MiddlewareHandler;
     sql: MiddlewareHandler;
     maxBodyBytes: number;
-    /** GraphQL requests run at once (they share Ponder's read-only pool with `/v1`). */
+    /** GraphQL requests run at once (on Postgres, the connections of its own pool). */
     graphqlConcurrency: number;
   };
 };

@@ -6,11 +6,10 @@
 import { db } from "ponder:api";
 import schema from "ponder:schema";
 import { Redis } from "ioredis";
-import { graphql } from "ponder";
 import { servedChains } from "../../chains.js";
 import { config as readSettings } from "../../config.js";
 import packageJson from "../../package.json";
-import { analystSqlSetup } from "./analytics/ponder-database.js";
+import { analystGraphql, analystSqlSetup } from "./analytics/ponder-database.js";
 import { sqlOverHttp } from "./analytics/sql-over-http.js";
 import { createApp } from "./app.js";
 import { rpcClient } from "./chain/clients.js";
@@ -85,7 +84,7 @@ export default createApp({
   logRequests: config.logRequests,
   version: packageJson.version,
   analytics: {
-    graphql: graphql({ db, schema }),
+    graphql: (await analystGraphql(config.analytics, schema)).handler,
     sql: sqlOverHttp({
       ...analystSqlSetup(config.analytics),
       maxLiveQueries: config.analytics.maxLiveQueries,

@@ -71,13 +71,17 @@ describe("analysts' endpoints on Postgres", () => {
     await service?.stop();
   });
 
-  /** The heavy queries the database is running now (client backends only). */
+  /**
+   * The heavy queries this service's database connections are running now (another service
+   * on the same database, a concurrent run of this suite, is not counted).
+   */
   const heavyRunning = async () =>
     (
       await monitor.query<{ n: number }>(
         `select count(*)::int as n from pg_stat_activity
-          where state = 'active' and backend_type = 'client backend'
+          where state = 'active' and backend_type = 'client backend' and application_name like $1
             and pid <> pg_backend_pid() and query like '%token a, token b, token c%'`,
+        [`${service.schema}\\_%`],
       )
     ).rows[0]?.n;
 
@@ -344,6 +348,67 @@ describe("analysts' endpoints on Postgres", () => {
       body: { data: { tokens: { totalCount: 36 } } },
     });
   });
+  test("GraphQL reads through connections of its own, cancelled at the statement timeout while /v1 answers", async () => {
+    const schema = service.schema as string;
+    const graphql = (query: string) =>
+      fetch(`${service.url}/graphql`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ query }),
+      }).then(answer);
+    // A lock held on one table keeps any read of it waiting: only the statement timeout ends it.
+    const locker = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await locker.connect();
+    try {
+      await locker.query("begin");
+      await locker.query(`lock table "${schema}".pool_day in access exclusive mode`);
+      const held = graphql("{ poolDays(limit: 1) { totalCount } }");
+      const waiting = async () =>
+        (
+          await monitor.query<{ application_name: string; query: string }>(
+            `select application_name, query from pg_stat_activity
+              where wait_event_type = 'Lock' and pid <> pg_backend_pid() and query like '%pool_day%'
+                and application_name like $1`,
+            [`${schema}\\_%`],
+          )
+        ).rows;
+      await waitUntil(
+        "the GraphQL query waits for the lock",
+        async () => (await waiting()).length > 0,
+        {
+          timeoutMs: 10_000,
+          output: service.output,
+        },
+      );
+      // Its statements (the page and its total) wait on GraphQL's own connections, not on the
+      // read-only pool /v1 reads through.
+      expect([...new Set((await waiting()).map((row) => row.application_name))]).toEqual([
+        `${schema}_graphql`,
+      ]);
+      const tokens = await get("/v1/tokens");
+      expect([tokens.status, (tokens.body as { meta: { total: number } }).meta.total]).toEqual([
+        200, 36,
+      ]);
+      expect(await held).toEqual({
+        status: 200,
+        body: {
+          data: null,
+          errors: [
+            {
+              message:
+                "The query ran longer than 5000 ms and was cancelled; narrow it (a where on an indexed column, a smaller limit).",
+              locations: [{ line: 1, column: 3 }],
+              path: ["poolDays"],
+            },
+          ],
+        },
+      });
+      expect(await waiting()).toEqual([]);
+    } finally {
+      await locker.query("rollback").catch(() => {});
+      await locker.end();
+    }
+  }, 60_000);
 });
 
 describe("analysts' endpoints on PGlite", () => {

@@ -1299,7 +1299,11 @@ export async function sendFuzzRequest(
   const res = await fetch(`${baseUrl}${request.target}`, {
     method: request.method,
     headers,
-    body: request.body,
+    // A copy backed by a plain ArrayBuffer, the only kind fetch's body types accept.
+    body:
+      typeof request.body === "string"
+        ? request.body
+        : request.body && new Uint8Array(request.body),
     signal: AbortSignal.timeout(timeoutMs),
   });
   return {

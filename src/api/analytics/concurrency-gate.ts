@@ -1,8 +1,8 @@
 /**
- * How many analysts' requests run at once. GraphQL runs its queries on Ponder's read-only pool,
- * the pool `/v1` and the routing snapshot read through: without a cap a handful of slow GraphQL
- * queries hold every connection of it, and the service stops answering routes until they end.
- * A request that finds every slot taken is refused at once (503) rather than queued, so a burst
+ * How many analysts' requests run at once. On Postgres GraphQL has a pool of its own, and a
+ * request beyond its size would only wait for a connection; on PGlite every query runs on the
+ * service's own thread, so many slow GraphQL queries at once would starve `/v1` and the
+ * indexer. A request that finds every slot taken is refused at once (503) rather than queued, so a burst
  * never builds a backlog the pool would then work through.
  */
 import type { MiddlewareHandler } from "hono";

@@ -4,6 +4,7 @@
  */
 import type pg from "pg";
 import type { Config } from "../../../config.js";
+import { type AnalystGraphql, createPostgresGraphql, pgliteGraphql } from "./graphql.js";
 import {
   createPgliteSqlExecutor,
   createPostgresSqlExecutor,
@@ -37,15 +38,41 @@ export const SQL_OFF_ON_PGLITE =
 export const SQL_OFF =
   "SQL over HTTP is off on this service (ANALYTICS_SQL=off); GraphQL is served at /graphql.";
 
-/** The executor for the running Ponder process, as `settings` (ANALYTICS_*) ask. */
-export function analystSqlSetup(settings: Config["analytics"]): AnalystSqlSetup {
+/** The parts of the running Ponder process the analysts' endpoints connect through. */
+function ponderParts() {
   const ponder = globalThis as PonderGlobals;
   const databaseConfig = ponder.PONDER_PRE_BUILD?.databaseConfig;
   const schema = ponder.PONDER_NAMESPACE_BUILD?.schema;
   const driver = ponder.PONDER_DATABASE?.driver;
   if (!databaseConfig || !schema || !driver) {
-    throw new Error("SQL over HTTP needs the database of a running Ponder process");
+    throw new Error("The analysts' endpoints need the database of a running Ponder process");
   }
+  return { databaseConfig, schema, driver };
+}
+
+/**
+ * GraphQL for the running Ponder process: on Postgres through a pool of its own with the
+ * analysts' statement timeout; on PGlite, Ponder's own middleware.
+ */
+export async function analystGraphql(
+  settings: Config["analytics"],
+  tables: Record<string, unknown>,
+): Promise<AnalystGraphql> {
+  const { databaseConfig, schema } = ponderParts();
+  if (!("poolConfig" in databaseConfig)) return pgliteGraphql(tables);
+  const { max: _ponderMax, ...connection } = databaseConfig.poolConfig;
+  return await createPostgresGraphql({
+    schema: tables,
+    connection,
+    databaseSchema: schema,
+    poolSize: settings.poolSize,
+    statementTimeoutMs: settings.statementTimeoutMs,
+  });
+}
+
+/** The executor for the running Ponder process, as `settings` (ANALYTICS_*) ask. */
+export function analystSqlSetup(settings: Config["analytics"]): AnalystSqlSetup {
+  const { databaseConfig, schema, driver } = ponderParts();
   const channel = `${schema}_live_query`;
   const limits = { statementTimeoutMs: settings.statementTimeoutMs, maxRows: settings.maxRows };
 

@@ -51,7 +51,7 @@ const QUERY_CANCELED = "57014";
 const CLIENT_SQLSTATE = /^(22|25|0A|42|2B|21|54)/;
 
 /** `name` quoted as a Postgres identifier. */
-const identifier = (name: string) => `"${name.replaceAll('"', '""')}"`;
+export const identifier = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 /**
  * Timestamps, dates and intervals stay the text Postgres sends (as Ponder's own drizzle session

@@ -94,7 +94,7 @@ describeEndpoint({
     ),
     413: errorResponse("The request body is larger than ANALYTICS_MAX_BODY_BYTES."),
     503: errorResponse(
-      "ANALYTICS_POOL_SIZE GraphQL requests are running already (they share the read-only pool with `/v1`); retry shortly.",
+      "ANALYTICS_POOL_SIZE GraphQL requests are running already (on Postgres, as many as its own connections); retry shortly.",
       {
         "Retry-After": {
           description: "Seconds to wait before retrying.",
