@@ -15,8 +15,51 @@ const ENGINE_PACKAGES = ["(^|/)node_modules/viem/", "(^|/)node_modules/zod/"];
 /** The contracts' ABIs and bytecode: generated data, importable from anywhere. */
 const ABIS = "^abis/";
 
-/** The pool shapes (types only) that the pool math takes as arguments. */
-const ROUTING_TYPES = "^engine/routing/types\\.ts$";
+/**
+ * The engine's layers, bottom to top (docs/architecture.md): `core/` (vocabulary) and `math/`
+ * (Solidity ports); `routing/` and `program/` side by side; `route/`; `bundle/`; the protocol
+ * folders; and `engine/index.ts`, the composition root and the one door into the engine. Each
+ * layer reaches, through any chain of imports, type-only ones included, only those below it.
+ */
+const LAYERS_ABOVE = {
+  core: "^engine/(math|routing|program|route|bundle|protocols)/|^engine/index\\.ts$",
+  math: "^engine/(routing|program|route|bundle|protocols)/|^engine/index\\.ts$",
+  routing: "^engine/(program|route|bundle|protocols)/|^engine/index\\.ts$",
+  program: "^engine/(routing|route|bundle|protocols)/|^engine/index\\.ts$",
+  route: "^engine/(bundle|protocols)/|^engine/index\\.ts$",
+  bundle: "^engine/protocols/|^engine/index\\.ts$",
+};
+
+/** What each layer is, for its rule's comment. */
+const LAYER_ROLES = {
+  core: "the vocabulary every layer speaks",
+  math: "Solidity ports, over the vocabulary only",
+  routing: "graph, search and prices: pools and quotes, no programs",
+  program: "command-VM programs: no route search",
+  route: "a quote becomes a program and SPEC steps",
+  bundle: "bundles of actions, over routes",
+};
+
+/** One rule per layer: it reaches no layer above it, through any chain of imports. */
+function layerRules() {
+  return Object.entries(LAYER_ROLES).map(([layer, role]) => ({
+    name: `layer-${layer}`,
+    severity: "error",
+    comment:
+      `engine/${layer}/ (${role}) reaches no layer above it, through any chain of imports, ` +
+      "type-only ones included.",
+    from: { path: `^engine/${layer}/` },
+    to: { path: LAYERS_ABOVE[layer], reachable: true },
+  }));
+}
+
+/** Code outside engine/ that runs in the service or its tools: it enters only by the door. */
+const ENGINE_CLIENTS = [
+  "^src/",
+  "^devnet/",
+  "^scripts/",
+  "^(chains|config|deployment-file|ponder\\.config|ponder\\.schema)\\.ts$",
+];
 
 /**
  * Files in engine/protocols/ that are not a protocol: the registry, the shared types, the
@@ -28,9 +71,6 @@ const ROUTING_TYPES = "^engine/routing/types\\.ts$";
 const PROTOCOLS_SHARED = [
   "^engine/protocols/registry\\.ts$",
   "^engine/protocols/types\\.ts$",
-  "^engine/protocols/native\\.ts$",
-  "^engine/protocols/execution-addresses\\.ts$",
-  "^engine/protocols/token-metadata\\.ts$",
   "^engine/protocols/pool-kind\\.ts$",
   "^engine/protocols/erc4626(\\.ts$|/)",
   "^engine/protocols/concentrated-liquidity/",
@@ -50,6 +90,8 @@ const SERVICE_PROTOCOLS_SHARED = [
   "^src/protocols/factory-children\\.ts$",
   "^src/api/protocols/registry\\.ts$",
   "^src/api/protocols/types\\.ts$",
+  // The tick loader the V3 and V4 readers share (registers no source itself).
+  "^src/api/protocols/concentrated-liquidity\\.ts$",
 ];
 
 /** Ponder's virtual modules: provided by Ponder's bundler at run time, not files on disk. */
@@ -98,53 +140,43 @@ module.exports = {
       },
     },
     {
-      name: "routing-below-programs",
+      name: "service-not-to-devnet",
       severity: "error",
       comment:
-        "The route search (engine/routing/) knows pools and quotes, not programs: it imports " +
-        "neither the program planner (engine/program/) nor the bundle compiler (engine/bundle/).",
-      from: { path: "^engine/routing/" },
-      to: { path: "^engine/(program|bundle)/" },
+        "The service (src/, and what it loads at the root: the chain list, the configuration, " +
+        "the deployment file's reader, Ponder's config and schema) runs in production, where " +
+        "there is no devnet: it imports no devnet/ code. What it reads of the devnet's " +
+        "deployment file is in deployment-file.ts.",
+      from: {
+        path: [
+          "^src/",
+          "^chains\\.ts$",
+          "^config\\.ts$",
+          "^deployment-file\\.ts$",
+          "^ponder\\.(config|schema)\\.ts$",
+        ],
+      },
+      to: { path: "^devnet/" },
     },
+    ...layerRules(),
     {
-      name: "programs-below-bundles",
+      name: "engine-by-its-door",
       severity: "error",
       comment:
-        "The program planner (engine/program/) serves both builders and imports no bundle code.",
-      from: { path: "^engine/program/" },
-      to: { path: "^engine/bundle/" },
-    },
-    {
-      name: "routing-math-self-contained",
-      severity: "error",
-      comment:
-        "The pool math imports nothing but itself, viem and the pool types of " +
-        "engine/routing/types.ts (type-only declarations, no imports of their own).",
-      from: { path: "^engine/routing/math/" },
-      to: { pathNot: ["^engine/routing/math/", ROUTING_TYPES, ENGINE_PACKAGES[0]] },
-    },
-    {
-      name: "routing-types-import-free",
-      severity: "error",
-      comment:
-        "engine/routing/types.ts is the pure vocabulary the pool math reads: it imports nothing " +
-        "but viem, so the math's one way out of its folder stays pure.",
-      from: { path: ROUTING_TYPES },
-      to: { pathNot: ENGINE_PACKAGES[0] },
+        "The service, devnet/, scripts/ and the root configuration import the engine only " +
+        "through engine/index.ts, its composition root (which installs the protocols).",
+      from: { path: ENGINE_CLIENTS },
+      to: { path: "^engine/", pathNot: "^engine/index\\.ts$" },
     },
     {
       name: "no-cycles",
       severity: "error",
       comment:
-        "No module imports itself through others: in a cycle, whichever module loads first sees " +
-        "the others half-initialised (a protocol's actions reach the routing engine through the " +
-        "compile context for this reason, not by import).",
+        "No module imports itself through others, type-only imports included: in a cycle of " +
+        "values whichever module loads first sees the others half-initialised, and a cycle of " +
+        "types ties the layers it crosses into one.",
       from: { path: "^(engine|src)/" },
-      to: {
-        circular: true,
-        dependencyTypesNot: ["type-only"],
-        viaOnly: { dependencyTypesNot: ["type-only"] },
-      },
+      to: { circular: true },
     },
     {
       name: "not-to-unresolvable",

@@ -5,12 +5,9 @@
  */
 import { type Address, getAddress, isAddress } from "viem";
 import { readConfig } from "./config.js";
-import { deploymentPath, readDeployment } from "./devnet/deployment.js";
-import type { ChainSetup, VaultConfig } from "./engine/chain-setup.js";
-import {
-  CANONICAL_UNISWAP_V3_FACTORY,
-  deterministicExecutionAddresses,
-} from "./engine/protocols/execution-addresses.js";
+import { deploymentPath, readDeployment } from "./deployment-file.js";
+import type { ChainSetup, VaultConfig } from "./engine/index.js";
+import { CANONICAL_UNISWAP_V3_FACTORY, deterministicExecutionAddresses } from "./engine/index.js";
 
 /** Canonical deployments on real chains (overridable per chain through the environment). */
 const KNOWN_CHAINS: Record<

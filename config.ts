@@ -181,7 +181,7 @@ const envSchema = z.object({
     .optional(),
 });
 
-/** Defaults of every setting, as README.md lists them. */
+/** Defaults of every setting, as docs/configuration.md lists them. */
 export const DEFAULTS = {
   rateLimitRps: 10,
   rateLimitBurst: 20,

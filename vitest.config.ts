@@ -16,6 +16,7 @@ export default defineConfig({
     pool: "forks",
     maxWorkers: 2,
     globalSetup: ["test/harness/global-setup.ts"],
+    setupFiles: ["test/harness/engine-setup.ts"],
     projects: [
       {
         extends: true,

@@ -24,23 +24,21 @@ import { DevVaultAbi } from "../abis/generated/DevVault.js";
 import { SwapRouterAbi } from "../abis/SwapRouter.js";
 import { UniswapV2Router02Abi } from "../abis/UniswapV2Router02.js";
 import { buildContracts } from "../contracts/build.js";
-import { predictCoreWalletAddress } from "../engine/program/core-wallet-address.js";
+import type { Pool } from "../engine/index.js";
 import {
+  DEFAULT_DEADLINE_SECONDS,
+  type ExecutionContracts,
   encodeCoreWalletTx,
   encodeDelegateTx,
   encodeRouterSwapTx,
-} from "../engine/program/encode.js";
-import { executingAccount } from "../engine/program/executing-account.js";
-import {
-  type ExecutionContracts,
+  executingAccount,
+  findRoute,
   minimumOf,
+  planRouteProgram,
+  predictCoreWalletAddress,
+  RoutingGraph,
   type RoutingStrategy,
-} from "../engine/program/hop-context.js";
-import { planRouteProgram } from "../engine/program/route-program.js";
-import { DEFAULT_DEADLINE_SECONDS } from "../engine/program/sending.js";
-import { RoutingGraph } from "../engine/routing/graph.js";
-import { findRoute } from "../engine/routing/search.js";
-import type { Pool } from "../engine/routing/types.js";
+} from "../engine/index.js";
 import { quoteV2, quoteV3 } from "../test/execution/quotes.js";
 import { deployExecutionWorld, type ExecutionWorld, type Wallet } from "../test/execution/world.js";
 import { startTestAnvil } from "../test/harness/anvil.js";

@@ -14,7 +14,7 @@ import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import { parseEther } from "viem";
-import { NATIVE_TOKEN_ADDRESS } from "../engine/protocols/native.js";
+import { NATIVE_TOKEN_ADDRESS } from "../engine/index.js";
 import { startService } from "../test/harness/service.js";
 
 const { values } = parseArgs({

@@ -9,7 +9,7 @@ import { type Address, createPublicClient, http, parseEther, parseUnits } from "
 import { UniswapV2PairAbi } from "../abis/UniswapV2Pair.js";
 import { runActivity } from "../devnet/activity.js";
 import type { Deployment } from "../devnet/deployment.js";
-import { NATIVE_TOKEN_ADDRESS } from "../engine/protocols/native.js";
+import { NATIVE_TOKEN_ADDRESS } from "../engine/index.js";
 import { type LoadReport, type LoadRequest, runLoad } from "./load-runner.js";
 
 export type Endpoint = "tokens" | "route" | "bundle";

@@ -21,13 +21,16 @@ import { fileURLToPath } from "node:url";
 import { buildContracts } from "../contracts/build.js";
 import { mulberry32 } from "../devnet/random.js";
 import { amountForUsd } from "../devnet/world.js";
-import { NATIVE_TOKEN_ADDRESS } from "../engine/protocols/native.js";
-import { routeGas } from "../engine/routing/gas.js";
-import type { RoutingGraph } from "../engine/routing/graph.js";
-import { quotePath, quotePathOut } from "../engine/routing/quote-path.js";
-import { findRoute } from "../engine/routing/search.js";
-import { PRICE_SCALE, spotPrices } from "../engine/routing/spot-prices.js";
-import type { Address, Edge, RouteQuote } from "../engine/routing/types.js";
+import type { Address, Edge, RouteQuote, RoutingGraph } from "../engine/index.js";
+import {
+  findRoute,
+  NATIVE_TOKEN_ADDRESS,
+  PRICE_SCALE,
+  quotePath,
+  quotePathOut,
+  routeGas,
+  spotPrices,
+} from "../engine/index.js";
 import { readDevnetGraph } from "../test/routing/chain-graph.js";
 import { startRoutingDevnet } from "../test/routing/devnet.js";
 import { chainHopOut, quoterV2Path, router02AmountOut } from "../test/routing/onchain.js";

@@ -19,9 +19,7 @@ import { AaveV3PoolAbi } from "../abis/AaveV3Pool.js";
 import { DevTokenAbi } from "../abis/generated/DevToken.js";
 import { buildContracts } from "../contracts/build.js";
 import { amountForUsd } from "../devnet/world.js";
-import { encodeRouterSwapTx } from "../engine/program/encode.js";
-import { addSweep } from "../engine/program/execution-steps.js";
-import { ProgramPlanner, type ProgramValue } from "../engine/program/planner.js";
+import type { Edge, Address as EngineAddress, QuotedLeg, RoutingGraph } from "../engine/index.js";
 import {
   addAaveSupply,
   addAaveWithdraw,
@@ -29,21 +27,40 @@ import {
   addErc4626Redeem,
   addExecutorUniswapV2Swap,
   addExecutorUniswapV4Swap,
+  addSweep,
   addUniswapV2ZapIn,
   addUniswapV2ZapOut,
   addUniswapV3PoolSwap,
   addUnwrapNative,
   addWrapNative,
-} from "../engine/program/protocol-steps.js";
-import { uniswapV4PoolKey } from "../engine/protocols/uniswap-v4/pool.js";
-import * as gas from "../engine/routing/gas.js";
-import type { RoutingGraph } from "../engine/routing/graph.js";
-import { uniswapV3ExactIn } from "../engine/routing/math/uniswap-v3.js";
-import { uniswapV4ExactIn } from "../engine/routing/math/uniswap-v4.js";
-import { quotePath } from "../engine/routing/quote-path.js";
-import type { Edge, Address as EngineAddress, QuotedLeg } from "../engine/routing/types.js";
+  encodeRouterSwapTx,
+  ProgramPlanner,
+  type ProgramValue,
+  quotePath,
+  uniswapV3ExactIn,
+  uniswapV4ExactIn,
+  uniswapV4PoolKey,
+} from "../engine/index.js";
+import * as aaveV3Gas from "../engine/protocols/aave-v3/gas.js";
+import * as erc4626Gas from "../engine/protocols/erc4626/gas.js";
+import * as uniswapV2Gas from "../engine/protocols/uniswap-v2/gas.js";
+import * as uniswapV3Gas from "../engine/protocols/uniswap-v3/gas.js";
+import * as uniswapV4Gas from "../engine/protocols/uniswap-v4/gas.js";
+import * as wrappedNativeGas from "../engine/protocols/wrapped-native/gas.js";
+import * as routeGasModel from "../engine/routing/gas.js";
 import { readDevnetGraph } from "../test/routing/chain-graph.js";
 import { type RoutingDevnet, startRoutingDevnet } from "../test/routing/devnet.js";
+
+/** The gas model: the route's own constants and each protocol's, as the engine prices hops. */
+const gas = {
+  ...routeGasModel,
+  ...uniswapV2Gas,
+  ...uniswapV3Gas,
+  ...uniswapV4Gas,
+  ...erc4626Gas,
+  ...aaveV3Gas,
+  ...wrappedNativeGas,
+};
 
 const NATIVE = "0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee" as const;
 

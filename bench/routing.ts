@@ -16,9 +16,8 @@ import { cpus, loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { mulberry32 } from "../devnet/random.js";
-import { findRoute } from "../engine/routing/search.js";
-import { PRICE_SCALE, spotPrices } from "../engine/routing/spot-prices.js";
-import type { Pool } from "../engine/routing/types.js";
+import type { Pool } from "../engine/index.js";
+import { findRoute, PRICE_SCALE, spotPrices } from "../engine/index.js";
 import { rawAmount, type SyntheticToken, syntheticGraph } from "./synthetic-graph.js";
 
 const P50_BAR_MS = 2;

@@ -21,10 +21,13 @@ import pg from "pg";
 import { startAnvil } from "../devnet/anvil.js";
 import { mulberry32 } from "../devnet/random.js";
 import { purgeSyncCache } from "../devnet/sync-cache.js";
-import { EXECUTION_ADDRESS_NAMES } from "../engine/protocols/execution-addresses.js";
-import { RoutingGraph } from "../engine/routing/graph.js";
-import { findRoute, prepareRouteSearch } from "../engine/routing/search.js";
-import type { Address } from "../engine/routing/types.js";
+import type { Address } from "../engine/index.js";
+import {
+  EXECUTION_ADDRESS_NAMES,
+  findRoute,
+  prepareRouteSearch,
+  RoutingGraph,
+} from "../engine/index.js";
 import packageJson from "../package.json" with { type: "json" };
 import { vaultPoolOf } from "../src/api/protocols/erc4626.js";
 import { v2PoolOf } from "../src/api/protocols/uniswap-v2.js";

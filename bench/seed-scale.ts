@@ -25,7 +25,7 @@ import pg from "pg";
 import { startAnvil } from "../devnet/anvil.js";
 import { mulberry32 } from "../devnet/random.js";
 import { purgeSyncCache } from "../devnet/sync-cache.js";
-import { getSqrtRatioAtTick, MAX_TICK, MIN_TICK } from "../engine/routing/math/tick-math.js";
+import { getSqrtRatioAtTick, MAX_TICK, MIN_TICK } from "../engine/index.js";
 
 const root = resolve(import.meta.dirname, "..");
 

@@ -9,17 +9,17 @@
  * pool too.
  */
 import { mulberry32 } from "../devnet/random.js";
-import { RoutingGraph } from "../engine/routing/graph.js";
+import type { Address, Pool, V3Pool, V3Tick } from "../engine/index.js";
 import {
+  floorSqrt,
   getSqrtRatioAtTick,
   getTickAtSqrtRatio,
   MAX_SQRT_RATIO,
   MAX_TICK,
   MIN_SQRT_RATIO,
   MIN_TICK,
-} from "../engine/routing/math/tick-math.js";
-import { floorSqrt } from "../engine/routing/math/uniswap-v2.js";
-import type { Address, Pool, V3Pool, V3Tick } from "../engine/routing/types.js";
+  RoutingGraph,
+} from "../engine/index.js";
 
 export type SyntheticToken = {
   address: Address;

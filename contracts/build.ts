@@ -6,7 +6,7 @@
  *   TypeScript side type-checks against the contracts it calls;
  * - `abis/generated/ExecutionInitCode.ts`: the creation bytecode of the execution layer's
  *   top-level contracts, committed so that their deterministic (CREATE2) addresses can be
- *   computed without a build (`engine/protocols/execution-addresses.ts`).
+ *   computed without a build (`engine/core/execution-addresses.ts`).
  *
  * Compilation is cached on a hash of the sources and the compiler settings, so `npm start`
  * and the tests pay for it once. `--check` fails when the committed ABIs are stale.

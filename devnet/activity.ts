@@ -39,7 +39,7 @@ import { UniswapV2PairAbi } from "../abis/UniswapV2Pair.js";
 import { UniswapV2Router02Abi } from "../abis/UniswapV2Router02.js";
 import { UniswapV3PoolAbi } from "../abis/UniswapV3Pool.js";
 import { readConfig } from "../config.js";
-import { getSqrtRatioAtTick } from "../engine/routing/math/tick-math.js";
+import { getSqrtRatioAtTick } from "../engine/index.js";
 import { AAVE_VARIABLE_RATE_MODE } from "./aave-v3.js";
 import { DEVNET_DEPLOYER_KEY } from "./anvil.js";
 import { type Deployment, readDeployment } from "./deployment.js";

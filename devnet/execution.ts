@@ -16,7 +16,7 @@ import {
 import { CoreWalletFactoryAbi } from "../abis/generated/CoreWalletFactory.js";
 import { ShortcutRouterAbi } from "../abis/generated/ShortcutRouter.js";
 import { loadArtifact } from "../contracts/build.js";
-import type { ExecutionAddresses } from "../engine/protocols/execution-addresses.js";
+import type { ExecutionAddresses } from "../engine/index.js";
 import { devnetReceipt } from "./receipts.js";
 
 /** Addresses of the execution layer, by name. */

@@ -25,9 +25,11 @@ import { DevTokenAbi } from "../abis/generated/DevToken.js";
 import { V4LiquidityHelperAbi } from "../abis/generated/V4LiquidityHelper.js";
 import { PoolManagerAbi } from "../abis/PoolManager.js";
 import { loadArtifact } from "../contracts/build.js";
-import { DETERMINISTIC_DEPLOYMENT_PROXY } from "../engine/protocols/execution-addresses.js";
-import { getAmount0Delta } from "../engine/routing/math/sqrt-price-math.js";
-import { getSqrtRatioAtTick } from "../engine/routing/math/tick-math.js";
+import {
+  DETERMINISTIC_DEPLOYMENT_PROXY,
+  getAmount0Delta,
+  getSqrtRatioAtTick,
+} from "../engine/index.js";
 import { readNpmArtifact } from "./artifacts.js";
 import type { UniswapV4Deployment, UniswapV4PoolKey } from "./deployment.js";
 import { amountForUsd, sqrtPriceX96FromPrice, tickFromSqrtPriceX96 } from "./price.js";

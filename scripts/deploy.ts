@@ -3,7 +3,7 @@
  *  [--v4-pool-manager 0x…]`
  *
  * Deploys the execution layer to any chain at deterministic addresses
- * (`engine/protocols/execution-addresses.ts`): each top-level contract through the
+ * (`engine/core/execution-addresses.ts`): each top-level contract through the
  * deterministic-deployment proxy (CREATE2, one fixed salt), the proxy itself first from its
  * public pre-signed transaction where the chain lacks it. Idempotent: a contract already at its
  * address is skipped. Prints the `EXECUTION_<chainId>=…` line naming the addresses.
@@ -55,7 +55,7 @@ import {
   type ExecutionCreationCode,
   executionInitCodes,
   executionVariable,
-} from "../engine/protocols/execution-addresses.js";
+} from "../engine/index.js";
 
 /**
  * The proxy's deployment: a pre-EIP-155 transaction with a made-up signature (r = s = 0x22…),

@@ -24,8 +24,8 @@ import { AaveV3PoolAbi } from "../abis/AaveV3Pool.js";
 import { CoreWalletFactoryAbi } from "../abis/generated/CoreWalletFactory.js";
 import { DevPriceFeedAbi } from "../abis/generated/DevPriceFeed.js";
 import type { AaveV3Deployment } from "../devnet/deployment.js";
-import { NATIVE_TOKEN_ADDRESS } from "../engine/protocols/native.js";
-import type { RouteStep } from "../engine/route.js";
+import { NATIVE_TOKEN_ADDRESS } from "../engine/core/native.js";
+import type { RouteStep } from "../engine/route/route.js";
 import { devnetActors } from "./harness/actors.js";
 import {
   type ServiceInstance,

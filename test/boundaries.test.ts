@@ -18,34 +18,91 @@ const TREE: Record<string, string> = {
   "abis/Pool.ts": "export const PoolAbi = [] as const;\n",
   "chains.ts": "export const chains = [];\n",
   "src/api/metrics.ts": "export const metrics = 1;\n",
-  "engine/amounts.ts": "export const WAD = 10n ** 18n;\n",
-  "engine/quote.ts": [
+  // The service and the tools enter the engine by its door only.
+  "scripts/tool.ts": [
+    'import { engine } from "../engine/index.js"; // ok: the door',
+    'import { rank } from "../engine/routing/rank.js"; // bad: past the door',
+    "export const tool = [engine, rank];",
+  ].join("\n"),
+  "devnet/world.ts": "export const world = 1;\n",
+  "src/api/devnet-use.ts": [
+    'import { world } from "../../devnet/world.js"; // bad: devnet code in the service',
+    "export const used = world;",
+  ].join("\n"),
+  // core/: the vocabulary, pure.
+  "engine/core/amounts.ts": "export const WAD = 10n ** 18n;\n",
+  "engine/core/quote.ts": [
     'import { Hono } from "hono"; // bad: a framework in the core',
     'import { parseUnits } from "viem"; // ok',
     'import { z } from "zod"; // ok',
-    'import { PoolAbi } from "../abis/Pool.js"; // ok: generated ABIs are data',
-    'import { WAD } from "./amounts.js"; // ok: inside engine/',
+    'import { PoolAbi } from "../../abis/Pool.js"; // ok: generated ABIs are data',
+    'import { WAD } from "./amounts.js"; // ok: its own layer',
     "export const quote = () => [Hono, parseUnits, z, PoolAbi, WAD];",
   ].join("\n"),
-  "engine/store.ts": [
+  "engine/core/store.ts": [
     'import { readFileSync } from "node:fs"; // bad: a builtin (reported as "fs")',
     'import schema from "ponder:schema"; // bad: Ponder, even as a virtual module',
-    'import { chains } from "../chains.js"; // bad: the environment\'s chain list',
-    'import { metrics } from "../src/api/metrics.js"; // bad: the service',
+    'import { chains } from "../../chains.js"; // bad: the environment\'s chain list',
+    'import { metrics } from "../../src/api/metrics.js"; // bad: the service',
     "export const store = [readFileSync, schema, chains, metrics];",
   ].join("\n"),
+  "engine/core/types.ts": [
+    'import type { Context } from "hono"; // bad: even a type-only import',
+    'import type { Hop } from "../program/hop.js"; // bad: a layer above, by a type alone',
+    "export type Pool = { reserve: bigint; context?: Context; hop?: Hop };",
+  ].join("\n"),
+  // math/ over core/ only.
+  "engine/math/swap.ts": [
+    'import { maxUint256 } from "viem"; // ok',
+    'import { WAD } from "../core/amounts.js"; // ok: the vocabulary',
+    'import { rank } from "../routing/rank.js"; // bad: above the math',
+    "export const swap = () => [WAD, maxUint256, rank];",
+  ].join("\n"),
+  // routing/: a search that reaches a protocol through a helper is caught at both.
+  "engine/routing/rank.ts": [
+    'import { WAD } from "../core/amounts.js"; // ok: below it',
+    "export const rank = WAD;",
+  ].join("\n"),
+  "engine/routing/search.ts": [
+    'import { rank } from "./rank.js"; // ok: its own layer',
+    'import { helper } from "./helper.js"; // bad, transitively: helper reaches a protocol',
+    "export const search = [rank, helper];",
+  ].join("\n"),
+  "engine/routing/helper.ts": [
+    'import { gammaGas } from "../protocols/gamma/gas.js"; // bad: a protocol, from routing',
+    "export const helper = gammaGas;",
+  ].join("\n"),
+  // program/ beside routing/, below route/ and bundle/.
+  "engine/program/hop.ts": "export type Hop = { amount: bigint };\n",
+  "engine/program/steps.ts": [
+    'import type { Hop } from "./hop.js"; // ok',
+    'import { plan } from "../bundle/plan.js"; // bad: the programs below the bundles',
+    "export const steps = (hop: Hop) => [hop, plan];",
+  ].join("\n"),
+  "engine/bundle/plan.ts": [
+    'import { WAD } from "../core/amounts.js"; // ok: below it',
+    "export const plan = WAD;",
+  ].join("\n"),
+  // route/: a cycle of type-only imports is a cycle.
+  "engine/route/edges.ts": [
+    'import type { Hop } from "./hops.js"; // bad: a cycle, even of types only',
+    "export type Edge = { next?: Hop };",
+  ].join("\n"),
+  "engine/route/hops.ts": [
+    'import type { Edge } from "./edges.js";',
+    "export type Hop = { edge: Edge };",
+  ].join("\n"),
+  // protocols/<slug>/ on top, each its own.
   "engine/protocols/types.ts": "export type Protocol = { slug: string };\n",
-  "engine/protocols/native.ts": 'export const NATIVE = "0xeeee";\n',
   "engine/protocols/erc4626.ts": [
     'import type { Protocol } from "./types.js";',
     "export const vaults = (slug: string): Protocol => ({ slug });",
   ].join("\n"),
   "engine/protocols/alpha.ts": [
-    'import { beta } from "./beta/index.js"; // bad: another protocol',
-    'import { NATIVE } from "./native.js"; // ok: shared',
     'import type { Protocol } from "./types.js"; // ok: shared',
+    'import { search } from "../routing/search.js"; // ok: the engine below',
     'export const alpha: Protocol = { slug: "alpha" };',
-    "export const both = [beta, NATIVE];",
+    "export const alphaSearch = search;",
   ].join("\n"),
   "engine/protocols/beta/index.ts": [
     'import { betaPools } from "./pools.js"; // ok: its own folder',
@@ -55,56 +112,28 @@ const TREE: Record<string, string> = {
   ].join("\n"),
   "engine/protocols/beta/pools.ts": [
     'import { alpha } from "../alpha.js"; // bad: another protocol',
-    'import { search } from "../../routing/search.js"; // ok: the engine',
-    "export const betaPools = [alpha, search];",
+    "export const betaPools = [alpha];",
   ].join("\n"),
+  "engine/protocols/gamma/gas.ts": "export const gammaGas = 21_000;\n",
   "engine/protocols/registry.ts": [
     'import { alpha } from "./alpha.js"; // ok: the registry lists every protocol',
     'import { beta } from "./beta/index.js";',
     "export const protocols = [alpha, beta];",
   ].join("\n"),
-  "engine/routing/types.ts": [
-    'import type { Context } from "hono"; // bad: even a type-only import',
-    "export type Pool = { reserve: bigint; context?: Context };",
+  "engine/index.ts": [
+    'import { protocols } from "./protocols/registry.js"; // ok: the composition root',
+    "export const engine = protocols;",
   ].join("\n"),
-  "engine/routing/search.ts": [
-    'import { STEP } from "../program/steps.js"; // bad: the search below the programs',
-    "export const search = STEP;",
-  ].join("\n"),
-  "engine/program/steps.ts": [
-    'import { plan } from "../bundle/plan.js"; // bad: the programs below the bundles',
-    "export const STEP = 1;",
-    "export const planned = () => plan;",
-  ].join("\n"),
-  "engine/bundle/plan.ts": [
-    'import { search } from "../routing/search.js"; // ok: bundles route',
-    'import { STEP } from "../program/steps.js"; // ok: bundles are programs',
-    "export const plan = [search, STEP];",
-  ].join("\n"),
-  "engine/routing/edges.ts": [
-    'import type { Hop } from "./hops.js"; // ok: a cycle of types only is erased at run time',
-    "export type Edge = { next?: Hop };",
-  ].join("\n"),
-  "engine/routing/hops.ts": [
-    'import type { Edge } from "./edges.js";',
-    "export type Hop = { edge: Edge };",
-  ].join("\n"),
-  "engine/routing/math/swap.ts": [
-    'import { maxUint256 } from "viem"; // ok',
-    'import type { Pool } from "../types.js"; // ok: the pool shapes',
-    'import { search } from "../search.js"; // bad: outside the math',
-    "export const swap = (p: Pool) => [p, maxUint256, search];",
-  ].join("\n"),
+  // The service's half of a protocol: its own tables and shared code only.
   "src/protocols/per-chain.ts": "export const perChain = () => ({});\n",
   "src/protocols/gamma/tables.ts": [
     'import { perChain } from "../per-chain.js"; // ok: shared',
-    'import { alpha } from "../../../engine/protocols/alpha.js"; // bad: another protocol',
-    "export const gammaTable = [perChain, alpha];",
+    'import { engine } from "../../../engine/index.js"; // ok: the door',
+    "export const gammaTable = [perChain, engine];",
   ].join("\n"),
   "src/protocols/delta/tables.ts": [
-    'import { beta } from "../../../engine/protocols/beta/index.js"; // bad: another protocol',
-    'import { NATIVE } from "../../../engine/protocols/native.js"; // ok: shared',
-    "export const deltaTable = [beta, NATIVE];",
+    'import { perChain } from "../per-chain.js"; // ok: shared',
+    "export const deltaTable = [perChain];",
   ].join("\n"),
   "src/api/protocols/types.ts": "export type Source = { load(): void };\n",
   "src/api/protocols/gamma.ts": [
@@ -132,7 +161,10 @@ beforeAll(async () => {
   // npm imports resolve as in the repository (hono to its real files, not "unresolvable").
   symlinkSync(join(repo, "node_modules"), join(dir, "node_modules"));
   const options = await extractDepcruiseOptions(join(repo, ".dependency-cruiser.cjs"));
-  const output = await cruise(["engine", "src", "chains.ts", "abis"], { ...options, baseDir: dir });
+  const output = await cruise(["engine", "src", "devnet", "scripts", "chains.ts", "abis"], {
+    ...options,
+    baseDir: dir,
+  });
   result = output.output as ICruiseResult;
 });
 
@@ -146,31 +178,31 @@ describe("import boundaries", () => {
       .map((v) => `${v.rule.severity} ${v.rule.name}: ${v.from} -> ${tidy(v.to)}`)
       .sort();
     expect(found).toEqual([
-      "error engine-is-pure: engine/quote.ts -> hono",
-      "error engine-is-pure: engine/routing/types.ts -> hono",
-      "error engine-is-pure: engine/store.ts -> chains.ts",
-      "error engine-is-pure: engine/store.ts -> fs",
-      "error engine-is-pure: engine/store.ts -> ponder:schema",
-      "error engine-is-pure: engine/store.ts -> src/api/metrics.ts",
-      // The planted layer violations close cycles, each reported once where it is entered.
-      "error no-cycles: engine/bundle/plan.ts -> engine/program/steps.ts",
-      "error no-cycles: engine/bundle/plan.ts -> engine/routing/search.ts",
-      "error no-cycles: engine/protocols/alpha.ts -> engine/protocols/beta/index.ts",
-      "error programs-below-bundles: engine/program/steps.ts -> engine/bundle/plan.ts",
-      "error protocol-not-to-other-protocol: engine/protocols/alpha.ts -> engine/protocols/beta/index.ts",
+      "error engine-by-its-door: scripts/tool.ts -> engine/routing/rank.ts",
+      "error engine-is-pure: engine/core/quote.ts -> hono",
+      "error engine-is-pure: engine/core/store.ts -> chains.ts",
+      "error engine-is-pure: engine/core/store.ts -> fs",
+      "error engine-is-pure: engine/core/store.ts -> ponder:schema",
+      "error engine-is-pure: engine/core/store.ts -> src/api/metrics.ts",
+      "error engine-is-pure: engine/core/types.ts -> hono",
+      // A type-only import counts.
+      "error layer-core: engine/core/types.ts -> engine/program/hop.ts",
+      "error layer-math: engine/math/swap.ts -> engine/routing/rank.ts",
+      "error layer-program: engine/program/steps.ts -> engine/bundle/plan.ts",
+      // Reached directly by the helper, and through it by the search.
+      "error layer-routing: engine/routing/helper.ts -> engine/protocols/gamma/gas.ts",
+      "error layer-routing: engine/routing/search.ts -> engine/protocols/gamma/gas.ts",
+      // A cycle of types only.
+      "error no-cycles: engine/route/edges.ts -> engine/route/hops.ts",
       "error protocol-not-to-other-protocol: engine/protocols/beta/pools.ts -> engine/protocols/alpha.ts",
-      "error routing-below-programs: engine/routing/search.ts -> engine/program/steps.ts",
-      "error routing-math-self-contained: engine/routing/math/swap.ts -> engine/routing/search.ts",
-      "error routing-types-import-free: engine/routing/types.ts -> hono",
+      "error service-not-to-devnet: src/api/devnet-use.ts -> devnet/world.ts",
       "error service-protocol-not-to-other-protocol: src/api/protocols/gamma.ts -> src/protocols/delta/tables.ts",
-      "error service-protocol-not-to-other-protocol: src/protocols/delta/tables.ts -> engine/protocols/beta/index.ts",
-      "error service-protocol-not-to-other-protocol: src/protocols/gamma/tables.ts -> engine/protocols/alpha.ts",
     ]);
-    expect(result.summary.error).toBe(18);
+    expect(result.summary.error).toBe(16);
   });
 
   it("takes Ponder's virtual modules as built in, not as unresolvable imports", () => {
-    const store = result.modules.find((m) => m.source === "engine/store.ts");
+    const store = result.modules.find((m) => m.source === "engine/core/store.ts");
     const ponder = store?.dependencies.find((d) => d.module === "ponder:schema");
     expect(ponder).toMatchObject({ coreModule: true, couldNotResolve: false });
   });

@@ -2,8 +2,8 @@ import { EnsoClient } from "@ensofinance/sdk";
 import { type Address, getAddress, type Hex, maxUint256, parseEther, parseEventLogs } from "viem";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { UniswapV2PairAbi } from "../abis/UniswapV2Pair.js";
-import { NATIVE_TOKEN_ADDRESS } from "../engine/protocols/native.js";
-import type { RouteStep } from "../engine/route.js";
+import { NATIVE_TOKEN_ADDRESS } from "../engine/core/native.js";
+import type { RouteStep } from "../engine/route/route.js";
 import { devnetActors } from "./harness/actors.js";
 import {
   type ServiceInstance,

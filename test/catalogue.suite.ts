@@ -26,8 +26,8 @@ import { runActivity } from "../devnet/activity.js";
 import { DEVNET_DEPLOYER_KEY } from "../devnet/anvil.js";
 import { liquidityForAmounts } from "../devnet/uniswap-v4.js";
 import { amountForUsd, chainOf, YIELD_VAULT_SYMBOL } from "../devnet/world.js";
-import { NATIVE_TOKEN_ADDRESS } from "../engine/protocols/native.js";
-import { getSqrtRatioAtTick } from "../engine/routing/math/tick-math.js";
+import { NATIVE_TOKEN_ADDRESS } from "../engine/core/native.js";
+import { getSqrtRatioAtTick } from "../engine/math/tick-math.js";
 import { expectIndexMatchesChain } from "./harness/indexed-state.js";
 import {
   graphqlQuery,

@@ -19,8 +19,8 @@ import { ShortcutRouterAbi } from "../abis/generated/ShortcutRouter.js";
 import { UniswapV4RouterAbi } from "../abis/generated/UniswapV4Router.js";
 import { EXECUTION_LAYER_CONTRACTS, loadArtifact } from "../contracts/build.js";
 import type { AnvilInstance } from "../devnet/anvil.js";
-import type { ChainSetup } from "../engine/chain-setup.js";
-import { ExecutionNotDeployedError } from "../engine/errors.js";
+import type { ChainSetup } from "../engine/core/chain-setup.js";
+import { ExecutionNotDeployedError } from "../engine/core/errors.js";
 import {
   CANONICAL_UNISWAP_V3_FACTORY,
   CANONICAL_UNISWAP_V4_POOL_MANAGER,
@@ -29,7 +29,7 @@ import {
   EXECUTION_ADDRESS_NAMES,
   type ExecutionAddresses,
   executionVariable,
-} from "../engine/protocols/execution-addresses.js";
+} from "../engine/core/execution-addresses.js";
 import {
   deployExecutionLayerDeterministically,
   PROXY_DEPLOYER,

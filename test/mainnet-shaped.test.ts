@@ -2,7 +2,7 @@
  * The service on a chain shaped like Ethereum mainnet (`test/harness/mainnet-world.ts`): chain id
  * 1, WETH9, Uniswap V2 and V3 and the big stablecoins at their canonical addresses from their npm
  * artifacts, the execution layer put there by `npm run deploy`, and the indexer started with
- * `npm run indexer` and only the variables the README's real-chain section names. Its tokens are
+ * `npm run indexer` and only the variables docs/real-chains.md names. Its tokens are
  * the odd ones real chains hold: USDT-style (no return values, no non-zero to non-zero approve),
  * `bytes32` metadata, NUL bytes and invalid UTF-8 in a name, `decimals()` reverting, 0 decimals, a
  * `symbol()` that exhausts any gas, a 1% fee on transfer, and a rebasing balance.
@@ -40,8 +40,8 @@ import {
   CANONICAL_UNISWAP_V3_FACTORY,
   deterministicExecutionAddresses,
   executionVariable,
-} from "../engine/protocols/execution-addresses.js";
-import { getTickAtSqrtRatio } from "../engine/routing/math/tick-math.js";
+} from "../engine/core/execution-addresses.js";
+import { getTickAtSqrtRatio } from "../engine/math/tick-math.js";
 import { type MainnetService, startMainnetService } from "./harness/mainnet-service.js";
 import { bareErc20Abi, fundFromDeployer, MAINNET, MAINNET_POOLS } from "./harness/mainnet-world.js";
 import { waitUntil } from "./harness/ponder-process.js";

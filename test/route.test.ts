@@ -15,8 +15,8 @@ import { CoreWalletFactoryAbi } from "../abis/generated/CoreWalletFactory.js";
 import { QuoterV2Abi } from "../abis/QuoterV2.js";
 import { UniswapV2FactoryAbi } from "../abis/UniswapV2Factory.js";
 import { UniswapV2Router02Abi } from "../abis/UniswapV2Router02.js";
-import { NATIVE_TOKEN_ADDRESS } from "../engine/protocols/native.js";
-import type { RouteStep } from "../engine/route.js";
+import { NATIVE_TOKEN_ADDRESS } from "../engine/core/native.js";
+import type { RouteStep } from "../engine/route/route.js";
 import { devnetActors } from "./harness/actors.js";
 import {
   type ServiceInstance,

@@ -26,7 +26,7 @@ import { UniswapV2PairAbi } from "../abis/UniswapV2Pair.js";
 import { UniswapV3PoolAbi } from "../abis/UniswapV3Pool.js";
 import { loadArtifact } from "../contracts/build.js";
 import { devnetReceipt } from "../devnet/receipts.js";
-import { NATIVE_TOKEN_ADDRESS } from "../engine/protocols/native.js";
+import { NATIVE_TOKEN_ADDRESS } from "../engine/core/native.js";
 import { devnetActors } from "./harness/actors.js";
 import {
   type ServiceInstance,

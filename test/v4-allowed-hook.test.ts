@@ -8,7 +8,7 @@
 import type { Address } from "viem";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { V4QuoterAbi } from "../abis/V4Quoter.js";
-import { uniswapV4ExactIn } from "../engine/routing/math/uniswap-v4.js";
+import { uniswapV4ExactIn } from "../engine/protocols/uniswap-v4/math.js";
 import { devnetActors } from "./harness/actors.js";
 import { type ServiceInstance, startService } from "./harness/service.js";
 import { readV4Pool } from "./routing/chain-graph.js";

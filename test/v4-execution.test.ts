@@ -39,11 +39,12 @@ import { loadArtifact } from "../contracts/build.js";
 import { readNpmArtifact } from "../devnet/artifacts.js";
 import { deployExecutionLayer, type ExecutionLayer } from "../devnet/execution.js";
 import { devnetReceipt } from "../devnet/receipts.js";
+import { NATIVE_TOKEN_ADDRESS } from "../engine/core/native.js";
 import { encodeCoreWalletTx, encodeRouterSwapTx } from "../engine/program/encode.js";
 import { addSweep } from "../engine/program/execution-steps.js";
 import { ProgramPlanner } from "../engine/program/planner.js";
-import { addApprove, addUniswapV3PoolSwap } from "../engine/program/protocol-steps.js";
-import { NATIVE_TOKEN_ADDRESS } from "../engine/protocols/native.js";
+import { addApprove } from "../engine/program/protocol-steps.js";
+import { addUniswapV3PoolSwap } from "../engine/protocols/uniswap-v3/steps.js";
 import {
   allErrorsAbi,
   approve,

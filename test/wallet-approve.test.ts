@@ -10,7 +10,7 @@ import {
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { loadArtifact } from "../contracts/build.js";
 import { devnetReceipt } from "../devnet/receipts.js";
-import { NATIVE_TOKEN_ADDRESS } from "../engine/protocols/native.js";
+import { NATIVE_TOKEN_ADDRESS } from "../engine/core/native.js";
 import { devnetActors } from "./harness/actors.js";
 import { type ServiceInstance, startService, waitForIndexedBlock } from "./harness/service.js";
 

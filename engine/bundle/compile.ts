@@ -16,7 +16,8 @@ import {
   MissingArgumentError,
   UnknownActionError,
   UnsupportedByStrategyError,
-} from "../errors.js";
+} from "../core/errors.js";
+import { displayAddress, isNativeToken } from "../core/native.js";
 import {
   addBalanceGrowth,
   addBalanceSnapshot,
@@ -27,12 +28,10 @@ import {
 import { UnsupportedRouteError } from "../program/hop-context.js";
 import { addApprove, addTransfer } from "../program/protocol-steps.js";
 import { addRouteHop, leftoverTokens } from "../program/route-program.js";
-import { displayAddress, isNativeToken } from "../protocols/native.js";
-import { protocols } from "../protocols/registry.js";
-import { type RouteStep, routeSteps as routeStepsOf } from "../route.js";
+import { type RouteStep, routeSteps as routeStepsOf } from "../route/route.js";
 import { quoteEdge } from "../routing/quote-edge.js";
 import { type FindRouteResult, findRoute } from "../routing/search.js";
-import { protocolActions } from "./actions/registry.js";
+import { bundleProtocols, protocolActions } from "./actions/registry.js";
 import type {
   ActionRouting,
   AmountArg,
@@ -174,7 +173,7 @@ const ACTION_ROUTING: ActionRouting = {
 };
 
 function listing(): string {
-  return protocols
+  return bundleProtocols()
     .map((p) => `${p.slug} (${Object.keys(protocolActions(p)).join(", ")})`)
     .join("; ");
 }
@@ -305,7 +304,7 @@ function compilePass(
       throw new InvalidArgumentError("expected an action name string.", at(".action"));
     }
     const slug = PROTOCOL_ALIASES[action.protocol] ?? action.protocol;
-    const protocol = protocols.find((p) => p.slug === slug);
+    const protocol = bundleProtocols().find((p) => p.slug === slug);
     if (!protocol) {
       throw new UnknownActionError(
         `unknown protocol "${action.protocol}"; known protocols and actions: ${listing()}.`,

@@ -12,7 +12,7 @@ import { CoreWalletAbi } from "../../abis/generated/CoreWallet.js";
 import { CoreWalletFactoryAbi } from "../../abis/generated/CoreWalletFactory.js";
 import { DelegateExecutorAbi } from "../../abis/generated/DelegateExecutor.js";
 import { ShortcutRouterAbi } from "../../abis/generated/ShortcutRouter.js";
-import { isNativeToken } from "../protocols/native.js";
+import { isNativeToken } from "../core/native.js";
 
 /** An unsigned transaction (the API serializes `value` as a decimal string). */
 export type EncodedTx = { to: Address; from: Address; data: Hex; value: bigint };

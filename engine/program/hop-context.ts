@@ -4,7 +4,7 @@
  * program and every pool kind's steps.
  */
 import type { Address } from "viem";
-import type { ExecutionAddresses } from "../protocols/execution-addresses.js";
+import type { ExecutionAddresses } from "../core/execution-addresses.js";
 
 export type RoutingStrategy = "router" | "delegate" | "corewallet";
 

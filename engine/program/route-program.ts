@@ -10,9 +10,7 @@
  *   last hop pays the receiver, and the program checks the receiver's balance growth itself.
  */
 import type { Address } from "viem";
-import type { Leftover } from "../protocols/pool-kind.js";
-import { poolKindOf } from "../protocols/registry.js";
-import type { QuotedHop, RouteQuote } from "../routing/types.js";
+import type { QuotedHop, RouteQuote } from "../core/types.js";
 import {
   addBalanceSnapshot,
   addDeadlineCheck,
@@ -20,6 +18,7 @@ import {
   addSweep,
 } from "./execution-steps.js";
 import type { HopContext, HopOptions } from "./hop-context.js";
+import { hopStepsOf, type Leftover } from "./hop-steps.js";
 import { type PlannedProgram, ProgramPlanner, type ProgramValue } from "./planner.js";
 import { addTransfer } from "./protocol-steps.js";
 
@@ -40,7 +39,7 @@ export type RouteProgramParameters = HopContext & {
 
 /** What `hop` leaves unused with the account that runs it (a single-sided V2 add's dust). */
 export function hopLeftovers(hop: QuotedHop): Leftover[] {
-  return poolKindOf(hop.edge.pool).leftovers?.(hop.edge, hop.amountIn) ?? [];
+  return hopStepsOf(hop.edge.pool).leftovers?.(hop.edge, hop.amountIn) ?? [];
 }
 
 /** The tokens a route's hops may leave unused amounts of, each once. */
@@ -64,7 +63,7 @@ export function addRouteHop(
   recipient: Address,
   options: HopOptions = {},
 ): ProgramValue | bigint {
-  return poolKindOf(hop.edge.pool).addHop(planner, p, hop, amountIn, recipient, options);
+  return hopStepsOf(hop.edge.pool).addHop(planner, p, hop, amountIn, recipient, options);
 }
 
 /**
@@ -105,7 +104,7 @@ export function planRouteProgram(p: RouteProgramParameters): PlannedProgram {
     leg.hops.forEach((hop, i) => {
       const last = i === leg.hops.length - 1;
       // Paying the receiver from the pool saves a transfer (and a storage slot) per leg.
-      const direct = last && (!inRouter || poolKindOf(hop.edge.pool).paysReceiverUnderRouter);
+      const direct = last && (!inRouter || hopStepsOf(hop.edge.pool).paysReceiverUnderRouter);
       if (last && !direct) sweep = true;
       amount = addRouteHop(planner, p, hop, amount, direct ? p.receiver : p.account, {
         outputUnused: inRouter && last && leg.hops.length === 1,

@@ -4,7 +4,7 @@
  * enforces, and a gas limit it succeeds with.
  */
 import { type Address, getAddress } from "viem";
-import { isNativeToken } from "../protocols/native.js";
+import { isNativeToken } from "../core/native.js";
 import { executingAccount } from "./executing-account.js";
 import type { ExecutionContracts, RoutingStrategy } from "./hop-context.js";
 

@@ -1,7 +1,7 @@
 import type { Address, Hex } from "viem";
 import type { ActionSpec } from "../bundle/actions/types.js";
-import type { ChainSetup } from "../chain-setup.js";
-import type { Pool } from "../routing/types.js";
+import type { ChainSetup } from "../core/chain-setup.js";
+import type { Pool } from "../core/types.js";
 import type { PoolKind } from "./pool-kind.js";
 
 /** A bundle method of a protocol, as `/v1/standards` lists it (SPEC 2.3). */

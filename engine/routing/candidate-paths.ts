@@ -19,12 +19,13 @@
  * the limited search finds no path at all, an unlimited one runs, so that "no path" and
  * "cannot fill" are never artefacts of pruning.
  */
-import { poolKindOf } from "../protocols/registry.js";
+
+import type { Address, Edge } from "../core/types.js";
 import { type ApproxQuote, approxEdge } from "./approx-edge.js";
 import { deepestEdgesFrom, deepestEdgesInto } from "./edge-ranking.js";
 import type { RoutingGraph } from "./graph.js";
+import { poolModelOf } from "./pool-model.js";
 import { edgeGas } from "./quote-edge.js";
-import type { Address, Edge } from "./types.js";
 
 /** A path and what the float model says it yields for the whole amount. */
 export type CandidatePath = {
@@ -162,7 +163,7 @@ function search(
 
   const excluded = params.excludePools;
   const usable = (edge: Edge) =>
-    !excluded?.has(edge.pool.address) || poolKindOf(edge.pool).stateless;
+    !excluded?.has(edge.pool.address) || poolModelOf(edge.pool).stateless;
   const extend = (node: Node, edge: Edge, layer: Layer, seen: Set<Address> | undefined) => {
     const token = edge.tokenOut;
     if (token === tokenOut || visits(node, token) || !usable(edge)) return;

@@ -4,16 +4,16 @@
  * own raw units (no price needed: every edge leaving a token is measured in that token).
  */
 
-import { poolKindOf } from "../protocols/registry.js";
+import type { Address, Edge } from "../core/types.js";
 import type { RoutingGraph } from "./graph.js";
-import type { Address, Edge } from "./types.js";
+import { poolModelOf } from "./pool-model.js";
 
 /**
  * How much of `side` the edge's pool holds (virtual in-range reserves for V3), as a float; 0
  * for a V3 pool at its price limit in the edge's direction, which takes nothing that way.
  */
 export function edgeDepth(edge: Edge, side: "in" | "out"): number {
-  return poolKindOf(edge.pool).depth(edge, side);
+  return poolModelOf(edge.pool).depth(edge, side);
 }
 
 type Ranking = {

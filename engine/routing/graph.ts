@@ -6,29 +6,24 @@
  * indexed: they are added to that token's own lookups only, so they begin or end a route and a
  * search never passes through them.
  */
-import { poolKindOf, protocols } from "../protocols/registry.js";
-import type { Address, Edge, Pool } from "./types.js";
+import type { Address, Edge, Pool } from "../core/types.js";
+import { poolModelOf, routedKindOf } from "./pool-model.js";
 
 /** How a pool's edges are derived. */
 export type EdgesOf = (pool: Pool) => Edge[];
-
-/** Each routed protocol's pool kind. */
-const routedProtocols = new Map<string, Pool["kind"]>(
-  protocols.flatMap((p) => (p.poolKind ? [[p.slug, p.poolKind.kind] as const] : [])),
-);
 
 /**
  * A pool's edges as its protocol's pool kind defines them (none for an unknown protocol, or a
  * pool of a kind its protocol does not route through).
  */
 export function protocolEdges(pool: Pool): Edge[] {
-  return routedProtocols.get(pool.protocol) === pool.kind ? poolKindOf(pool).edges(pool) : [];
+  return routedKindOf(pool.protocol) === pool.kind ? poolModelOf(pool).edges(pool) : [];
 }
 
 /** A pool's terminal edges as its protocol's pool kind defines them (none for most kinds). */
 export function protocolTerminalEdges(pool: Pool): Edge[] {
-  return routedProtocols.get(pool.protocol) === pool.kind
-    ? (poolKindOf(pool).terminalEdges?.(pool) ?? [])
+  return routedKindOf(pool.protocol) === pool.kind
+    ? (poolModelOf(pool).terminalEdges?.(pool) ?? [])
     : [];
 }
 

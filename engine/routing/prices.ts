@@ -3,6 +3,8 @@
  * price through the deepest connection to one of the configured USD stablecoins, each taken
  * at exactly one dollar (spot-prices.ts).
  */
+
+import type { Address } from "../core/types.js";
 import type { RoutingGraph } from "./graph.js";
 import {
   PRICE_SCALE,
@@ -11,7 +13,6 @@ import {
   spotPrices,
   type TokenPrices,
 } from "./spot-prices.js";
-import type { Address } from "./types.js";
 
 /** A stablecoin taken to be worth one dollar. */
 export type UsdStablecoin = { address: Address; decimals: number };

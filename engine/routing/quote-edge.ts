@@ -2,11 +2,12 @@
  * One edge's exact quote and gas, from its pool kind (`engine/protocols/<slug>/pool.ts`): the pool
  * math of each kind, equal to the chain to the wei.
  */
-import { poolKindOf } from "../protocols/registry.js";
-import { type EdgeQuote, ZERO_OUTPUT } from "./edge-quote.js";
-import type { Edge } from "./types.js";
 
-export type { EdgeQuote, EdgeQuoteFailure } from "./edge-quote.js";
+import { type EdgeQuote, ZERO_OUTPUT } from "../core/quote.js";
+import type { Edge } from "../core/types.js";
+import { poolModelOf } from "./pool-model.js";
+
+export type { EdgeQuote, EdgeQuoteFailure } from "../core/quote.js";
 
 /**
  * Quotes `amountIn` through `edge` and says why it cannot when it cannot: a V3 pool that runs
@@ -15,7 +16,7 @@ export type { EdgeQuote, EdgeQuoteFailure } from "./edge-quote.js";
  */
 export function simulateEdge(edge: Edge, amountIn: bigint): EdgeQuote {
   if (amountIn <= 0n) return ZERO_OUTPUT;
-  return poolKindOf(edge.pool).quote(edge, amountIn);
+  return poolModelOf(edge.pool).quote(edge, amountIn);
 }
 
 /**
@@ -30,5 +31,5 @@ export function quoteEdge(edge: Edge, amountIn: bigint): bigint | undefined {
 
 /** Gas units of the edge's steps, `ticksCrossed` by its quote (bench/results/routing-gas.md). */
 export function edgeGas(edge: Edge, ticksCrossed: number): number {
-  return poolKindOf(edge.pool).gas(edge, ticksCrossed);
+  return poolModelOf(edge.pool).gas(edge, ticksCrossed);
 }

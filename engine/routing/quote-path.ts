@@ -1,6 +1,7 @@
 /** Exact quotes of a whole path, hop by hop. */
+
+import type { Edge, QuotedLeg } from "../core/types.js";
 import { type EdgeQuoteFailure, edgeGas, simulateEdge } from "./quote-edge.js";
-import type { Edge, QuotedLeg } from "./types.js";
 
 export type PathQuote =
   | {

@@ -22,6 +22,8 @@
  * Gas is valued in tokenOut through spot prices from the graph (WETH per tokenOut), with the
  * per-step constants of gas.ts. Every amount in the result is an exact quote.
  */
+
+import type { Address, Edge, QuotedLeg, RouteQuote } from "../core/types.js";
 import { type ApproxQuote, approxEdgeQuoter } from "./approx-edge.js";
 import {
   type CandidatePath,
@@ -33,7 +35,6 @@ import type { RoutingGraph } from "./graph.js";
 import { quotePath, quotePathOut } from "./quote-path.js";
 import { splitApprox, splitExact } from "./split-amounts.js";
 import { PRICE_SCALE, priceStaleness, spotPrices } from "./spot-prices.js";
-import type { Address, Edge, QuotedLeg, RouteQuote } from "./types.js";
 
 export type FindRouteParameters = {
   graph: RoutingGraph;

@@ -8,10 +8,11 @@
  * changes (or after `maxStaleChanges` changes): on the spot, or ahead of time in steps
  * ({@link staleSpotPrices}), which is how a large graph is repriced without holding the thread.
  */
-import { poolKindOf } from "../protocols/registry.js";
+
+import type { Address, Edge } from "../core/types.js";
 import { type ApproxSpot, approxSpot } from "./approx-edge.js";
 import type { RoutingGraph } from "./graph.js";
-import type { Address, Edge } from "./types.js";
+import { poolModelOf } from "./pool-model.js";
 
 /** Prices are fixed-point: the value of one raw unit (wei) of a token × 10^36. */
 export const PRICE_SCALE = 10n ** 36n;
@@ -56,7 +57,7 @@ export type SpotPricesParameters = {
 
 /** The exact price of `edge.tokenOut` given the exact price of `edge.tokenIn`. */
 function priceAcross(edge: Edge, price: bigint): bigint {
-  return poolKindOf(edge.pool).priceAcross(edge, price);
+  return poolModelOf(edge.pool).priceAcross(edge, price);
 }
 
 type HeapItem = { token: Address; width: number };

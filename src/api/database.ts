@@ -3,8 +3,7 @@
  * in the service; any drizzle database over the same tables elsewhere, e.g. a test's).
  */
 import type { db } from "ponder:api";
-import type { ChainSetup } from "../../engine/chain-setup.js";
-import type { RoutingGraph } from "../../engine/routing/graph.js";
+import type { ChainSetup, RoutingGraph } from "../../engine/index.js";
 
 export type ApiDatabase = typeof db;
 

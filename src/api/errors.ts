@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { EngineError, type EngineErrorType } from "../../engine/errors.js";
+import { EngineError, type EngineErrorType } from "../../engine/index.js";
 
 const REASONS: Record<number, string> = {
   400: "Bad Request",
@@ -71,6 +71,10 @@ export const ENGINE_ERROR_STATUS = {
   UnsafePositionError: 422,
   ChainUnavailableError: 503,
   ExecutionNotDeployedError: 503,
+  // The engine's own assembly is wrong: the service's fault, never the client's.
+  UnknownPoolKindError: 500,
+  PoolKindConflictError: 500,
+  DuplicateProtocolError: 500,
 } as const satisfies Record<EngineErrorType["name"], ContentfulStatusCode>;
 
 /** A core failure as the client sees it: its status, its message and its details. */

@@ -26,7 +26,7 @@ import { installGracefulShutdown } from "./ops/shutdown.js";
 import { indexCaughtUp, indexedBlocks, requireIndexReady } from "./readiness.js";
 import { buildSnapshots, connectSnapshots, snapshotSource } from "./snapshot/snapshot.js";
 
-// ── Configuration (README.md lists every variable) ─────────────────────────────────────────
+// ── Configuration (docs/configuration.md lists every variable) ─────────────────────────────
 const config = readSettings();
 const keys = loadKeyRing({
   apiKeys: config.apiKeys,

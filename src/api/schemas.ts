@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { NATIVE_TOKEN_ADDRESS } from "../../engine/protocols/native.js";
+import { NATIVE_TOKEN_ADDRESS } from "../../engine/index.js";
 import { checksumAddress } from "./checksum.js";
 
 /** `0x` and 40 hex digits in any case: what viem's `isAddress(a, { strict: false })` accepts. */

@@ -1,6 +1,6 @@
 import { factory } from "ponder";
 import type { Abi, AbiEvent, Address } from "viem";
-import type { ChainSetup } from "../../engine/chain-setup.js";
+import type { ChainSetup } from "../../engine/index.js";
 import { perChain } from "./per-chain.js";
 
 /** Where a factory is deployed on a chain, and the block its events start at. */

@@ -1,4 +1,4 @@
-import type { ChainSetup } from "../../engine/chain-setup.js";
+import type { ChainSetup } from "../../engine/index.js";
 
 /**
  * A Ponder per-chain setting (`{ [chainName]: value }`) from each chain's own value; chains

@@ -1,12 +1,12 @@
 import type { Context } from "ponder:registry";
 import { token } from "ponder:schema";
 import { type Address, getAddress } from "viem";
-import { NATIVE_TOKEN_ADDRESS } from "../../engine/protocols/native.js";
 import {
   decodeTokenMetadata,
+  NATIVE_TOKEN_ADDRESS,
   type TokenMetadata,
   tokenMetadataCall,
-} from "../../engine/protocols/token-metadata.js";
+} from "../../engine/index.js";
 
 /**
  * Reads a token's name, symbol and decimals in one `eth_call` (immutable facts, cached by

@@ -1,8 +1,8 @@
 /**
- * The GraphQL and SQL-over-HTTP examples of README.md's "History" section, run verbatim against
+ * The GraphQL and SQL-over-HTTP examples of docs/analysts.md's "History" section, run verbatim against
  * an indexer (Postgres mode) on the devnet after swaps in six pools; each answer is compared with
  * the same question answered from the history recomputed from the chain's logs
- * (test/harness/analytics-model.ts). The README's addresses must be the devnet's.
+ * (test/harness/analytics-model.ts). The page's addresses must be the devnet's.
  */
 
 import { readFileSync } from "node:fs";
@@ -33,8 +33,8 @@ import { type ServiceInstance, startService, waitForIndexedBlock } from "../harn
 
 /** The section's code blocks, in order: [language, text]. */
 function readmeExamples(): [string, string][] {
-  const readme = readFileSync(resolve(import.meta.dirname, "../../README.md"), "utf8");
-  const start = readme.indexOf("### History: events, hourly and daily aggregates, USD prices");
+  const readme = readFileSync(resolve(import.meta.dirname, "../../docs/analysts.md"), "utf8");
+  const start = readme.indexOf("## History: events, hourly and daily aggregates, USD prices");
   const section = readme.slice(start, readme.indexOf("\n## ", start));
   return [...section.matchAll(/```(graphql|sql)\n([\s\S]*?)```/g)].map((m) => [
     m[1] as string,
@@ -48,7 +48,7 @@ const str = (rows: Rows) =>
     Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v === null ? null : String(v)])),
   );
 
-describe("README history examples", () => {
+describe("docs/analysts.md history examples", () => {
   let service: ServiceInstance;
   let model: AnalyticsModel;
   let examples: [string, string][];
@@ -138,7 +138,7 @@ describe("README history examples", () => {
     await waitForIndexedBlock(service, head);
     model = await analyticsFromChain(a.client, d, head);
 
-    // The README's addresses are the devnet's.
+    // The page's addresses are the devnet's.
     const pool = await a.client.readContract({
       address: d.uniswapV3.factory,
       abi: UniswapV3FactoryAbi,

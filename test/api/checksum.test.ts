@@ -1,7 +1,7 @@
 import { getAddress, InvalidAddressError } from "viem";
 import { describe, expect, test } from "vitest";
 import { mulberry32 } from "../../devnet/random.js";
-import { NATIVE_TOKEN_ADDRESS } from "../../engine/protocols/native.js";
+import { NATIVE_TOKEN_ADDRESS } from "../../engine/core/native.js";
 import { checksumAddress } from "../../src/api/checksum.js";
 import { formatAddress } from "../../src/api/schemas.js";
 

@@ -1,5 +1,5 @@
 /**
- * The route query's defaults and limits, as README.md states them: `maxHops` 3 (at most 3),
+ * The route query's defaults and limits (docs/routes-and-bundles.md): `maxHops` 3 (at most 3),
  * `slippage` 300 bps, the router strategy, price impact on, and `toEOA` accepted but marked as
  * deprecated.
  */

@@ -14,7 +14,7 @@ import { loadArtifact } from "../../contracts/build.js";
 import type { AnvilInstance } from "../../devnet/anvil.js";
 import type { Deployment } from "../../devnet/deployment.js";
 import { deployWorld, devnetDeployer } from "../../devnet/world.js";
-import type { ChainSetup } from "../../engine/chain-setup.js";
+import type { ChainSetup } from "../../engine/core/chain-setup.js";
 import { RoutingGraph } from "../../engine/routing/graph.js";
 import { createApp } from "../../src/api/app.js";
 import { SimulationUnavailableError } from "../../src/api/chain/simulate.js";

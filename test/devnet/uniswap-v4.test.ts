@@ -45,9 +45,9 @@ import {
   uniswapV4PoolId,
 } from "../../devnet/uniswap-v4.js";
 import { chainOf, deployWorld, WETH_USD_PRICE } from "../../devnet/world.js";
-import { DETERMINISTIC_DEPLOYMENT_PROXY } from "../../engine/protocols/execution-addresses.js";
-import { getAmount0Delta, getAmount1Delta } from "../../engine/routing/math/sqrt-price-math.js";
-import { getSqrtRatioAtTick } from "../../engine/routing/math/tick-math.js";
+import { DETERMINISTIC_DEPLOYMENT_PROXY } from "../../engine/core/execution-addresses.js";
+import { getAmount0Delta, getAmount1Delta } from "../../engine/math/sqrt-price-math.js";
+import { getSqrtRatioAtTick } from "../../engine/math/tick-math.js";
 import { startTestAnvil } from "../harness/anvil.js";
 
 type Pool = UniswapV4Deployment["pools"][number];

@@ -8,7 +8,7 @@ import { describe, expect, test } from "vitest";
 import { CoreWalletFactoryAbi } from "../../abis/generated/CoreWalletFactory.js";
 import { DelegateExecutorAbi } from "../../abis/generated/DelegateExecutor.js";
 import { ShortcutRouterAbi } from "../../abis/generated/ShortcutRouter.js";
-import { type BundleRequest, buildBundle } from "../../engine/bundle.js";
+import { type BundleRequest, buildBundle } from "../../engine/bundle/build.js";
 import {
   type EngineError,
   InvalidArgumentError,
@@ -16,11 +16,11 @@ import {
   NoRouteError,
   UnknownTokenError,
   UnsupportedByStrategyError,
-} from "../../engine/errors.js";
+} from "../../engine/core/errors.js";
+import { NATIVE_TOKEN_ADDRESS } from "../../engine/core/native.js";
 import { decodeCommandTarget } from "../../engine/program/command-layout.js";
 import type { PlannedProgram } from "../../engine/program/planner.js";
-import { NATIVE_TOKEN_ADDRESS } from "../../engine/protocols/native.js";
-import { buildRoute, type RouteRequest } from "../../engine/route.js";
+import { buildRoute, type RouteRequest } from "../../engine/route/route.js";
 import { RoutingGraph } from "../../engine/routing/graph.js";
 import { E18, token, v2 } from "../routing/fixtures.js";
 import { chain, contracts } from "./fixtures.js";

@@ -4,6 +4,7 @@ import { describe, expect, test } from "vitest";
 import { compileBundle } from "../../engine/bundle/compile.js";
 import {
   ChainUnavailableError,
+  DuplicateProtocolError,
   EngineError,
   type EngineErrorType,
   ExecutionNotDeployedError,
@@ -12,14 +13,16 @@ import {
   InvalidArgumentError,
   MissingArgumentError,
   NoRouteError,
+  PoolKindConflictError,
   SimulationRevertedError,
   UnknownActionError,
   UnknownPoolError,
+  UnknownPoolKindError,
   UnknownTokenError,
   UnsafePositionError,
   UnsupportedByStrategyError,
   UnsupportedOnChainError,
-} from "../../engine/errors.js";
+} from "../../engine/core/errors.js";
 import { RoutingGraph } from "../../engine/routing/graph.js";
 import {
   ApiError,
@@ -279,6 +282,34 @@ describe("engine errors", () => {
         error: "Service Unavailable",
         message:
           "The execution contracts are not deployed on chain 1 (missing: router); routes cannot be executed there.",
+      },
+    ],
+    // The engine's own assembly gone wrong: the service's fault, answered as one.
+    [
+      new UnknownPoolKindError("curve"),
+      500,
+      {
+        statusCode: 500,
+        error: "Internal Server Error",
+        message: "no protocol implements the pool kind curve",
+      },
+    ],
+    [
+      new PoolKindConflictError("v2", "model"),
+      500,
+      {
+        statusCode: 500,
+        error: "Internal Server Error",
+        message: "two protocols implement the model of pool kind v2 differently",
+      },
+    ],
+    [
+      new DuplicateProtocolError("uniswap-v2"),
+      500,
+      {
+        statusCode: 500,
+        error: "Internal Server Error",
+        message: "a protocol with the slug uniswap-v2 is installed already",
       },
     ],
   ];

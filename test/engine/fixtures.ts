@@ -1,5 +1,5 @@
 /** What the builder tests run against instead of a chain: execution contracts and a chain setup. */
-import type { ChainSetup } from "../../engine/chain-setup.js";
+import type { ChainSetup } from "../../engine/core/chain-setup.js";
 import type { ExecutionContracts } from "../../engine/program/hop-context.js";
 import { token } from "../routing/fixtures.js";
 

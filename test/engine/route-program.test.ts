@@ -5,13 +5,6 @@
  */
 import type { Address, Hex } from "viem";
 import { describe, expect, test } from "vitest";
-import { CALL_TYPE_VALUE_CALL, decodeCommandTarget } from "../../engine/program/command-layout.js";
-import { UnsupportedRouteError } from "../../engine/program/hop-context.js";
-import type { PlannedProgram } from "../../engine/program/planner.js";
-import {
-  planRouteProgram,
-  type RouteProgramParameters,
-} from "../../engine/program/route-program.js";
 import type {
   Edge,
   RouteQuote,
@@ -20,7 +13,14 @@ import type {
   V4Pool,
   VaultPool,
   WrapperPool,
-} from "../../engine/routing/types.js";
+} from "../../engine/core/types.js";
+import { CALL_TYPE_VALUE_CALL, decodeCommandTarget } from "../../engine/program/command-layout.js";
+import { UnsupportedRouteError } from "../../engine/program/hop-context.js";
+import type { PlannedProgram } from "../../engine/program/planner.js";
+import {
+  planRouteProgram,
+  type RouteProgramParameters,
+} from "../../engine/program/route-program.js";
 
 const address = (n: number): Address => `0x${n.toString(16).padStart(40, "0")}`;
 const usdc = address(0x1001);

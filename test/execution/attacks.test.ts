@@ -25,6 +25,7 @@ import { ReentrantTokenAbi } from "../../abis/generated/ReentrantToken.js";
 import { RouterExecutorAbi } from "../../abis/generated/RouterExecutor.js";
 import { ShortcutRouterAbi } from "../../abis/generated/ShortcutRouter.js";
 import { loadArtifact } from "../../contracts/build.js";
+import { NATIVE_TOKEN_ADDRESS } from "../../engine/core/native.js";
 import { encodeCommand } from "../../engine/program/command-layout.js";
 import {
   encodeCoreWalletTx,
@@ -34,13 +35,10 @@ import {
 } from "../../engine/program/encode.js";
 import { addSweep } from "../../engine/program/execution-steps.js";
 import { ProgramPlanner } from "../../engine/program/planner.js";
-import {
-  addExecutorUniswapV2Swap,
-  addTransfer,
-  addWrapNative,
-  uniswapV3CallbackData,
-} from "../../engine/program/protocol-steps.js";
-import { NATIVE_TOKEN_ADDRESS } from "../../engine/protocols/native.js";
+import { addTransfer } from "../../engine/program/protocol-steps.js";
+import { addExecutorUniswapV2Swap } from "../../engine/protocols/uniswap-v2/steps.js";
+import { uniswapV3CallbackData } from "../../engine/protocols/uniswap-v3/steps.js";
+import { addWrapNative } from "../../engine/protocols/wrapped-native/steps.js";
 import {
   allErrorsAbi,
   approve,

@@ -7,7 +7,7 @@
 import { type Address, decodeFunctionData, encodeAbiParameters, getAddress, type Hex } from "viem";
 import { describe, expect, test } from "vitest";
 import { ShortcutRouterAbi } from "../../abis/generated/ShortcutRouter.js";
-import { type BundleRequest, buildBundle } from "../../engine/bundle.js";
+import { type BundleRequest, buildBundle } from "../../engine/bundle/build.js";
 import { decodeCommandTarget } from "../../engine/program/command-layout.js";
 import type { PlannedProgram } from "../../engine/program/planner.js";
 import { RoutingGraph } from "../../engine/routing/graph.js";

@@ -5,6 +5,7 @@ import { CoreWalletAbi } from "../../abis/generated/CoreWallet.js";
 import { CoreWalletFactoryAbi } from "../../abis/generated/CoreWalletFactory.js";
 import { DelegateExecutorAbi } from "../../abis/generated/DelegateExecutor.js";
 import { ShortcutRouterAbi } from "../../abis/generated/ShortcutRouter.js";
+import { NATIVE_TOKEN_ADDRESS } from "../../engine/core/native.js";
 import {
   encodeCoreWalletTx,
   encodeDelegateTx,
@@ -12,7 +13,6 @@ import {
   encodeRouterSwapTx,
   routeFeeAmount,
 } from "../../engine/program/encode.js";
-import { NATIVE_TOKEN_ADDRESS } from "../../engine/protocols/native.js";
 
 const router: Address = "0x1000000000000000000000000000000000000001";
 const user: Address = "0x2000000000000000000000000000000000000002";

@@ -27,7 +27,7 @@ import { RouterExecutorAbi } from "../../abis/generated/RouterExecutor.js";
 import { ShortcutRouterAbi } from "../../abis/generated/ShortcutRouter.js";
 import type { AnvilInstance } from "../../devnet/anvil.js";
 import { devnetReceipt } from "../../devnet/receipts.js";
-import { NATIVE_TOKEN_ADDRESS } from "../../engine/protocols/native.js";
+import { NATIVE_TOKEN_ADDRESS } from "../../engine/core/native.js";
 import { startTestAnvil } from "../harness/anvil.js";
 import { deployExecutionWorld, type ExecutionWorld, type Wallet } from "./world.js";
 

@@ -24,17 +24,14 @@ import {
 import { describe, expect, it } from "vitest";
 import { ArgProbeAbi } from "../../abis/generated/ArgProbe.js";
 import { CommandVMHarnessAbi } from "../../abis/generated/CommandVMHarness.js";
+import { NATIVE_TOKEN_ADDRESS } from "../../engine/core/native.js";
 import { encodeRouterSwapTx, routeFeeAmount } from "../../engine/program/encode.js";
 import { addSweep } from "../../engine/program/execution-steps.js";
 import { ProgramPlanner, type ProgramValue } from "../../engine/program/planner.js";
-import {
-  addErc4626Deposit,
-  addExecutorUniswapV2Swap,
-  addUniswapV3PoolSwap,
-  addUnwrapNative,
-  addWrapNative,
-} from "../../engine/program/protocol-steps.js";
-import { NATIVE_TOKEN_ADDRESS } from "../../engine/protocols/native.js";
+import { addErc4626Deposit } from "../../engine/protocols/erc4626/steps.js";
+import { addExecutorUniswapV2Swap } from "../../engine/protocols/uniswap-v2/steps.js";
+import { addUniswapV3PoolSwap } from "../../engine/protocols/uniswap-v3/steps.js";
+import { addUnwrapNative, addWrapNative } from "../../engine/protocols/wrapped-native/steps.js";
 import { approve, balances, gasCost, sendOk, useExecutionWorld } from "./harness.js";
 import { previewDeposit, quoteV2, quoteV3 } from "./quotes.js";
 import type { ExecutionWorld } from "./world.js";

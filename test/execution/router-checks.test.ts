@@ -9,10 +9,11 @@ import { describe, expect, it } from "vitest";
 import { MinAmountOutCheckAbi } from "../../abis/generated/MinAmountOutCheck.js";
 import { ShortcutRouterAbi } from "../../abis/generated/ShortcutRouter.js";
 import { devnetReceipt } from "../../devnet/receipts.js";
+import { NATIVE_TOKEN_ADDRESS } from "../../engine/core/native.js";
 import { encodeRouterSwapTx, MAX_FEE_BPS } from "../../engine/program/encode.js";
 import { ProgramPlanner } from "../../engine/program/planner.js";
-import { addTransfer, addUnwrapNative } from "../../engine/program/protocol-steps.js";
-import { NATIVE_TOKEN_ADDRESS } from "../../engine/protocols/native.js";
+import { addTransfer } from "../../engine/program/protocol-steps.js";
+import { addUnwrapNative } from "../../engine/protocols/wrapped-native/steps.js";
 import {
   allErrorsAbi,
   approve,

@@ -11,6 +11,7 @@ import { describe, expect, it } from "vitest";
 import { DevVaultAbi } from "../../abis/generated/DevVault.js";
 import { ShortcutRouterAbi } from "../../abis/generated/ShortcutRouter.js";
 import { UniswapV2Router02Abi } from "../../abis/UniswapV2Router02.js";
+import { NATIVE_TOKEN_ADDRESS } from "../../engine/core/native.js";
 import {
   encodeRouterBundleTx,
   encodeRouterSwapTx,
@@ -18,17 +19,12 @@ import {
 } from "../../engine/program/encode.js";
 import { addArrayElement, addSweep } from "../../engine/program/execution-steps.js";
 import { ProgramPlanner } from "../../engine/program/planner.js";
-import {
-  addApprove,
-  addErc4626Deposit,
-  addExecutorUniswapV2Swap,
-  addTransfer,
-  addUniswapV3PoolSwap,
-  addUnwrapNative,
-  addWrapNative,
-} from "../../engine/program/protocol-steps.js";
+import { addApprove, addTransfer } from "../../engine/program/protocol-steps.js";
 import { describeRevert } from "../../engine/program/revert.js";
-import { NATIVE_TOKEN_ADDRESS } from "../../engine/protocols/native.js";
+import { addErc4626Deposit } from "../../engine/protocols/erc4626/steps.js";
+import { addExecutorUniswapV2Swap } from "../../engine/protocols/uniswap-v2/steps.js";
+import { addUniswapV3PoolSwap } from "../../engine/protocols/uniswap-v3/steps.js";
+import { addUnwrapNative, addWrapNative } from "../../engine/protocols/wrapped-native/steps.js";
 import {
   approve,
   balanceOf,

@@ -19,11 +19,11 @@ import { ProgramValuesAbi } from "../../abis/generated/ProgramValues.js";
 import { QuirkyTokenAbi } from "../../abis/generated/QuirkyToken.js";
 import { loadArtifact } from "../../contracts/build.js";
 import { devnetReceipt } from "../../devnet/receipts.js";
+import { NATIVE_TOKEN_ADDRESS } from "../../engine/core/native.js";
 import { encodeRouterSwapTx } from "../../engine/program/encode.js";
 import { addSweep } from "../../engine/program/execution-steps.js";
 import { ProgramPlanner } from "../../engine/program/planner.js";
-import { addExecutorUniswapV2Swap } from "../../engine/program/protocol-steps.js";
-import { NATIVE_TOKEN_ADDRESS } from "../../engine/protocols/native.js";
+import { addExecutorUniswapV2Swap } from "../../engine/protocols/uniswap-v2/steps.js";
 import {
   allErrorsAbi,
   approve,

@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { CoreWalletAbi } from "../../abis/generated/CoreWallet.js";
 import { CoreWalletFactoryAbi } from "../../abis/generated/CoreWalletFactory.js";
 import { TestSmartWalletAbi } from "../../abis/generated/TestSmartWallet.js";
+import { NATIVE_TOKEN_ADDRESS } from "../../engine/core/native.js";
 import { FLAG_EXTENDED_COMMAND } from "../../engine/program/command-layout.js";
 import { predictCoreWalletAddress } from "../../engine/program/core-wallet-address.js";
 import {
@@ -17,13 +18,9 @@ import {
 } from "../../engine/program/encode.js";
 import { addBalanceSnapshot, addMinAmountOutCheck } from "../../engine/program/execution-steps.js";
 import { type PlannedProgram, ProgramPlanner } from "../../engine/program/planner.js";
-import {
-  addUniswapV2Swap,
-  addUniswapV3RouterSwap,
-  addUnwrapNative,
-  addWrapNative,
-} from "../../engine/program/protocol-steps.js";
-import { NATIVE_TOKEN_ADDRESS } from "../../engine/protocols/native.js";
+import { addUniswapV2Swap } from "../../engine/protocols/uniswap-v2/steps.js";
+import { addUniswapV3RouterSwap } from "../../engine/protocols/uniswap-v3/steps.js";
+import { addUnwrapNative, addWrapNative } from "../../engine/protocols/wrapped-native/steps.js";
 import {
   allErrorsAbi,
   approve,

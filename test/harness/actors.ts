@@ -19,7 +19,7 @@ import { UniswapV2Router02Abi } from "../../abis/UniswapV2Router02.js";
 import { DEVNET_ACCOUNT_KEYS, DEVNET_DEPLOYER_KEY } from "../../devnet/anvil.js";
 import { devnetReceipt } from "../../devnet/receipts.js";
 import { amountForUsd, chainOf } from "../../devnet/world.js";
-import { NATIVE_TOKEN_ADDRESS } from "../../engine/protocols/native.js";
+import { NATIVE_TOKEN_ADDRESS } from "../../engine/core/native.js";
 import type { ServiceInstance } from "./service.js";
 
 /** Chain-side helpers for end-to-end suites: accounts, funding, balances, sending. */

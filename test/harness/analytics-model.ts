@@ -1,7 +1,7 @@
 /**
  * The history tables (src/analytics/tables.ts) recomputed from the chain alone: every pool and
  * vault event log from the deployment's start block to a block, replayed in log order by the
- * rules the tables document (README "History for analysts"), written here a second time without
+ * rules the tables document (docs/analysts.md, "History"), written here a second time without
  * the indexer's code. Token decimals and vault assets are read from their contracts. Then every
  * row of every history table is compared with the recomputed one, exactly.
  *
@@ -27,7 +27,7 @@ import { UniswapV2PairAbi } from "../../abis/UniswapV2Pair.js";
 import { UniswapV3FactoryAbi } from "../../abis/UniswapV3Factory.js";
 import { UniswapV3PoolAbi } from "../../abis/UniswapV3Pool.js";
 import type { Deployment } from "../../devnet/deployment.js";
-import { getSqrtRatioAtTick } from "../../engine/routing/math/tick-math.js";
+import { getSqrtRatioAtTick } from "../../engine/math/tick-math.js";
 import type { ServiceInstance } from "./service.js";
 
 const E18 = 10n ** 18n;

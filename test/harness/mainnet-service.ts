@@ -1,7 +1,7 @@
 /**
  * The service on the mainnet-shaped chain, started as an operator starts it on Ethereum: the
  * execution layer put there by `npm run deploy`, then `npm run indexer` with nothing configured
- * but what the README's real-chain section tells an operator to set (`PONDER_RPC_URL_1`,
+ * but what docs/real-chains.md tells an operator to set (`PONDER_RPC_URL_1`,
  * `DATABASE_URL`, `VAULTS_1`, `START_BLOCK_1`). Its database is a Postgres database of its own, so Ponder's
  * RPC cache for chain 1 (kept per database) starts empty and is dropped with it.
  */

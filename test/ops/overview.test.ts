@@ -4,7 +4,7 @@
  * requests, and a chain whose RPC does not answer.
  */
 import { describe, expect, test } from "vitest";
-import type { ChainSetup } from "../../engine/chain-setup.js";
+import type { ChainSetup } from "../../engine/core/chain-setup.js";
 import type { ChainLag } from "../../src/api/ops/metrics.js";
 import { createOverview, type RequestTotals, requestTotals } from "../../src/api/ops/overview.js";
 

@@ -7,7 +7,7 @@ import { type Deployment, writeDeployment } from "../../devnet/deployment.js";
 import {
   CANONICAL_UNISWAP_V3_FACTORY,
   deterministicExecutionAddresses,
-} from "../../engine/protocols/execution-addresses.js";
+} from "../../engine/core/execution-addresses.js";
 
 describe("indexedChains", () => {
   test("a real chain comes from PONDER_RPC_URL_<id> with its canonical Uniswap factories", () => {

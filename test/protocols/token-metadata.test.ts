@@ -10,7 +10,7 @@ import {
   decodeTokenMetadata,
   storableText,
   tokenMetadataCall,
-} from "../../engine/protocols/token-metadata.js";
+} from "../../engine/core/token-metadata.js";
 
 describe("storableText", () => {
   it("drops NUL characters wherever they are and keeps everything else", () => {

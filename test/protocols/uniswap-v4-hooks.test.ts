@@ -4,11 +4,11 @@
  * reader turns a row into a pool (or leaves it out).
  */
 import { describe, expect, test } from "vitest";
+import type { Address } from "../../engine/core/types.js";
 import {
   uniswapV4Admission,
   uniswapV4SwapAltered,
 } from "../../engine/protocols/uniswap-v4/hooks.js";
-import type { Address } from "../../engine/routing/types.js";
 import { type V4PoolRow, v4PoolOf } from "../../src/api/protocols/uniswap-v4.js";
 import { AddressInterner } from "../../src/api/snapshot/address-interner.js";
 

@@ -14,7 +14,7 @@ import { parseEther } from "viem";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { UniswapV2PairAbi } from "../../abis/UniswapV2Pair.js";
 import type { AnvilInstance } from "../../devnet/anvil.js";
-import { NATIVE_TOKEN_ADDRESS } from "../../engine/protocols/native.js";
+import { NATIVE_TOKEN_ADDRESS } from "../../engine/core/native.js";
 import { devnetActors } from "../harness/actors.js";
 import { dumpChainState, killChainNode, restartChainNode } from "../harness/chain-node.js";
 import { type LoadAnswer, startLoad } from "../harness/fault-load.js";

@@ -13,7 +13,7 @@
  */
 import { parseEther } from "viem";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { NATIVE_TOKEN_ADDRESS } from "../../engine/protocols/native.js";
+import { NATIVE_TOKEN_ADDRESS } from "../../engine/core/native.js";
 import { devnetActors } from "../harness/actors.js";
 import { type LoadAnswer, startLoad } from "../harness/fault-load.js";
 import {

@@ -8,7 +8,7 @@
  */
 import fc from "fast-check";
 import type { Deployment } from "../../devnet/deployment.js";
-import { NATIVE_TOKEN_ADDRESS } from "../../engine/protocols/native.js";
+import { NATIVE_TOKEN_ADDRESS } from "../../engine/core/native.js";
 
 /** Every endpoint the service answers (Ponder's own /health, /ready, /status and /metrics aside). */
 export const ENDPOINTS = [
@@ -106,7 +106,7 @@ export const ERROR_REASONS: Record<number, string> = {
   422: "Unprocessable Entity",
 };
 
-/** The bundle body limit (README, OpenAPI 413): larger bodies are refused unread. */
+/** The bundle body limit (docs/routes-and-bundles.md, 413): larger bodies are refused unread. */
 export const BUNDLE_BODY_LIMIT_BYTES = 262_144;
 /** Most actions one bundle may hold. */
 export const BUNDLE_ACTION_LIMIT = 32;

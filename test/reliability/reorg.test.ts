@@ -29,7 +29,7 @@ import { UniswapV3PoolAbi } from "../../abis/UniswapV3Pool.js";
 import { V4QuoterAbi } from "../../abis/V4Quoter.js";
 import { WETH9Abi } from "../../abis/WETH9.js";
 import { WETH_USD_PRICE } from "../../devnet/world.js";
-import { isNativeToken } from "../../engine/protocols/native.js";
+import { isNativeToken } from "../../engine/core/native.js";
 import { devnetActors } from "../harness/actors.js";
 import { expectIndexMatchesChain } from "../harness/indexed-state.js";
 import {

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AaveV3PoolAbi } from "../../abis/AaveV3Pool.js";
 import type { AaveV3Deployment } from "../../devnet/deployment.js";
 import { devnetReceipt } from "../../devnet/receipts.js";
-import { aaveNormalizedIncome, aaveSupplyOut } from "../../engine/routing/math/aave-v3.js";
+import { aaveNormalizedIncome, aaveSupplyOut } from "../../engine/protocols/aave-v3/math.js";
 import { type RoutingDevnet, startRoutingDevnet } from "./devnet.js";
 
 let net: RoutingDevnet;

@@ -13,10 +13,10 @@ import { devnetReceipt } from "../../devnet/receipts.js";
 import {
   EXECUTION_ADDRESS_NAMES,
   type ExecutionAddresses,
-} from "../../engine/protocols/execution-addresses.js";
-import { buildRoute } from "../../engine/route.js";
+} from "../../engine/core/execution-addresses.js";
+import { aaveNormalizedIncome, RAY } from "../../engine/protocols/aave-v3/math.js";
+import { buildRoute } from "../../engine/route/route.js";
 import { RoutingGraph } from "../../engine/routing/graph.js";
-import { aaveNormalizedIncome, RAY } from "../../engine/routing/math/aave-v3.js";
 import { parseRouteQuery } from "../../src/api/v1/route-query.js";
 import { readAaveReserve } from "./chain-graph.js";
 import { type RoutingDevnet, startRoutingDevnet } from "./devnet.js";

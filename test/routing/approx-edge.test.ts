@@ -5,16 +5,16 @@
 import { describe, expect, it } from "vitest";
 import { rawAmount, syntheticGraph } from "../../bench/synthetic-graph.js";
 import { mulberry32 } from "../../devnet/random.js";
+import type { Address, Edge } from "../../engine/core/types.js";
+import { MAX_TICK, MIN_SQRT_RATIO, MIN_TICK } from "../../engine/math/tick-math.js";
+import { uniswapV2ZapIn, uniswapV2ZapOut } from "../../engine/protocols/uniswap-v2/math.js";
 import {
   type ApproxQuote,
   approxEdge,
   approxEdgeQuoter,
   approxSpot,
 } from "../../engine/routing/approx-edge.js";
-import { MAX_TICK, MIN_SQRT_RATIO, MIN_TICK } from "../../engine/routing/math/tick-math.js";
-import { uniswapV2ZapIn, uniswapV2ZapOut } from "../../engine/routing/math/uniswap-v2.js";
 import { simulateEdge } from "../../engine/routing/quote-edge.js";
-import type { Address, Edge } from "../../engine/routing/types.js";
 import { E18, token, v3 } from "./fixtures.js";
 
 /**

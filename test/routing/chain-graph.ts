@@ -13,10 +13,7 @@ import { StateViewAbi } from "../../abis/StateView.js";
 import { UniswapV2PairAbi } from "../../abis/UniswapV2Pair.js";
 import { UniswapV3PoolAbi } from "../../abis/UniswapV3Pool.js";
 import type { Deployment, UniswapV4PoolKey } from "../../devnet/deployment.js";
-import { aaveReserveState } from "../../engine/protocols/aave-v3/reserve-data.js";
-import { NATIVE_TOKEN_ADDRESS } from "../../engine/protocols/native.js";
-import { uniswapV4Admission } from "../../engine/protocols/uniswap-v4/hooks.js";
-import { RoutingGraph } from "../../engine/routing/graph.js";
+import { NATIVE_TOKEN_ADDRESS } from "../../engine/core/native.js";
 import type {
   AaveReservePool,
   V2Pool,
@@ -25,7 +22,10 @@ import type {
   V4Pool,
   VaultPool,
   WrapperPool,
-} from "../../engine/routing/types.js";
+} from "../../engine/core/types.js";
+import { aaveReserveState } from "../../engine/protocols/aave-v3/reserve-data.js";
+import { uniswapV4Admission } from "../../engine/protocols/uniswap-v4/hooks.js";
+import { RoutingGraph } from "../../engine/routing/graph.js";
 import { aaveReservePoolOf } from "../../src/api/protocols/aave-v3.js";
 import { AddressInterner } from "../../src/api/snapshot/address-interner.js";
 

@@ -1,9 +1,9 @@
 /** Edge depths and the deepest-first order the search follows at hub tokens. */
 import { describe, expect, it } from "vitest";
+import type { Edge } from "../../engine/core/types.js";
+import { MAX_TICK, MIN_SQRT_RATIO, MIN_TICK } from "../../engine/math/tick-math.js";
 import { deepestEdgesFrom, edgeDepth } from "../../engine/routing/edge-ranking.js";
 import { RoutingGraph } from "../../engine/routing/graph.js";
-import { MAX_TICK, MIN_SQRT_RATIO, MIN_TICK } from "../../engine/routing/math/tick-math.js";
-import type { Edge } from "../../engine/routing/types.js";
 import { E18, token, v2, v3 } from "./fixtures.js";
 
 describe("edgeDepth", () => {

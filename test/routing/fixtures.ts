@@ -1,6 +1,5 @@
 /** Hand-built pools for the routing unit tests (lowercase addresses, exact state). */
-import { getSqrtRatioAtTick } from "../../engine/routing/math/tick-math.js";
-import { floorSqrt } from "../../engine/routing/math/uniswap-v2.js";
+
 import type {
   Address,
   V2Pool,
@@ -8,7 +7,9 @@ import type {
   V3Tick,
   VaultPool,
   WrapperPool,
-} from "../../engine/routing/types.js";
+} from "../../engine/core/types.js";
+import { getSqrtRatioAtTick } from "../../engine/math/tick-math.js";
+import { floorSqrt } from "../../engine/protocols/uniswap-v2/math.js";
 
 /** A token address from a small number: 0x00…0n. */
 export function token(n: number): Address {

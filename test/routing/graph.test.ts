@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { NATIVE_TOKEN_ADDRESS } from "../../engine/protocols/native.js";
+import { NATIVE_TOKEN_ADDRESS } from "../../engine/core/native.js";
 import { RoutingGraph } from "../../engine/routing/graph.js";
 import { E18, token, v2, vault, wrapper } from "./fixtures.js";
 

@@ -4,13 +4,12 @@
  * onchain.test.ts.
  */
 import { describe, expect, it } from "vitest";
-import { previewDeposit, previewRedeem } from "../../engine/routing/math/erc4626.js";
 import {
   getAmount0Delta,
   getAmount1Delta,
   getNextSqrtPriceFromInput,
-} from "../../engine/routing/math/sqrt-price-math.js";
-import { computeSwapStep } from "../../engine/routing/math/swap-math.js";
+} from "../../engine/math/sqrt-price-math.js";
+import { computeSwapStep } from "../../engine/math/swap-math.js";
 import {
   getSqrtRatioAtTick,
   getTickAtSqrtRatio,
@@ -18,9 +17,10 @@ import {
   MAX_TICK,
   MIN_SQRT_RATIO,
   MIN_TICK,
-} from "../../engine/routing/math/tick-math.js";
-import { uniswapV2AmountOut } from "../../engine/routing/math/uniswap-v2.js";
-import { uniswapV3ExactIn, uniswapV3SwapAllowed } from "../../engine/routing/math/uniswap-v3.js";
+} from "../../engine/math/tick-math.js";
+import { uniswapV3ExactIn, uniswapV3SwapAllowed } from "../../engine/math/uniswap-v3.js";
+import { previewDeposit, previewRedeem } from "../../engine/protocols/erc4626/math.js";
+import { uniswapV2AmountOut } from "../../engine/protocols/uniswap-v2/math.js";
 import { E18, token, v3 } from "./fixtures.js";
 
 /** sqrt(reserve1 / reserve0) × 2^96, floored (Uniswap's `encodePriceSqrt`). */

@@ -22,20 +22,20 @@ import { UniswapV3FactoryAbi } from "../../abis/UniswapV3Factory.js";
 import { UniswapV3PoolAbi } from "../../abis/UniswapV3Pool.js";
 import { runActivity } from "../../devnet/activity.js";
 import { amountForUsd } from "../../devnet/world.js";
-import type { RoutingGraph } from "../../engine/routing/graph.js";
-import { previewDeposit, previewRedeem } from "../../engine/routing/math/erc4626.js";
-import { mulDiv, Q96 } from "../../engine/routing/math/full-math.js";
+import type { Edge, V2Pool, V3Pool, VaultPool } from "../../engine/core/types.js";
+import { mulDiv, Q96 } from "../../engine/math/full-math.js";
 import {
   getSqrtRatioAtTick,
   MAX_SQRT_RATIO,
   MAX_TICK,
   MIN_SQRT_RATIO,
   MIN_TICK,
-} from "../../engine/routing/math/tick-math.js";
-import { uniswapV3ExactIn } from "../../engine/routing/math/uniswap-v3.js";
+} from "../../engine/math/tick-math.js";
+import { uniswapV3ExactIn } from "../../engine/math/uniswap-v3.js";
+import { previewDeposit, previewRedeem } from "../../engine/protocols/erc4626/math.js";
+import type { RoutingGraph } from "../../engine/routing/graph.js";
 import { quoteEdge } from "../../engine/routing/quote-edge.js";
 import { findRoute } from "../../engine/routing/search.js";
-import type { Edge, V2Pool, V3Pool, VaultPool } from "../../engine/routing/types.js";
 import { readDevnetGraph, readV3Pool } from "./chain-graph.js";
 import { type RoutingDevnet, startRoutingDevnet } from "./devnet.js";
 import { chainHopOut, quoterV2Single, router02AmountOut, vaultPreview } from "./onchain.js";

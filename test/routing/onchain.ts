@@ -6,9 +6,9 @@ import { QuoterV2Abi } from "../../abis/QuoterV2.js";
 import { UniswapV2Router02Abi } from "../../abis/UniswapV2Router02.js";
 import { V4QuoterAbi } from "../../abis/V4Quoter.js";
 import type { Deployment } from "../../devnet/deployment.js";
+import type { Edge, QuotedHop, V4Pool } from "../../engine/core/types.js";
+import { rayDiv, rayMul } from "../../engine/protocols/aave-v3/math.js";
 import { uniswapV4PoolKey } from "../../engine/protocols/uniswap-v4/pool.js";
-import { rayDiv, rayMul } from "../../engine/routing/math/aave-v3.js";
-import type { Edge, QuotedHop, V4Pool } from "../../engine/routing/types.js";
 
 /** Router02.getAmountsOut's last amount along `path` (token addresses). */
 export async function router02AmountOut(
@@ -120,6 +120,8 @@ export async function chainHopOut(
     }
     case "wrap":
       return amountIn;
+    default:
+      throw new Error(`no chain quote for pools of kind ${edge.pool.kind}`);
   }
 }
 

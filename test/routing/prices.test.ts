@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
+import type { Pool } from "../../engine/core/types.js";
+import { MAX_TICK, MIN_SQRT_RATIO, MIN_TICK } from "../../engine/math/tick-math.js";
 import { RoutingGraph } from "../../engine/routing/graph.js";
-import { MAX_TICK, MIN_SQRT_RATIO, MIN_TICK } from "../../engine/routing/math/tick-math.js";
 import { priceImpactBps, usdPrices } from "../../engine/routing/prices.js";
 import { PRICE_SCALE, spotPrices, staleSpotPrices } from "../../engine/routing/spot-prices.js";
-import type { Pool } from "../../engine/routing/types.js";
 import { E6, E18, token, v2, v3 } from "./fixtures.js";
 
 const [usdc, weth, link, dust, island, usdt] = [

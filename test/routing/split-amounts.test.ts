@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { uniswapV2AmountOut } from "../../engine/routing/math/uniswap-v2.js";
+import { uniswapV2AmountOut } from "../../engine/protocols/uniswap-v2/math.js";
 import { splitApprox, splitExact } from "../../engine/routing/split-amounts.js";
 import { E18 } from "./fixtures.js";
 

@@ -6,14 +6,14 @@
  */
 import { encodeAbiParameters, encodeEventTopics, erc20Abi, type Hex, zeroAddress } from "viem";
 import { describe, expect, test } from "vitest";
-import { simulateEdge } from "../../engine/routing/quote-edge.js";
 import type {
   AaveReservePool,
   Address,
   Edge,
   RouteQuote,
   V2Pool,
-} from "../../engine/routing/types.js";
+} from "../../engine/core/types.js";
+import { simulateEdge } from "../../engine/routing/quote-edge.js";
 import {
   aaveRoundingAllowance,
   burnedBy,

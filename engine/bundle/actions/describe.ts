@@ -4,9 +4,8 @@
  * bundle, and the same descriptions `/v1/standards` lists.
  */
 import type { z } from "zod";
-import type { Protocol } from "../../protocols/types.js";
 import { addressArg, amountArg, bpsArg } from "./args.js";
-import { protocolActions } from "./registry.js";
+import { type BundleProtocol, protocolActions } from "./registry.js";
 
 export type ActionInput = { type: string; description: string; optional: boolean };
 
@@ -37,8 +36,13 @@ function typeOf(schema: z.ZodType): string {
   return def.type;
 }
 
+/** A protocol as its actions are described: its bundle actions and the methods it lists. */
+export type DescribedProtocol = BundleProtocol & {
+  methods: readonly { method: string; name: string; inputs: Record<string, string> }[];
+};
+
 /** Every action of `protocol`, in the order of its methods. */
-export function describeActions(protocol: Protocol): ActionDescription[] {
+export function describeActions(protocol: DescribedProtocol): ActionDescription[] {
   const actions = protocolActions(protocol);
   return protocol.methods.flatMap((method) => {
     const spec = actions[method.method];

@@ -6,11 +6,11 @@
  */
 import type { Address } from "viem";
 import { z } from "zod";
-import { InvalidArgumentError, UnknownPoolError } from "../../errors.js";
+import { InvalidArgumentError, UnknownPoolError } from "../../core/errors.js";
+import { displayAddress } from "../../core/native.js";
+import type { Edge, EdgeAction, Pool } from "../../core/types.js";
 import { addBalanceSnapshot, addMinAmountOutCheck } from "../../program/execution-steps.js";
 import { minimumOf } from "../../program/hop-context.js";
-import { displayAddress } from "../../protocols/native.js";
-import type { Edge, EdgeAction, Pool } from "../../routing/types.js";
 import { addressArg, amountArg } from "./args.js";
 import type { ActionSpec, AmountArg, CompileContext, OutputValue } from "./types.js";
 

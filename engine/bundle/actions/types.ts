@@ -4,11 +4,11 @@
  */
 import type { Address } from "viem";
 import type { z } from "zod";
-import type { ChainSetup } from "../../chain-setup.js";
+import type { ChainSetup } from "../../core/chain-setup.js";
 import type { ExecutionContracts, RoutingStrategy } from "../../program/hop-context.js";
 import type { ProgramPlanner, ProgramValue } from "../../program/planner.js";
 import type { addRouteHop, leftoverTokens } from "../../program/route-program.js";
-import type { RouteStep, routeSteps } from "../../route.js";
+import type { RouteStep, routeSteps } from "../../route/route.js";
 import type { RoutingGraph } from "../../routing/graph.js";
 import type { quoteEdge } from "../../routing/quote-edge.js";
 import type { FindRouteResult, findRoute } from "../../routing/search.js";

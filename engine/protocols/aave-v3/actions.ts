@@ -12,10 +12,10 @@ import { z } from "zod";
 import { addressArg, amountArg } from "../../bundle/actions/args.js";
 import { hopAction, literalInput } from "../../bundle/actions/pool-action.js";
 import type { ActionSpec, CompileContext } from "../../bundle/actions/types.js";
-import { InvalidArgumentError, UnknownPoolError } from "../../errors.js";
-import { addAaveBorrow, addAaveRepay } from "../../program/protocol-steps.js";
-import { displayAddress } from "../../protocols/native.js";
-import type { AaveReservePool, Edge, EdgeAction } from "../../routing/types.js";
+import { InvalidArgumentError, UnknownPoolError } from "../../core/errors.js";
+import { displayAddress } from "../../core/native.js";
+import type { AaveReservePool, Edge, EdgeAction } from "../../core/types.js";
+import { addAaveBorrow, addAaveRepay } from "./steps.js";
 
 /** The reserve of `asset` in the Aave pool `pool`, or a 400 naming what was asked. */
 function reserveOf(

@@ -4,12 +4,13 @@
  * index accrued to the indexed head's timestamp, Aave's ray rounding) for an account holding
  * none of it yet; the withdrawal pays what it burns, one for one.
  */
-import { addAaveSupply, addAaveWithdraw } from "../../program/protocol-steps.js";
-import { EXCEEDS_LIQUIDITY, outputQuote, ZERO_OUTPUT } from "../../routing/edge-quote.js";
-import { AAVE_SUPPLY_GAS, AAVE_WITHDRAW_GAS } from "../../routing/gas.js";
-import { aaveNormalizedIncome, aaveSupplyOut, rayMul } from "../../routing/math/aave-v3.js";
-import type { AaveReservePool } from "../../routing/types.js";
+
+import { EXCEEDS_LIQUIDITY, outputQuote, ZERO_OUTPUT } from "../../core/quote.js";
+import type { AaveReservePool } from "../../core/types.js";
 import type { PoolKind } from "../pool-kind.js";
+import { AAVE_SUPPLY_GAS, AAVE_WITHDRAW_GAS } from "./gas.js";
+import { aaveNormalizedIncome, aaveSupplyOut, rayMul } from "./math.js";
+import { addAaveSupply, addAaveWithdraw } from "./steps.js";
 
 /** Whether the reserve takes a supply of `amount` now (active, not frozen or paused, under its cap). */
 function acceptsSupply(pool: AaveReservePool, amount: bigint): boolean {

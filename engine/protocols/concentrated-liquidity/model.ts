@@ -4,9 +4,9 @@
  * pool. Shared by the protocols whose pools hold such ticks; registers no protocol itself.
  */
 
-import type { ApproxQuote, ApproxSpot } from "../../routing/edge-quote.js";
-import { uniswapV3SwapAllowed } from "../../routing/math/uniswap-v3.js";
-import type { Address, Pool, V3Tick } from "../../routing/types.js";
+import type { ApproxQuote, ApproxSpot } from "../../core/quote.js";
+import type { Address, Pool, V3Tick } from "../../core/types.js";
+import { uniswapV3SwapAllowed } from "../../math/uniswap-v3.js";
 import type { PoolKind } from "../pool-kind.js";
 
 const HALF_LOG_1_0001 = Math.log(1.0001) / 2;

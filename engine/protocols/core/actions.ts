@@ -21,7 +21,8 @@ import {
   InvalidArgumentError,
   NoRouteError,
   UnknownTokenError,
-} from "../../errors.js";
+} from "../../core/errors.js";
+import { displayAddress, isNativeToken } from "../../core/native.js";
 import {
   addArrayElement,
   addBalanceSnapshot,
@@ -31,7 +32,6 @@ import {
 import { minimumOf } from "../../program/hop-context.js";
 import type { ProgramValue } from "../../program/planner.js";
 import { addApprove, addTransfer } from "../../program/protocol-steps.js";
-import { displayAddress, isNativeToken } from "../native.js";
 
 const DEFAULT_SLIPPAGE_BPS = 300;
 const balanceOfFn = getAbiItem({ abi: erc20Abi, name: "balanceOf" });

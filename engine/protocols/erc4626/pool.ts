@@ -2,12 +2,13 @@
  * An ERC4626 vault as a routing edge: deposit asset → shares, redeem shares → asset, with
  * OpenZeppelin's virtual shares and assets (`_decimalsOffset`), exact and as floats.
  */
-import { addErc4626Deposit, addErc4626Redeem } from "../../program/protocol-steps.js";
-import { EXCEEDS_LIQUIDITY, outputQuote } from "../../routing/edge-quote.js";
-import { DEPOSIT_GAS, REDEEM_GAS } from "../../routing/gas.js";
-import { previewDeposit, previewRedeem } from "../../routing/math/erc4626.js";
-import type { VaultPool } from "../../routing/types.js";
+
+import { EXCEEDS_LIQUIDITY, outputQuote } from "../../core/quote.js";
+import type { VaultPool } from "../../core/types.js";
 import type { PoolKind } from "../pool-kind.js";
+import { DEPOSIT_GAS, REDEEM_GAS } from "./gas.js";
+import { previewDeposit, previewRedeem } from "./math.js";
+import { addErc4626Deposit, addErc4626Redeem } from "./steps.js";
 
 type VaultModel = { sharesPerAsset: number; assetsPerShare: number; totalSupply: number };
 const models = new WeakMap<VaultPool, VaultModel>();

@@ -10,10 +10,14 @@ import type {
   CompileContext,
   OutputValue,
 } from "../../bundle/actions/types.js";
-import { InvalidArgumentError, UnknownPoolError, UnsupportedOnChainError } from "../../errors.js";
+import {
+  InvalidArgumentError,
+  UnknownPoolError,
+  UnsupportedOnChainError,
+} from "../../core/errors.js";
+import { displayAddress } from "../../core/native.js";
 import { addTupleWord } from "../../program/execution-steps.js";
 import { addApprove } from "../../program/protocol-steps.js";
-import { displayAddress } from "../native.js";
 
 const addLiquidityFn = getAbiItem({ abi: UniswapV2Router02Abi, name: "addLiquidity" });
 const removeLiquidityFn = getAbiItem({ abi: UniswapV2Router02Abi, name: "removeLiquidity" });

@@ -3,22 +3,23 @@
  * and, on 0.3% pairs, single-sided liquidity: `deposit` one token (sell the right share of it,
  * add both) for LP tokens, `redeem` LP tokens for one token (burn, sell the other side back).
  */
-import {
-  addExecutorUniswapV2Swap,
-  addUniswapV2Swap,
-  addUniswapV2ZapIn,
-  addUniswapV2ZapOut,
-} from "../../program/protocol-steps.js";
-import { EXCEEDS_LIQUIDITY, outputQuote, ZERO_OUTPUT } from "../../routing/edge-quote.js";
-import { V2_SWAP_GAS, V2_ZAP_IN_GAS, V2_ZAP_OUT_GAS } from "../../routing/gas.js";
+
+import { EXCEEDS_LIQUIDITY, outputQuote, ZERO_OUTPUT } from "../../core/quote.js";
+import type { Edge, V2Pool } from "../../core/types.js";
+import { type EdgeOf, type PoolKind, swapsBothWays } from "../pool-kind.js";
+import { V2_SWAP_GAS, V2_ZAP_IN_GAS, V2_ZAP_OUT_GAS } from "./gas.js";
 import {
   uniswapV2AmountOut,
   uniswapV2ZapIn,
   uniswapV2ZapOut,
   V2_MINIMUM_LIQUIDITY,
-} from "../../routing/math/uniswap-v2.js";
-import type { Edge, V2Pool } from "../../routing/types.js";
-import { type EdgeOf, type PoolKind, swapsBothWays } from "../pool-kind.js";
+} from "./math.js";
+import {
+  addExecutorUniswapV2Swap,
+  addUniswapV2Swap,
+  addUniswapV2ZapIn,
+  addUniswapV2ZapOut,
+} from "./steps.js";
 
 /** Uniswap V2 pairs keep their reserves in uint112. */
 const MAX_UINT112 = 2n ** 112n - 1n;

@@ -4,13 +4,13 @@
  * (`../concentrated-liquidity/`).
  */
 
+import type { V3Pool } from "../../core/types.js";
+import { uniswapV3ExactIn } from "../../math/uniswap-v3.js";
 import { minimumOf, UnsupportedRouteError } from "../../program/hop-context.js";
-import { addUniswapV3PoolSwap, addUniswapV3RouterSwap } from "../../program/protocol-steps.js";
-import { V3_SWAP_GAS, V3_TICK_CROSS_GAS } from "../../routing/gas.js";
-import { uniswapV3ExactIn } from "../../routing/math/uniswap-v3.js";
-import type { V3Pool } from "../../routing/types.js";
 import { concentratedModel, concentratedShadow } from "../concentrated-liquidity/model.js";
 import { type PoolKind, swapsBothWays } from "../pool-kind.js";
+import { V3_SWAP_GAS, V3_TICK_CROSS_GAS } from "./gas.js";
+import { addUniswapV3PoolSwap, addUniswapV3RouterSwap } from "./steps.js";
 
 /** Both directions of a V3 pool pay its one fee. */
 const model = (pool: V3Pool) => concentratedModel(pool, () => pool.feePpm);

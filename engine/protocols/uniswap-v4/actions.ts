@@ -6,9 +6,9 @@ import { z } from "zod";
 import { addressArg, amountArg } from "../../bundle/actions/args.js";
 import { hopAction, literalInput } from "../../bundle/actions/pool-action.js";
 import type { ActionSpec } from "../../bundle/actions/types.js";
-import { UnknownPoolError } from "../../errors.js";
-import { displayAddress } from "../../protocols/native.js";
-import type { Address } from "../../routing/types.js";
+import { UnknownPoolError } from "../../core/errors.js";
+import { displayAddress } from "../../core/native.js";
+import type { Address } from "../../core/types.js";
 
 /** A PoolId: 0x and 64 hex digits, lowercase inside. */
 const poolIdArg = z

@@ -10,8 +10,8 @@
  * if the hook is honest, so only the operator can vouch for it.
  */
 
-import { V4_DYNAMIC_FEE_FLAG } from "../../routing/math/uniswap-v4.js";
-import type { Address } from "../../routing/types.js";
+import type { Address } from "../../core/types.js";
+import { V4_DYNAMIC_FEE_FLAG } from "./math.js";
 
 /** `Hooks.BEFORE_SWAP_FLAG`: the hook is called before every swap. */
 export const BEFORE_SWAP_FLAG = 1n << 7n;

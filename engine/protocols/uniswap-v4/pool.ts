@@ -1,22 +1,22 @@
 /**
  * A Uniswap V4 pool as a routing edge: V3's swap loop over the indexed ticks with the V4 fee of
- * the swap's direction (`routing/math/uniswap-v4.ts`), its float shadow from the shared
+ * the swap's direction (`engine/math/uniswap-v4.ts`), its float shadow from the shared
  * concentrated-liquidity model, and the swap settled through the pool manager's unlock callback.
  */
 
 import { zeroAddress } from "viem";
+import { isNativeToken } from "../../core/native.js";
+import type { Address, V4Pool } from "../../core/types.js";
 import { minimumOf, UnsupportedRouteError } from "../../program/hop-context.js";
+import { concentratedModel, concentratedShadow } from "../concentrated-liquidity/model.js";
+import { type PoolKind, swapsBothWays } from "../pool-kind.js";
+import { V4_NATIVE_IN_GAS_SAVED, V4_SWAP_GAS, V4_TICK_CROSS_GAS } from "./gas.js";
+import { uniswapV4ExactIn, uniswapV4SwapFee } from "./math.js";
 import {
   addExecutorUniswapV4Swap,
   addUniswapV4RouterSwap,
   type UniswapV4PoolKey,
-} from "../../program/protocol-steps.js";
-import { V4_NATIVE_IN_GAS_SAVED, V4_SWAP_GAS, V4_TICK_CROSS_GAS } from "../../routing/gas.js";
-import { uniswapV4ExactIn, uniswapV4SwapFee } from "../../routing/math/uniswap-v4.js";
-import type { Address, V4Pool } from "../../routing/types.js";
-import { concentratedModel, concentratedShadow } from "../concentrated-liquidity/model.js";
-import { isNativeToken } from "../native.js";
-import { type PoolKind, swapsBothWays } from "../pool-kind.js";
+} from "./steps.js";
 
 const model = (pool: V4Pool) =>
   concentratedModel(pool, (zeroForOne) =>

@@ -4,8 +4,8 @@ import { z } from "zod";
 import { addressArg, amountArg } from "../../bundle/actions/args.js";
 import { hopAction, literalInput, namedEdge } from "../../bundle/actions/pool-action.js";
 import type { ActionSpec, CompileContext, OutputValue } from "../../bundle/actions/types.js";
-import { InvalidArgumentError, UnsupportedOnChainError } from "../../errors.js";
-import { displayAddress, NATIVE_TOKEN_ADDRESS } from "../native.js";
+import { InvalidArgumentError, UnsupportedOnChainError } from "../../core/errors.js";
+import { displayAddress, NATIVE_TOKEN_ADDRESS } from "../../core/native.js";
 
 const wrapArgs = z.object({ primaryAddress: addressArg.optional(), amountIn: amountArg });
 

@@ -1,12 +1,13 @@
 /** A WETH9-style wrapper as a routing edge: native ↔ wrapped, one for one, no state. */
 
+import { NATIVE_TOKEN_ADDRESS } from "../../core/native.js";
+import { outputQuote } from "../../core/quote.js";
+import type { WrapperPool } from "../../core/types.js";
 import { UnsupportedRouteError } from "../../program/hop-context.js";
-import { addTransfer, addUnwrapNative, addWrapNative } from "../../program/protocol-steps.js";
-import { outputQuote } from "../../routing/edge-quote.js";
-import { UNWRAP_GAS, WRAP_GAS } from "../../routing/gas.js";
-import type { WrapperPool } from "../../routing/types.js";
-import { NATIVE_TOKEN_ADDRESS } from "../native.js";
+import { addTransfer } from "../../program/protocol-steps.js";
 import type { PoolKind } from "../pool-kind.js";
+import { UNWRAP_GAS, WRAP_GAS } from "./gas.js";
+import { addUnwrapNative, addWrapNative } from "./steps.js";
 
 export const wrappedNativePool: PoolKind<WrapperPool> = {
   kind: "wrap",

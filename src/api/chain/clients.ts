@@ -1,6 +1,6 @@
 import { createPublicClient, http, type PublicClient } from "viem";
 import { config } from "../../../config.js";
-import type { ChainSetup } from "../../../engine/chain-setup.js";
+import type { ChainSetup } from "../../../engine/index.js";
 
 const clients = new Map<number, PublicClient>();
 

@@ -5,14 +5,14 @@
  */
 import type { Address, Hex, PublicClient } from "viem";
 import { buildContracts, type ContractArtifact, loadArtifact } from "../../../contracts/build.js";
-import type { ChainSetup } from "../../../engine/chain-setup.js";
-import { ChainUnavailableError, ExecutionNotDeployedError } from "../../../engine/errors.js";
-import type { ExecutionContracts } from "../../../engine/program/hop-context.js";
+import type { ChainSetup, ExecutionContracts } from "../../../engine/index.js";
 import {
+  ChainUnavailableError,
   EXECUTION_ADDRESS_NAMES,
   EXECUTION_CONTRACT_NAMES,
   type ExecutionAddresses,
-} from "../../../engine/protocols/execution-addresses.js";
+  ExecutionNotDeployedError,
+} from "../../../engine/index.js";
 
 const CONTRACT_OF = EXECUTION_CONTRACT_NAMES;
 

@@ -21,7 +21,7 @@ import {
   numberToHex,
   type PublicClient,
 } from "viem";
-import { ChainUnavailableError, InvalidArgumentError } from "../../../engine/errors.js";
+import { ChainUnavailableError, InvalidArgumentError } from "../../../engine/index.js";
 
 export type SimulationCall = { from: Address; to: Address; data: Hex; value?: bigint };
 

@@ -15,9 +15,12 @@ import {
   toFunctionSelector,
 } from "viem";
 import { MinAmountOutCheckAbi } from "../../../abis/generated/MinAmountOutCheck.js";
-import { ChainUnavailableError, InputNotSimulatableError } from "../../../engine/errors.js";
-import type { ExecutionContracts } from "../../../engine/program/hop-context.js";
-import { isNativeToken } from "../../../engine/protocols/native.js";
+import type { ExecutionContracts } from "../../../engine/index.js";
+import {
+  ChainUnavailableError,
+  InputNotSimulatableError,
+  isNativeToken,
+} from "../../../engine/index.js";
 import { recordSimulation } from "../ops/metrics.js";
 import {
   type AccountOverride,

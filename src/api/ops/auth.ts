@@ -4,17 +4,11 @@ import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { z } from "zod";
 import { errorBody } from "../errors.js";
-import type { OpsEnv } from "./context.js";
-import { metrics } from "./metrics.js";
+import type { ApiKey, OpsEnv } from "./context.js";
 
-/** A configured API key, as the rest of the API sees it: never the key itself. */
-export type ApiKey = {
-  /** Shown in logs and metrics: the keys file's `name`, or `key-` + 8 hex of the key's hash. */
-  name: string;
-  /** Its budget: sustained requests per second (0: unlimited) and burst. */
-  rps: number;
-  burst: number;
-};
+export type { ApiKey } from "./context.js";
+
+import { metrics } from "./metrics.js";
 
 /** The keys the API accepts, by SHA-256 of the key (hex). Empty: the API is open. */
 export type KeyRing = ReadonlyMap<string, ApiKey>;

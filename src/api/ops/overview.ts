@@ -10,7 +10,7 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import type { ChainSetup } from "../../../engine/chain-setup.js";
+import type { ChainSetup } from "../../../engine/index.js";
 import { describeEndpoint } from "../openapi/registry.js";
 import { chainState } from "./freshness.js";
 import type { ChainLag } from "./metrics.js";

@@ -1,5 +1,5 @@
 import { count, eq } from "ponder";
-import type { AaveReservePool } from "../../../engine/routing/types.js";
+import type { AaveReservePool } from "../../../engine/index.js";
 import { aaveReserve } from "../../protocols/aave-v3/tables.js";
 import type { AddressInterner } from "../snapshot/address-interner.js";
 import { lower } from "../snapshot/reader.js";

@@ -1,5 +1,5 @@
 import { and, count, eq, gt, inArray } from "ponder";
-import type { VaultPool } from "../../../engine/routing/types.js";
+import type { VaultPool } from "../../../engine/index.js";
 import { vault } from "../../protocols/erc4626/tables.js";
 import { token } from "../../tokens/tables.js";
 import type { AddressInterner } from "../snapshot/address-interner.js";

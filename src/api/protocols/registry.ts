@@ -1,4 +1,4 @@
-import type { PoolSource } from "../../../engine/protocols/types.js";
+import type { PoolSource } from "../../../engine/index.js";
 import { aaveV3Source } from "./aave-v3.js";
 import { erc4626Source } from "./erc4626.js";
 import type { IndexedSource } from "./types.js";

@@ -1,7 +1,4 @@
-import type { ChainSetup } from "../../../engine/chain-setup.js";
-import type { Protocol } from "../../../engine/protocols/types.js";
-import type { RoutingGraph } from "../../../engine/routing/graph.js";
-import type { Address } from "../../../engine/routing/types.js";
+import type { Address, ChainSetup, Protocol, RoutingGraph } from "../../../engine/index.js";
 import type { ApiDatabase } from "../database.js";
 import type { AddressInterner } from "../snapshot/address-interner.js";
 import type { Reader } from "../snapshot/reader.js";

@@ -1,6 +1,6 @@
 import type { SQL } from "drizzle-orm";
 import { count, inArray, sql } from "ponder";
-import type { Address, V2Pool } from "../../../engine/routing/types.js";
+import type { Address, V2Pool } from "../../../engine/index.js";
 import { v2Pair } from "../../protocols/uniswap-v2/tables.js";
 import type { AddressInterner } from "../snapshot/address-interner.js";
 import { lower, type Reader, rowsByKey, rowsOf } from "../snapshot/reader.js";

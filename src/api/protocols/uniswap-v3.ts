@@ -1,9 +1,10 @@
 import { and, count, eq, gt, inArray } from "ponder";
-import type { Address, V3Pool } from "../../../engine/routing/types.js";
+import type { Address, V3Pool } from "../../../engine/index.js";
 import { v3Pool, v3Tick } from "../../protocols/uniswap-v3/tables.js";
 import type { AddressInterner } from "../snapshot/address-interner.js";
-import { lower, type Reader, rowsByKey, slices } from "../snapshot/reader.js";
+import { lower, rowsByKey } from "../snapshot/reader.js";
 import { initializedTicks, type TickRow } from "../snapshot/ticks.js";
+import { loadTicks, type TickTable } from "./concentrated-liquidity.js";
 import type { IndexedSource } from "./types.js";
 
 export type V3PoolRow = {
@@ -55,40 +56,14 @@ const columns = {
   liquidity: v3Pool.liquidity,
 };
 
-/** The ticks of `pools`, or of every pool of the chain (`"all"`, a full load: no list to bind). */
-async function loadTicks(
-  reader: Reader,
-  chainId: number,
-  pools: Address[] | "all",
-): Promise<Map<string, V3TickRow[]>> {
-  const byPool = new Map<string, V3TickRow[]>();
-  if (pools !== "all" && pools.length === 0) return byPool;
-  const select = () =>
-    reader
-      .select({
-        pool: v3Tick.pool,
-        tick: v3Tick.tick,
-        liquidityNet: v3Tick.liquidityNet,
-        liquidityGross: v3Tick.liquidityGross,
-      })
-      .from(v3Tick);
-  const batches =
-    pools === "all"
-      ? [await select().where(eq(v3Tick.chainId, chainId))]
-      : await Promise.all(
-          slices(pools).map((slice) =>
-            select().where(and(eq(v3Tick.chainId, chainId), inArray(v3Tick.pool, slice))),
-          ),
-        );
-  for (const rows of batches) {
-    for (const r of rows) {
-      const list = byPool.get(r.pool);
-      if (list) list.push(r);
-      else byPool.set(r.pool, [r]);
-    }
-  }
-  return byPool;
-}
+const tickTable: TickTable = {
+  table: v3Tick,
+  chainId: v3Tick.chainId,
+  pool: v3Tick.pool,
+  tick: v3Tick.tick,
+  liquidityNet: v3Tick.liquidityNet,
+  liquidityGross: v3Tick.liquidityGross,
+};
 
 /** Uniswap V3 pools (`v3_pool`) and their ticks (`v3_tick`). */
 export const uniswapV3Source: IndexedSource = {
@@ -121,7 +96,12 @@ export const uniswapV3Source: IndexedSource = {
     );
     for (const p of extra) poolRows.set(lower(p.address), p);
     for (const address of rereadPools) if (!poolRows.has(address)) graph.removePool(address);
-    const ticks = await loadTicks(reader, chainId, since < 0n ? "all" : [...poolRows.keys()]);
+    const ticks = await loadTicks({
+      reader,
+      ticks: tickTable,
+      chainId,
+      pools: since < 0n ? "all" : [...poolRows.keys()],
+    });
     for (const [address, p] of poolRows) {
       const pool = v3PoolOf(p, ticks.get(address) ?? [], addresses);
       // Not initialized (yet, or again after a reorg reverted its Initialize).

@@ -1,10 +1,11 @@
 import { and, count, eq, gt, inArray } from "ponder";
-import { uniswapV4Admission } from "../../../engine/protocols/uniswap-v4/hooks.js";
-import type { Address, V4Pool } from "../../../engine/routing/types.js";
+import type { Address, V4Pool } from "../../../engine/index.js";
+import { uniswapV4Admission } from "../../../engine/index.js";
 import { v4Pool, v4Tick } from "../../protocols/uniswap-v4/tables.js";
 import type { AddressInterner } from "../snapshot/address-interner.js";
-import { lower, type Reader, rowsByKey, slices } from "../snapshot/reader.js";
+import { lower, rowsByKey } from "../snapshot/reader.js";
 import { initializedTicks, type TickRow } from "../snapshot/ticks.js";
+import { loadTicks, type TickTable } from "./concentrated-liquidity.js";
 import type { IndexedSource } from "./types.js";
 
 export type V4PoolRow = {
@@ -73,41 +74,14 @@ const columns = {
   liquidity: v4Pool.liquidity,
 };
 
-/** The ticks of `pools`, or of every pool of the chain (`"all"`, a full load: no list to bind). */
-async function loadTicks(
-  reader: Reader,
-  chainId: number,
-  pools: Address[] | "all",
-): Promise<Map<string, TickRow[]>> {
-  const byPool = new Map<string, TickRow[]>();
-  if (pools !== "all" && pools.length === 0) return byPool;
-  const select = () =>
-    reader
-      .select({
-        poolId: v4Tick.poolId,
-        tick: v4Tick.tick,
-        liquidityNet: v4Tick.liquidityNet,
-        liquidityGross: v4Tick.liquidityGross,
-      })
-      .from(v4Tick);
-  const batches =
-    pools === "all"
-      ? [await select().where(eq(v4Tick.chainId, chainId))]
-      : await Promise.all(
-          slices(pools).map((slice) =>
-            select().where(and(eq(v4Tick.chainId, chainId), inArray(v4Tick.poolId, slice))),
-          ),
-        );
-  for (const rows of batches) {
-    for (const r of rows) {
-      const key = lower(r.poolId);
-      const list = byPool.get(key);
-      if (list) list.push(r);
-      else byPool.set(key, [r]);
-    }
-  }
-  return byPool;
-}
+const tickTable: TickTable = {
+  table: v4Tick,
+  chainId: v4Tick.chainId,
+  pool: v4Tick.poolId,
+  tick: v4Tick.tick,
+  liquidityNet: v4Tick.liquidityNet,
+  liquidityGross: v4Tick.liquidityGross,
+};
 
 /** Uniswap V4 pools (`v4_pool`) and their ticks (`v4_tick`), keyed by PoolId. */
 export const uniswapV4Source: IndexedSource = {
@@ -141,7 +115,12 @@ export const uniswapV4Source: IndexedSource = {
     );
     for (const p of extra) poolRows.set(lower(p.poolId), p);
     for (const id of rereadPools) if (!poolRows.has(id)) graph.removePool(id);
-    const ticks = await loadTicks(reader, chainId, since < 0n ? "all" : [...poolRows.keys()]);
+    const ticks = await loadTicks({
+      reader,
+      ticks: tickTable,
+      chainId,
+      pools: since < 0n ? "all" : [...poolRows.keys()],
+    });
     for (const [id, p] of poolRows) {
       const pool = v4PoolOf(p, ticks.get(id) ?? [], addresses, allowedHooks);
       if (pool) graph.upsertPool(pool);

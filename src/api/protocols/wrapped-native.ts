@@ -1,5 +1,5 @@
 import { count, inArray } from "ponder";
-import type { Address } from "../../../engine/routing/types.js";
+import type { Address } from "../../../engine/index.js";
 import { token } from "../../tokens/tables.js";
 import { lower } from "../snapshot/reader.js";
 import type { IndexedSource } from "./types.js";

@@ -1,34 +1,36 @@
 /**
  * From a validated bundle request to the answer: the engine compiles the actions into one
- * program and encodes the strategy's transaction (engine/bundle.ts); here it is simulated on the
+ * program and encodes the strategy's transaction (engine/bundle/build.ts); here it is simulated on the
  * latest block with the caller given its inputs, and the answer reports gas and what each
  * address received.
  */
 import { type Address, encodeFunctionData, getAddress, type Hex, type PublicClient } from "viem";
 import { RouterExecutorAbi } from "../../../abis/generated/RouterExecutor.js";
-import type { CompiledBundle } from "../../../engine/bundle/compile.js";
+import type {
+  AccountCheck,
+  ChainSetup,
+  CompiledBundle,
+  ExecutionContracts,
+  RouteStep,
+  RoutingGraph,
+} from "../../../engine/index.js";
 import {
+  type BeforeSending,
   type BundleBuild,
   type BundleRequest,
   buildBundle,
-  type OutputCheck,
-  seenInLogs,
-} from "../../../engine/bundle.js";
-import type { ChainSetup } from "../../../engine/chain-setup.js";
-import { SimulationRevertedError, UnsafePositionError } from "../../../engine/errors.js";
-import type { ExecutionContracts } from "../../../engine/program/hop-context.js";
-import { describeRevert } from "../../../engine/program/revert.js";
-import {
-  type BeforeSending,
   DEFAULT_DEADLINE_SECONDS,
+  describeRevert,
+  displayAddress,
   gasLimit,
+  isNativeToken,
+  type OutputCheck,
   PROVISIONAL_DEADLINE,
-} from "../../../engine/program/sending.js";
-import { displayAddress, isNativeToken } from "../../../engine/protocols/native.js";
-import { protocols } from "../../../engine/protocols/registry.js";
-import type { AccountCheck } from "../../../engine/protocols/types.js";
-import type { RouteStep } from "../../../engine/route.js";
-import type { RoutingGraph } from "../../../engine/routing/graph.js";
+  protocols,
+  SimulationRevertedError,
+  seenInLogs,
+  UnsafePositionError,
+} from "../../../engine/index.js";
 import { executionContracts } from "../chain/execution-contracts.js";
 import type { AccountOverride, SimulationCall } from "../chain/simulate.js";
 import {

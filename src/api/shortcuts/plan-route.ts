@@ -1,31 +1,29 @@
 /**
  * From a validated route request to the answer: the engine finds the route and encodes the
- * strategy's transaction (engine/route.ts); here it is simulated against the latest block with
+ * strategy's transaction (engine/route/route.ts); here it is simulated against the latest block with
  * the caller given the input (and approval) it may not have yet, and the answer reports what
- * the simulation delivered. Failures are the engine's typed errors (engine/errors.ts); the API
+ * the simulation delivered. Failures are the engine's typed errors (engine/core/errors.ts); the API
  * gives them statuses.
  */
 import type { Address, Hex, PublicClient } from "viem";
 import { getAddress } from "viem";
-import type { ChainSetup } from "../../../engine/chain-setup.js";
-import { ChainUnavailableError, SimulationRevertedError } from "../../../engine/errors.js";
-import { minimumOf } from "../../../engine/program/hop-context.js";
-import { describeRevert } from "../../../engine/program/revert.js";
+import type { ChainSetup, RouteQuote, RoutingGraph } from "../../../engine/index.js";
 import {
   type BeforeSending,
-  DEFAULT_DEADLINE_SECONDS,
-  gasLimit,
-  PROVISIONAL_DEADLINE,
-} from "../../../engine/program/sending.js";
-import {
   buildRoute,
+  ChainUnavailableError,
+  DEFAULT_DEADLINE_SECONDS,
+  describeRevert,
+  gasLimit,
+  minimumOf,
+  PROVISIONAL_DEADLINE,
+  priceImpactBps,
   type RouteRequest,
   type RouteStep,
   routeSteps,
-} from "../../../engine/route.js";
-import type { RoutingGraph } from "../../../engine/routing/graph.js";
-import { priceImpactBps, usdPrices } from "../../../engine/routing/prices.js";
-import type { RouteQuote } from "../../../engine/routing/types.js";
+  SimulationRevertedError,
+  usdPrices,
+} from "../../../engine/index.js";
 import { calldataGas } from "../chain/calldata-gas.js";
 import { executionContracts } from "../chain/execution-contracts.js";
 import type { SimulationLog } from "../chain/simulate.js";

@@ -24,10 +24,8 @@
  * are exact to the wei.
  */
 import { type Address, decodeEventLog, erc20Abi, zeroAddress } from "viem";
-import { QuoteNotDeliveredError } from "../../../engine/errors.js";
-import { displayAddress } from "../../../engine/protocols/native.js";
-import { simulateEdge } from "../../../engine/routing/quote-edge.js";
-import type { QuotedLeg, RouteQuote } from "../../../engine/routing/types.js";
+import type { QuotedLeg, RouteQuote } from "../../../engine/index.js";
+import { displayAddress, QuoteNotDeliveredError, simulateEdge } from "../../../engine/index.js";
 import type { SimulationLog } from "../chain/simulate.js";
 
 /** True when every pool of `quote` is taken by its math (the check applies). */

@@ -1,4 +1,4 @@
-import type { Address } from "../../../engine/routing/types.js";
+import type { Address } from "../../../engine/index.js";
 
 /**
  * One string per distinct address (lowercased), shared by every pool that names it.

@@ -4,7 +4,7 @@
  */
 import type { SQL } from "drizzle-orm";
 import { sql } from "ponder";
-import type { Address } from "../../../engine/routing/types.js";
+import type { Address } from "../../../engine/index.js";
 import type { ApiDatabase } from "../database.js";
 
 /** What the snapshot reads through: Ponder's read-only database or one transaction of it. */

@@ -20,15 +20,14 @@
  */
 
 import { config } from "../../../config.js";
-import type { ChainSetup } from "../../../engine/chain-setup.js";
-import { RoutingGraph } from "../../../engine/routing/graph.js";
-import { prepareRouteSearch } from "../../../engine/routing/search.js";
+import type { Address, ChainSetup } from "../../../engine/index.js";
 import {
+  prepareRouteSearch,
   priceStaleness,
+  RoutingGraph,
   type SpotPriceStep,
   staleSpotPrices,
-} from "../../../engine/routing/spot-prices.js";
-import type { Address } from "../../../engine/routing/types.js";
+} from "../../../engine/index.js";
 import type { ApiDatabase, SnapshotSource } from "../database.js";
 import { recordRepricing, recordSnapshotRefresh, setSnapshotBlock } from "../ops/metrics.js";
 import { indexedSources } from "../protocols/registry.js";

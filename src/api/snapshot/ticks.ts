@@ -1,5 +1,5 @@
 /** Tick rows of concentrated-liquidity pools (Uniswap V3 and V4), as the routing graph takes them. */
-import type { V3Tick } from "../../../engine/routing/types.js";
+import type { V3Tick } from "../../../engine/index.js";
 
 /** One indexed tick row. */
 export type TickRow = { tick: number; liquidityNet: bigint; liquidityGross: bigint };

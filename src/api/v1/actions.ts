@@ -1,7 +1,6 @@
 import { Hono } from "hono";
 import { z } from "zod";
-import { describeActions } from "../../../engine/bundle/actions/describe.js";
-import { protocols } from "../../../engine/protocols/registry.js";
+import { describeActions, protocols } from "../../../engine/index.js";
 import { describeEndpoint, errorResponse } from "../openapi/registry.js";
 import { parseQuery } from "../query.js";
 import { knownProtocol } from "./known-protocol.js";

@@ -13,13 +13,13 @@ import { type Address, decodeAbiParameters, encodeDeployData, formatUnits, getAd
 import { z } from "zod";
 import { apiReaderInitCode } from "../../../abis/generated/ApiReaderInitCode.js";
 import { BalanceReaderAbi } from "../../../abis/generated/BalanceReader.js";
-import type { ChainSetup } from "../../../engine/chain-setup.js";
-import { inputSpender } from "../../../engine/program/sending.js";
+import type { ChainSetup } from "../../../engine/index.js";
 import {
   displayAddress,
+  inputSpender,
   isNativeToken,
   NATIVE_TOKEN_ADDRESS,
-} from "../../../engine/protocols/native.js";
+} from "../../../engine/index.js";
 import { swap, vaultEvent } from "../../analytics/tables.js";
 import { token } from "../../tokens/tables.js";
 import { executionContracts } from "../chain/execution-contracts.js";

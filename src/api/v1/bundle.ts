@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { z } from "zod";
-import { MAX_BUNDLE_ACTIONS } from "../../../engine/bundle/compile.js";
+import { MAX_BUNDLE_ACTIONS } from "../../../engine/index.js";
 import type { ApiSources } from "../database.js";
 import { ApiError } from "../errors.js";
 import { describeEndpoint, errorResponse } from "../openapi/registry.js";

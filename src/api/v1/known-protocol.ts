@@ -1,5 +1,5 @@
-import { findProtocol, protocols } from "../../../engine/protocols/registry.js";
-import type { Protocol } from "../../../engine/protocols/types.js";
+import type { Protocol } from "../../../engine/index.js";
+import { findProtocol, protocols } from "../../../engine/index.js";
 import { ApiError } from "../errors.js";
 
 /** The protocol of `slug`, or a 404 that lists the known ones. */

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { z } from "zod";
-import type { ChainSetup } from "../../../engine/chain-setup.js";
+import type { ChainSetup } from "../../../engine/index.js";
 import { describeEndpoint, errorResponse } from "../openapi/registry.js";
 import { chainState } from "../ops/freshness.js";
 import type { ChainLag } from "../ops/metrics.js";

@@ -1,8 +1,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
-import type { ChainSetup } from "../../../engine/chain-setup.js";
-import { findProtocol, protocols } from "../../../engine/protocols/registry.js";
-import type { Protocol } from "../../../engine/protocols/types.js";
+import type { ChainSetup, Protocol } from "../../../engine/index.js";
+import { findProtocol, protocols } from "../../../engine/index.js";
 import type { ApiDatabase, ApiSources } from "../database.js";
 import { ApiError } from "../errors.js";
 import { describeEndpoint, errorResponse } from "../openapi/registry.js";

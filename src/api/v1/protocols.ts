@@ -1,8 +1,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
-import type { ChainSetup } from "../../../engine/chain-setup.js";
-import { protocols } from "../../../engine/protocols/registry.js";
-import type { Protocol } from "../../../engine/protocols/types.js";
+import type { ChainSetup, Protocol } from "../../../engine/index.js";
+import { protocols } from "../../../engine/index.js";
 import { describeEndpoint, errorResponse } from "../openapi/registry.js";
 import { parseQuery } from "../query.js";
 import { positiveIntParam } from "../schemas.js";

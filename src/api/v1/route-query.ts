@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { MAX_FEE_BPS } from "../../../engine/program/encode.js";
-import type { RouteRequest } from "../../../engine/route.js";
+import type { RouteRequest } from "../../../engine/index.js";
+import { MAX_FEE_BPS } from "../../../engine/index.js";
 import { ApiError } from "../errors.js";
 import { parseQuery } from "../query.js";
 import { addressParam, deadlineParam, positiveIntParam } from "../schemas.js";

@@ -1,7 +1,6 @@
 import { Hono } from "hono";
 import type { PublicClient } from "viem";
-import type { ChainSetup } from "../../../engine/chain-setup.js";
-import type { RoutingGraph } from "../../../engine/routing/graph.js";
+import type { ChainSetup, RoutingGraph } from "../../../engine/index.js";
 import { rpcClient } from "../chain/clients.js";
 import { TokenSlotFinder } from "../chain/slots.js";
 import type { ApiSources } from "../database.js";

@@ -15,10 +15,13 @@ import {
   RpcRequestError,
 } from "viem";
 import { z } from "zod";
-import type { ChainSetup } from "../../../engine/chain-setup.js";
-import { describeRevert } from "../../../engine/program/revert.js";
-import { inputSpender } from "../../../engine/program/sending.js";
-import { isNativeToken, NATIVE_TOKEN_ADDRESS } from "../../../engine/protocols/native.js";
+import type { ChainSetup } from "../../../engine/index.js";
+import {
+  describeRevert,
+  inputSpender,
+  isNativeToken,
+  NATIVE_TOKEN_ADDRESS,
+} from "../../../engine/index.js";
 import { executionContracts } from "../chain/execution-contracts.js";
 import { ApiError } from "../errors.js";
 import { describeEndpoint, errorResponse } from "../openapi/registry.js";

@@ -1,6 +1,6 @@
 import { AaveV3PoolAbi } from "../../../abis/AaveV3Pool.js";
 import { AaveV3PoolConfiguratorAbi } from "../../../abis/AaveV3PoolConfigurator.js";
-import type { ChainSetup } from "../../../engine/chain-setup.js";
+import type { ChainSetup } from "../../../engine/index.js";
 import { perChain } from "../per-chain.js";
 
 /**

@@ -4,8 +4,8 @@ import { erc20Abi } from "viem";
 import { AaveV3ATokenAbi } from "../../../abis/AaveV3AToken.js";
 import { AaveV3PoolAbi } from "../../../abis/AaveV3Pool.js";
 import { indexedChains } from "../../../chains.js";
-import { aaveReserveState } from "../../../engine/protocols/aave-v3/reserve-data.js";
-import type { Address } from "../../../engine/routing/types.js";
+import type { Address } from "../../../engine/index.js";
+import { aaveReserveState } from "../../../engine/index.js";
 import { ensureTokens } from "../../tokens/tokens.js";
 
 /** Each chain's Aave V3 Pool (lowercase), from chains.ts. */

@@ -1,5 +1,5 @@
 import { erc4626Abi } from "viem";
-import type { ChainSetup } from "../../../engine/chain-setup.js";
+import type { ChainSetup } from "../../../engine/index.js";
 import { perChain } from "../per-chain.js";
 
 /** The configured vaults of each chain (every ERC4626 protocol's, in one contract). */

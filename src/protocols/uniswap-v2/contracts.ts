@@ -1,7 +1,7 @@
 import { getAbiItem } from "viem";
 import { UniswapV2FactoryAbi } from "../../../abis/UniswapV2Factory.js";
 import { UniswapV2PairAbi } from "../../../abis/UniswapV2Pair.js";
-import type { ChainSetup } from "../../../engine/chain-setup.js";
+import type { ChainSetup } from "../../../engine/index.js";
 import { factoryAndChildren } from "../factory-children.js";
 
 /** The factory, and every pair it creates, on the chains with a V2 factory configured. */

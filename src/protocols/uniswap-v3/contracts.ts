@@ -1,7 +1,7 @@
 import { getAbiItem } from "viem";
 import { UniswapV3FactoryAbi } from "../../../abis/UniswapV3Factory.js";
 import { UniswapV3PoolAbi } from "../../../abis/UniswapV3Pool.js";
-import type { ChainSetup } from "../../../engine/chain-setup.js";
+import type { ChainSetup } from "../../../engine/index.js";
 import { factoryAndChildren } from "../factory-children.js";
 
 /** The factory, and every pool it creates, on the chains with a V3 factory configured. */

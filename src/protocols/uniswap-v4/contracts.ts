@@ -1,5 +1,5 @@
 import { PoolManagerAbi } from "../../../abis/PoolManager.js";
-import type { ChainSetup } from "../../../engine/chain-setup.js";
+import type { ChainSetup } from "../../../engine/index.js";
 import { perChain } from "../per-chain.js";
 
 /** The pool manager, on the chains with Uniswap V4 configured: every V4 pool's events. */

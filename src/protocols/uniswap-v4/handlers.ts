@@ -2,11 +2,14 @@ import { type Context, ponder } from "ponder:registry";
 import { v4Pool, v4Tick } from "ponder:schema";
 import { encodeAbiParameters, type Hex, hexToBigInt, keccak256, zeroAddress } from "viem";
 import { PoolManagerAbi } from "../../../abis/PoolManager.js";
-import { NATIVE_TOKEN_ADDRESS } from "../../../engine/protocols/native.js";
-import { getAmount0Delta, getAmount1Delta } from "../../../engine/routing/math/sqrt-price-math.js";
-import { getSqrtRatioAtTick } from "../../../engine/routing/math/tick-math.js";
-import { V4_DYNAMIC_FEE_FLAG } from "../../../engine/routing/math/uniswap-v4.js";
-import type { Address } from "../../../engine/routing/types.js";
+import type { Address } from "../../../engine/index.js";
+import {
+  getAmount0Delta,
+  getAmount1Delta,
+  getSqrtRatioAtTick,
+  NATIVE_TOKEN_ADDRESS,
+  V4_DYNAMIC_FEE_FLAG,
+} from "../../../engine/index.js";
 import { recordLiquidityEvent, recordPoolEvent, registerPool } from "../../analytics/record.js";
 import { ensureNativeToken, ensureTokens } from "../../tokens/tokens.js";
 

@@ -191,6 +191,33 @@ export class ExecutionNotDeployedError extends EngineError<{
   declare readonly missing: readonly string[];
 }
 
+/** A pool of a kind no installed protocol implements (an engine assembled without it). */
+export class UnknownPoolKindError extends EngineError<{ kind: string }> {
+  override readonly name = "UnknownPoolKindError";
+  declare readonly kind: string;
+  constructor(kind: string) {
+    super(`no protocol implements the pool kind ${kind}`, { kind });
+  }
+}
+
+/** Two protocols installed with different implementations of one pool kind. */
+export class PoolKindConflictError extends EngineError<{ kind: string }> {
+  override readonly name = "PoolKindConflictError";
+  declare readonly kind: string;
+  constructor(kind: string, what: string) {
+    super(`two protocols implement the ${what} of pool kind ${kind} differently`, { kind });
+  }
+}
+
+/** A protocol installed under a slug another protocol holds already. */
+export class DuplicateProtocolError extends EngineError<{ slug: string }> {
+  override readonly name = "DuplicateProtocolError";
+  declare readonly slug: string;
+  constructor(slug: string) {
+    super(`a protocol with the slug ${slug} is installed already`, { slug });
+  }
+}
+
 /** Every failure the core throws. */
 export type EngineErrorType =
   | InvalidArgumentError
@@ -207,4 +234,7 @@ export type EngineErrorType =
   | QuoteNotDeliveredError
   | UnsafePositionError
   | ChainUnavailableError
-  | ExecutionNotDeployedError;
+  | ExecutionNotDeployedError
+  | DuplicateProtocolError
+  | UnknownPoolKindError
+  | PoolKindConflictError;

@@ -4,7 +4,7 @@
  * (where the pool also stops a step, which matters for rounding), crossing initialized ticks
  * and applying their liquidity net. The tick table stands in for the bitmap.
  */
-import type { V3Pool, V3Tick } from "../types.js";
+import type { V3Pool, V3Tick } from "../core/types.js";
 import { SwapRevertError } from "./sqrt-price-math.js";
 import { computeSwapStep } from "./swap-math.js";
 import {

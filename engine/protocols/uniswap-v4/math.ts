@@ -5,8 +5,8 @@
  * (`ProtocolFeeLibrary.calculateSwapFee`). The protocol's share comes out of that fee, so the
  * swapper's amounts depend on the composed fee only.
  */
-import type { V4Pool } from "../types.js";
-import { uniswapV3ExactIn, type V3ExactInResult, type V3SwapState } from "./uniswap-v3.js";
+import type { V4Pool } from "../../core/types.js";
+import { uniswapV3ExactIn, type V3ExactInResult, type V3SwapState } from "../../math/uniswap-v3.js";
 
 /** `SwapMath.MAX_SWAP_FEE` and `ProtocolFeeLibrary.PIPS_DENOMINATOR`: 100% in millionths. */
 export const V4_MAX_SWAP_FEE = 1_000_000;

@@ -2,7 +2,7 @@
  * OpenZeppelin 5's ERC4626 conversions, rounding down as `previewDeposit` and `previewRedeem`
  * do (the virtual share and asset of the inflation-attack defence included).
  */
-import type { VaultPool } from "../types.js";
+import type { VaultPool } from "../../core/types.js";
 
 export type VaultTotals = Pick<VaultPool, "totalAssets" | "totalSupply" | "decimalsOffset">;
 

@@ -4,7 +4,7 @@
  * deployment and the environment; the engine only reads them.
  */
 import type { Address } from "viem";
-import type { ExecutionAddresses } from "./protocols/execution-addresses.js";
+import type { ExecutionAddresses } from "./execution-addresses.js";
 
 export type VaultConfig = { address: Address; protocolSlug: string };
 

@@ -5,35 +5,35 @@
  * (src/api/shortcuts/plan-route.ts).
  */
 import { type Address, getAddress } from "viem";
-import type { ChainSetup } from "./chain-setup.js";
+import type { ChainSetup } from "../core/chain-setup.js";
 import {
   InsufficientLiquidityError,
   InvalidArgumentError,
   NoRouteError,
   UnknownTokenError,
   UnsupportedByStrategyError,
-} from "./errors.js";
+} from "../core/errors.js";
+import { displayAddress, isNativeToken, NATIVE_TOKEN_ADDRESS } from "../core/native.js";
+import type { RouteQuote } from "../core/types.js";
 import {
   type EncodedTx,
   encodeCoreWalletTx,
   encodeDelegateTx,
   encodeRouterSwapTx,
   routeFeeAmount,
-} from "./program/encode.js";
-import { executingAccount, inputHolder } from "./program/executing-account.js";
+} from "../program/encode.js";
+import { executingAccount, inputHolder } from "../program/executing-account.js";
 import {
   type ExecutionContracts,
   type RoutingStrategy,
   UnsupportedRouteError,
-} from "./program/hop-context.js";
-import type { PlannedCall } from "./program/planner.js";
-import { hopLeftovers, planRouteProgram } from "./program/route-program.js";
-import { type BeforeSending, beforeSending } from "./program/sending.js";
-import { displayAddress, isNativeToken, NATIVE_TOKEN_ADDRESS } from "./protocols/native.js";
-import { poolKindOf } from "./protocols/registry.js";
-import type { RoutingGraph } from "./routing/graph.js";
-import { findRoute } from "./routing/search.js";
-import type { RouteQuote } from "./routing/types.js";
+} from "../program/hop-context.js";
+import type { PlannedCall } from "../program/planner.js";
+import { hopLeftovers, planRouteProgram } from "../program/route-program.js";
+import { type BeforeSending, beforeSending } from "../program/sending.js";
+import type { RoutingGraph } from "../routing/graph.js";
+import { poolModelOf } from "../routing/pool-model.js";
+import { findRoute } from "../routing/search.js";
 
 /** A route request, validated (the API parses it from `GET /v1/shortcuts/route`'s query). */
 export type RouteRequest = {
@@ -83,7 +83,7 @@ export function routeSteps(chainId: number, quote: RouteQuote): RouteStep[] {
       const tokenIn = displayAddress(hop.edge.tokenIn);
       const tokenOut = displayAddress(hop.edge.tokenOut);
       const leftovers = hopLeftovers(hop);
-      const named = poolKindOf(hop.edge.pool).stepPool?.(hop.edge.pool);
+      const named = poolModelOf(hop.edge.pool).stepPool?.(hop.edge.pool);
       return {
         tokenIn: [tokenIn],
         positionInId: [`${chainId}:${tokenIn}`],

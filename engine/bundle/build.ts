@@ -5,20 +5,24 @@
  * then as returned), in src/api/shortcuts/plan-bundle.ts.
  */
 import { type Address, erc20Abi, getAddress, type Hex, parseEventLogs } from "viem";
-import { type CompiledBundle, compileBundle } from "./bundle/compile.js";
-import type { ChainSetup } from "./chain-setup.js";
-import { InvalidArgumentError, UnsupportedByStrategyError } from "./errors.js";
+import type { ChainSetup } from "../core/chain-setup.js";
+import { InvalidArgumentError, UnsupportedByStrategyError } from "../core/errors.js";
+import { displayAddress, NATIVE_TOKEN_ADDRESS } from "../core/native.js";
 import {
   type EncodedTx,
   encodeCoreWalletTx,
   encodeDelegateTx,
   encodeRouterBundleTx,
-} from "./program/encode.js";
-import { executingAccount, inputHolder } from "./program/executing-account.js";
-import { type ExecutionContracts, minimumOf, type RoutingStrategy } from "./program/hop-context.js";
-import { type BeforeSending, beforeSending, PROVISIONAL_DEADLINE } from "./program/sending.js";
-import { displayAddress, NATIVE_TOKEN_ADDRESS } from "./protocols/native.js";
-import type { RoutingGraph } from "./routing/graph.js";
+} from "../program/encode.js";
+import { executingAccount, inputHolder } from "../program/executing-account.js";
+import {
+  type ExecutionContracts,
+  minimumOf,
+  type RoutingStrategy,
+} from "../program/hop-context.js";
+import { type BeforeSending, beforeSending, PROVISIONAL_DEADLINE } from "../program/sending.js";
+import type { RoutingGraph } from "../routing/graph.js";
+import { type CompiledBundle, compileBundle } from "./compile.js";
 
 /** Default slippage of a bundle's output checks, relative to the simulated amounts (bps). */
 export const BUNDLE_SLIPPAGE_BPS = 300;

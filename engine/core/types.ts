@@ -134,7 +134,25 @@ export type WrapperPool = {
   address: Address;
 };
 
-export type Pool = V2Pool | V3Pool | V4Pool | VaultPool | AaveReservePool | WrapperPool;
+/**
+ * A pool of a protocol added from outside the engine (`createEngine`): its kind starts with
+ * `ext:` (so no built-in kind is ever mistaken for it) and its own fields are its protocol's.
+ */
+export type ExternalPool = {
+  kind: `ext:${string}`;
+  protocol: string;
+  address: Address;
+  readonly [field: string]: unknown;
+};
+
+export type Pool =
+  | V2Pool
+  | V3Pool
+  | V4Pool
+  | VaultPool
+  | AaveReservePool
+  | WrapperPool
+  | ExternalPool;
 
 export type EdgeAction = "swap" | "deposit" | "redeem" | "wrap" | "unwrap";
 

@@ -1,0 +1,121 @@
+/**
+ * The devnet's deployment file: what the devnet world deployed and where, as `chains.ts` reads it
+ * to index the devnet. Here, not under devnet/, because the service (indexer and API) reads it and
+ * loads no devnet code; `devnet/deployment.ts` writes it.
+ */
+
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Address, Hex } from "viem";
+import { readConfig } from "./config.js";
+import type { UniswapV4PoolKey } from "./engine/index.js";
+
+const root = dirname(fileURLToPath(import.meta.url));
+
+/** One ERC20 of the devnet world. */
+export type DeployedToken = {
+  address: Address;
+  name: string;
+  symbol: string;
+  decimals: number;
+  /** Reference USD price used to seed pools (not read by the service). */
+  usdPrice: number;
+};
+
+export type DeployedVault = {
+  address: Address;
+  /** Protocol slug from `engine/protocols/` this vault belongs to. */
+  protocolSlug: string;
+  asset: Address;
+  name: string;
+  symbol: string;
+};
+
+/** The project's execution-layer contracts (router, executors, wallet factory, helpers). */
+export type ExecutionLayerAddresses = Record<string, Address>;
+
+export type { UniswapV4PoolKey };
+
+/** Uniswap V4 on the devnet: the singleton manager, its periphery and the pools in it. */
+export type UniswapV4Deployment = {
+  poolManager: Address;
+  stateView: Address;
+  quoter: Address;
+  /** Adds and removes liquidity for its callers (`contracts/devnet/V4LiquidityHelper.sol`). */
+  liquidityHelper: Address;
+  /** Swaps on one pool for its caller (`contracts/devnet/V4SwapHelper.sol`). */
+  swapHelper: Address;
+  hooks: {
+    /** `afterSwap` only, no delta returned: its pools swap as hookless ones. */
+    afterSwap: Address;
+    /** `beforeSwap` + `beforeSwapReturnDelta`: keeps 1% of each exact input. */
+    returnsDelta: Address;
+  };
+  /** Every pool the world initialized, with its PoolId. */
+  pools: (UniswapV4PoolKey & { id: Hex })[];
+};
+
+/** One Aave V3 reserve of the devnet: the asset, the tokens the pool issues for it, its feed. */
+export type AaveV3Reserve = {
+  symbol: string;
+  asset: Address;
+  aToken: Address;
+  variableDebtToken: Address;
+  stableDebtToken: Address;
+  /** The `DevPriceFeed` (USD, 8 decimals) the market's oracle reads for this asset. */
+  priceFeed: Address;
+};
+
+/** Aave V3 on the devnet: one market, its proxies, oracle and data provider, and its reserves. */
+export type AaveV3Deployment = {
+  poolAddressesProvider: Address;
+  /** The Pool's proxy: what every caller uses. */
+  pool: Address;
+  /** The PoolConfigurator's proxy. */
+  poolConfigurator: Address;
+  aclManager: Address;
+  /** AaveOracle: prices in USD with 8 decimals. */
+  oracle: Address;
+  /** AaveProtocolDataProvider. */
+  dataProvider: Address;
+  /** In the order the pool lists them (`getReservesList`). */
+  reserves: AaveV3Reserve[];
+};
+
+/** Everything deployed on the devnet; written as JSON where `ponder.config.ts` reads it. */
+export type Deployment = {
+  chainId: number;
+  /** Hash of block 0: tells this chain apart from an earlier devnet with the same id. */
+  genesisHash: Hex;
+  /** First block holding a deployment of this world (indexing starts there). */
+  startBlock: number;
+  deployer: Address;
+  weth: Address;
+  tokens: DeployedToken[];
+  uniswapV2: { factory: Address; router02: Address; pairs: Address[] };
+  uniswapV3: {
+    factory: Address;
+    positionManager: Address;
+    swapRouter: Address;
+    quoterV2: Address;
+    pools: Address[];
+  };
+  /** Absent from the files of worlds deployed before the devnet had Uniswap V4. */
+  uniswapV4?: UniswapV4Deployment;
+  /** Absent from the files of worlds deployed before the devnet had Aave V3. */
+  aaveV3?: AaveV3Deployment;
+  vaults: DeployedVault[];
+  execution: ExecutionLayerAddresses;
+};
+
+/** Where the devnet deployment file lives: `DEVNET_DEPLOYMENT` or `.devnet/deployment.json`. */
+export function deploymentPath(env: NodeJS.ProcessEnv = process.env): string {
+  return resolve(root, readConfig(env).devnet.deploymentFile ?? ".devnet/deployment.json");
+}
+
+/** Reads the deployment file, or `undefined` when there is none. */
+export function readDeployment(path = deploymentPath()): Deployment | undefined {
+  if (!existsSync(path)) return undefined;
+  return JSON.parse(readFileSync(path, "utf8")) as Deployment;
+}

@@ -1,0 +1,59 @@
+/**
+ * What programs need of one kind of pool — the steps of a hop through it and what a hop leaves
+ * behind — and the table of the kinds installed. The program layer knows no protocol: each
+ * protocol's folder writes the steps of its pools, and the engine's composition root
+ * (`engine/index.ts`) installs them here.
+ */
+import { PoolKindConflictError, UnknownPoolKindError } from "../core/errors.js";
+import type { Address, Edge, Pool } from "../core/types.js";
+import type { HopContext, HopOptions } from "./hop-context.js";
+import type { ProgramPlanner, ProgramValue } from "./planner.js";
+
+/** An amount of a token a hop leaves with the account that runs it. */
+export type Leftover = { token: Address; amount: bigint };
+
+/** An edge through a pool of kind `P`. */
+type HopEdge<P extends Pool> = Omit<Edge, "pool"> & { pool: P };
+
+/** The program steps of one kind of pool. */
+export type HopSteps<P extends Pool> = {
+  kind: P["kind"];
+  /**
+   * Adds the hop's program steps, paying `recipient`.
+   * @returns the hop's output amount (a program value, or the input itself for wrap/unwrap).
+   */
+  addHop: (
+    planner: ProgramPlanner,
+    context: HopContext,
+    hop: { edge: HopEdge<P>; amountIn: bigint; amountOut: bigint },
+    amountIn: bigint | ProgramValue,
+    recipient: Address,
+    options: HopOptions,
+  ) => ProgramValue | bigint;
+  /**
+   * What a hop of `amountIn` leaves unused with the account that runs it (a single-sided V2
+   * add's rounding dust), exactly; absent or empty for a hop that spends all its input.
+   */
+  leftovers?: (edge: HopEdge<P>, amountIn: bigint) => Leftover[];
+  /** Under the router, a last hop through it can pay the receiver itself (no sweep needed). */
+  paysReceiverUnderRouter: boolean;
+};
+
+/** Each installed pool kind's hop steps. */
+const steps = new Map<string, HopSteps<Pool>>();
+
+/** Installs the hop steps of a pool kind (one implementation per kind). */
+export function installHopSteps<P extends Pool>(hopSteps: HopSteps<P>): void {
+  const known = steps.get(hopSteps.kind);
+  if (known && known !== (hopSteps as unknown)) {
+    throw new PoolKindConflictError(hopSteps.kind, "hop steps");
+  }
+  steps.set(hopSteps.kind, hopSteps as unknown as HopSteps<Pool>);
+}
+
+/** The hop steps of `pool`'s kind. */
+export function hopStepsOf(pool: Pool): HopSteps<Pool> {
+  const found = steps.get(pool.kind);
+  if (!found) throw new UnknownPoolKindError(pool.kind);
+  return found;
+}

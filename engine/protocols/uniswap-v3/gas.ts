@@ -1,0 +1,8 @@
+/**
+ * Gas units of uniswap-v3's steps in a route through the project's router, measured on the devnet by
+ * bench/routing-gas.ts (results and method in bench/results/routing-gas.md).
+ */
+/** A Uniswap V3 hop crossing no initialized tick: `pool.swap`, callback payment, output read. */
+export const V3_SWAP_GAS = 73_000;
+/** Each initialized tick a V3 swap crosses (a 24-tick swap measured 24,154 per tick). */
+export const V3_TICK_CROSS_GAS = 24_000;

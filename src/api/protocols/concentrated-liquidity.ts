@@ -1,0 +1,66 @@
+/**
+ * The tick tables of the concentrated-liquidity pools (Uniswap V3 and V4), read back for the
+ * routing snapshot. Both sources index ticks in the same shape and differ only in the table and
+ * the column that names a tick's pool (a pool address in V3, a PoolId in V4).
+ */
+import type { AnyPgColumn, PgTable } from "drizzle-orm/pg-core";
+import { and, eq, inArray } from "ponder";
+import type { Address } from "../../../engine/index.js";
+import { lower, type Reader, slices } from "../snapshot/reader.js";
+import type { TickRow } from "../snapshot/ticks.js";
+
+/** A protocol's tick table and the columns the snapshot reads of it. */
+export type TickTable = {
+  table: PgTable;
+  chainId: AnyPgColumn<{ data: number; notNull: true }>;
+  /** The tick's pool: the key the source's pools go by in the graph. */
+  pool: AnyPgColumn<{ data: string; notNull: true }>;
+  tick: AnyPgColumn<{ data: number; notNull: true }>;
+  liquidityNet: AnyPgColumn<{ data: bigint; notNull: true }>;
+  liquidityGross: AnyPgColumn<{ data: bigint; notNull: true }>;
+};
+
+export type LoadTicksParameters = {
+  reader: Reader;
+  ticks: TickTable;
+  chainId: number;
+  /** The pools whose ticks to read, or `"all"`: every pool of the chain (a full load, no list to bind). */
+  pools: readonly Address[] | "all";
+};
+
+/** The tick rows of `pools`, by pool (lowercase, as the graph keys them). */
+export async function loadTicks({
+  reader,
+  ticks,
+  chainId,
+  pools,
+}: LoadTicksParameters): Promise<Map<string, TickRow[]>> {
+  const byPool = new Map<string, TickRow[]>();
+  if (pools !== "all" && pools.length === 0) return byPool;
+  const select = () =>
+    reader
+      .select({
+        pool: ticks.pool,
+        tick: ticks.tick,
+        liquidityNet: ticks.liquidityNet,
+        liquidityGross: ticks.liquidityGross,
+      })
+      .from(ticks.table);
+  const batches =
+    pools === "all"
+      ? [await select().where(eq(ticks.chainId, chainId))]
+      : await Promise.all(
+          slices(pools).map((slice) =>
+            select().where(and(eq(ticks.chainId, chainId), inArray(ticks.pool, slice))),
+          ),
+        );
+  for (const rows of batches) {
+    for (const r of rows) {
+      const key = lower(r.pool);
+      const list = byPool.get(key);
+      if (list) list.push(r);
+      else byPool.set(key, [r]);
+    }
+  }
+  return byPool;
+}
