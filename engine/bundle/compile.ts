@@ -31,7 +31,7 @@ import { addRouteHop, leftoverTokens } from "../program/route-program.js";
 import { type RouteStep, routeSteps as routeStepsOf } from "../route/route.js";
 import { quoteEdge } from "../routing/quote-edge.js";
 import { type FindRouteResult, findRoute } from "../routing/search.js";
-import { bundleProtocols, protocolActions } from "./actions/registry.js";
+import { bundleProtocols, findBundleProtocol, protocolActions } from "./actions/registry.js";
 import type {
   ActionRouting,
   AmountArg,
@@ -304,7 +304,7 @@ function compilePass(
       throw new InvalidArgumentError("expected an action name string.", at(".action"));
     }
     const slug = PROTOCOL_ALIASES[action.protocol] ?? action.protocol;
-    const protocol = bundleProtocols().find((p) => p.slug === slug);
+    const protocol = findBundleProtocol(slug);
     if (!protocol) {
       throw new UnknownActionError(
         `unknown protocol "${action.protocol}"; known protocols and actions: ${listing()}.`,

@@ -28,8 +28,7 @@ export function protocolActions(protocol: BundleProtocol): Record<string, Action
   return protocol.actions ?? {};
 }
 
-/** The action for `protocol`/`method`, or undefined when either is unknown. */
-export function findAction(slug: string, method: string): ActionSpec | undefined {
-  const protocol = installed.get(slug);
-  return protocol ? protocolActions(protocol)[method] : undefined;
+/** The installed protocol of `slug`, if any. */
+export function findBundleProtocol(slug: string): BundleProtocol | undefined {
+  return installed.get(slug);
 }
