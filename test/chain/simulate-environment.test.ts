@@ -9,6 +9,7 @@ import {
   type Address,
   createPublicClient,
   createWalletClient,
+  custom,
   decodeEventLog,
   decodeFunctionResult,
   encodeFunctionData,
@@ -21,7 +22,12 @@ import { EnvironmentProbeAbi } from "../../abis/generated/EnvironmentProbe.js";
 import { loadArtifact } from "../../contracts/build.js";
 import { type AnvilInstance, DEVNET_ACCOUNT_KEYS, DEVNET_CHAIN_ID } from "../../devnet/anvil.js";
 import { chainOf } from "../../devnet/world.js";
-import { nextBlockOf, simulateCalls, walletFees } from "../../src/api/chain/simulate.js";
+import {
+  nextBlockOf,
+  SimulationUnavailableError,
+  simulateCalls,
+  walletFees,
+} from "../../src/api/chain/simulate.js";
 import { startTestAnvil } from "../harness/anvil.js";
 
 describe("simulateCalls: what a contract reads is what it reads in the real transaction", () => {
@@ -129,5 +135,115 @@ describe("simulateCalls: what a contract reads is what it reads in the real tran
     });
     expect(seen.origin).toBe(broke);
     expect(seen.gasPrice).toBeGreaterThan(0n);
+  });
+
+  /**
+   * A client of the same node that lists the methods it asked for, and fails the methods in
+   * `failing` as an unreachable node would.
+   */
+  function countingClient() {
+    const asked: string[] = [];
+    const failing = new Set<string>();
+    const counting = createPublicClient({
+      transport: custom(
+        {
+          request: async ({ method, params }) => {
+            asked.push(method);
+            if (failing.has(method)) throw new Error(`${method}: connection refused`);
+            return client.request({ method, params } as never);
+          },
+        },
+        { retryCount: 0 },
+      ),
+    }) as PublicClient;
+    const count = () => {
+      const counts: Record<string, number> = {};
+      for (const m of asked) counts[m] = (counts[m] ?? 0) + 1;
+      return counts;
+    };
+    return { client: counting, asked, failing, count };
+  }
+
+  const record = () => encodeFunctionData({ abi: EnvironmentProbeAbi, functionName: "record" });
+  const broke = "0x000000000000000000000000000000000000bEEF" as Address;
+
+  test("simulations on one block read its next block and each sender's balance once; a new block is read afresh", async () => {
+    const node = countingClient();
+    const calls = [
+      { from: sender.address, to: probe, data: record() },
+      { from: broke, to: probe, data: record() },
+    ];
+    const head = await client.getBlockNumber({ cacheTime: 0 });
+    const first = await simulateCalls(node.client, { calls, overrides: {} });
+    const second = await simulateCalls(node.client, { calls, overrides: {} });
+    expect(first.blockNumber).toBe(head);
+    expect(second.blockNumber).toBe(head);
+    expect(node.count()).toEqual({
+      eth_blockNumber: 2,
+      eth_getBlockByNumber: 1,
+      eth_feeHistory: 1,
+      eth_maxPriorityFeePerGas: 1,
+      eth_getBalance: 2,
+      eth_simulateV1: 2,
+    });
+
+    // A new block: its fields and the balances on it are read, and the calls run on top of it.
+    await client.request({ method: "evm_mine" as never });
+    const third = await simulateCalls(node.client, { calls, overrides: {} });
+    expect(third.blockNumber).toBe(head + 1n);
+    expect(node.count()).toEqual({
+      eth_blockNumber: 3,
+      eth_getBlockByNumber: 2,
+      eth_feeHistory: 2,
+      eth_maxPriorityFeePerGas: 2,
+      eth_getBalance: 4,
+      eth_simulateV1: 3,
+    });
+  });
+
+  test("simulations that arrive together share one read of the head and of its block", async () => {
+    const node = countingClient();
+    const calls = [{ from: sender.address, to: probe, data: record() }];
+    const answers = await Promise.all(
+      [1, 2, 3].map(() => simulateCalls(node.client, { calls, overrides: {} })),
+    );
+    const head = await client.getBlockNumber({ cacheTime: 0 });
+    expect(answers.map((a) => a.blockNumber)).toEqual([head, head, head]);
+    expect(node.count()).toEqual({
+      eth_blockNumber: 1,
+      eth_getBlockByNumber: 1,
+      eth_feeHistory: 1,
+      eth_maxPriorityFeePerGas: 1,
+      eth_getBalance: 1,
+      eth_simulateV1: 3,
+    });
+  });
+
+  test("a read the node failed is not kept: the next simulation on the block reads it again", async () => {
+    const node = countingClient();
+    const calls = [{ from: sender.address, to: probe, data: record() }];
+    node.failing.add("eth_feeHistory");
+    await expect(simulateCalls(node.client, { calls, overrides: {} })).rejects.toThrow(
+      new SimulationUnavailableError(
+        "the chain node did not describe its next block: An unknown RPC error occurred.",
+      ),
+    );
+    node.failing.clear();
+    node.failing.add("eth_getBalance");
+    await expect(simulateCalls(node.client, { calls, overrides: {} })).rejects.toThrow(
+      SimulationUnavailableError,
+    );
+    node.failing.clear();
+    const simulation = await simulateCalls(node.client, { calls, overrides: {} });
+    expect(simulation.results[0]?.ok).toBe(true);
+    expect(node.count()).toEqual({
+      // The block, failed once, read again and kept; the balance, failed once, read again.
+      eth_blockNumber: 3,
+      eth_getBlockByNumber: 2,
+      eth_feeHistory: 2,
+      eth_maxPriorityFeePerGas: 2,
+      eth_getBalance: 3,
+      eth_simulateV1: 1,
+    });
   });
 });

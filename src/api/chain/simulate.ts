@@ -7,10 +7,14 @@
  * contract that tells a simulation apart from the real transaction (a hook that is honest only
  * at gas price 0) would be quoted one way and behave another. So the node validates the calls
  * (without validation `eth_simulateV1` charges no gas and runs at base fee 0), the block carries
- * the next block's number, base fee, fee recipient, gas limit, a fresh random `prevrandao` and a
- * timestamp after its parent's, and each call pays the next block's base fee plus the node's
+ * the next block's number, base fee, fee recipient, gas limit, a random `prevrandao` of its own and
+ * a timestamp after its parent's, and each call pays the next block's base fee plus the node's
  * suggested priority fee, as a wallet sending it would. The senders are given the ether that gas
  * costs on top of what they hold, so quoting needs no gas money.
+ *
+ * Before each simulation the node is asked only for its latest block number: what describes the
+ * next block and each sender's balance are read once per base block and shared by every
+ * simulation on it (`readsAt`), as every transaction of one block sees the same block fields.
  */
 import { randomBytes } from "node:crypto";
 import {
@@ -102,7 +106,68 @@ export async function nextBlockOf(
   client: PublicClient,
   params: { blockNumber?: bigint } = {},
 ): Promise<NextBlock> {
-  const tag = params.blockNumber === undefined ? "latest" : numberToHex(params.blockNumber);
+  return readsAt(client, params.blockNumber ?? (await headOf(client))).next;
+}
+
+/**
+ * What has been read of one block, for simulations on top of it: its next block and the senders'
+ * balances on it. Read once per block: a block's contents do not change (a reorg replacing the
+ * head at the same height is not told apart: its reads are at most one block's changes off).
+ */
+type BlockReads = {
+  block: bigint;
+  next: Promise<NextBlock>;
+  balances: Map<Address, Promise<bigint>>;
+};
+
+/** The reads of each client's newest block simulated on. */
+const blockReads = new WeakMap<PublicClient, BlockReads>();
+/** The most senders' balances kept for one block (more are read each time). */
+const MAX_BALANCES_PER_BLOCK = 10_000;
+/** Each client's head read in flight: requests arriving meanwhile share it. */
+const headReads = new WeakMap<PublicClient, Promise<bigint>>();
+
+/**
+ * The chain's latest block number (one `eth_blockNumber`, shared by the requests that arrive
+ * while it is read).
+ * @throws SimulationUnavailableError when the node does not answer.
+ */
+function headOf(client: PublicClient): Promise<bigint> {
+  let pending = headReads.get(client);
+  if (!pending) {
+    pending = (client.request({ method: "eth_blockNumber" as never }) as Promise<Hex>)
+      .then((hex) => BigInt(hex))
+      .catch((error: unknown) => {
+        throw new SimulationUnavailableError(
+          `the chain node did not answer its latest block: ${errorLine(error)}`,
+        );
+      })
+      .finally(() => headReads.delete(client));
+    headReads.set(client, pending);
+  }
+  return pending;
+}
+
+/** The reads of `block` (kept when it is the newest block simulated on; a failed read is not). */
+function readsAt(client: PublicClient, block: bigint): BlockReads {
+  const known = blockReads.get(client);
+  if (known?.block === block) return known;
+  const reads: BlockReads = { block, next: readNextBlock(client, block), balances: new Map() };
+  if (!known || block > known.block) {
+    blockReads.set(client, reads);
+    reads.next.catch(() => {
+      if (blockReads.get(client) === reads) blockReads.delete(client);
+    });
+  }
+  return reads;
+}
+
+function errorLine(error: unknown): string {
+  return error instanceof Error ? (error.message.split("\n")[0] ?? "") : String(error);
+}
+
+async function readNextBlock(client: PublicClient, blockNumber: bigint): Promise<NextBlock> {
+  const tag = numberToHex(blockNumber);
   let block: RpcBlock | null;
   let history: RpcFeeHistory;
   let tip: Hex;
@@ -120,7 +185,7 @@ export async function nextBlockOf(
     ]);
   } catch (error) {
     throw new SimulationUnavailableError(
-      `the chain node did not describe its next block: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`,
+      `the chain node did not describe its next block: ${errorLine(error)}`,
     );
   }
   if (!block) throw new SimulationUnavailableError(`the chain node has no block ${tag}`);
@@ -170,7 +235,10 @@ export async function simulateCalls(
     overrides: Record<Address, AccountOverride>;
   },
 ): Promise<SimulationResult> {
-  const next = await nextBlockOf(client, { blockNumber: params.blockNumber });
+  // The base block's next block and the senders' balances on it, read in one round trip to the
+  // node (none when an earlier simulation on the same block read them).
+  const reads = readsAt(client, params.blockNumber ?? (await headOf(client)));
+  const [next, held] = await Promise.all([reads.next, heldBalances(client, reads, params)]);
   const fees = walletFees(next);
   for (const c of params.calls) {
     // No account can hold the value and the gas together: the transaction could never be sent.
@@ -180,13 +248,8 @@ export async function simulateCalls(
       );
     }
   }
-  const overrides = await withGasMoney(client, {
-    overrides: params.overrides,
-    calls: params.calls,
-    // No call's gas exceeds the block's: what the node lets a call use by default, at most.
-    costPerCall: next.gasLimit * fees.maxFeePerGas,
-    blockNumber: next.baseBlock,
-  });
+  // No call's gas exceeds the block's: what the node lets a call use by default, at most.
+  const overrides = withGasMoney(params, held, next.gasLimit * fees.maxFeePerGas);
   let blocks: SimulatedBlock[];
   try {
     blocks = (await client.request({
@@ -255,45 +318,80 @@ export async function simulateCalls(
 }
 
 /**
- * `overrides` with each sender given, on top of what it holds (or is given), the most its calls'
- * gas can cost: a validated simulation buys gas, and a caller quoting before it holds any ether
- * must still be answered. Gas is bought before the call runs, so during the call the sender
- * holds about what it would in the real transaction.
+ * What each sender of `params.calls` holds on the reads' block under the overrides: its balance
+ * override, or its balance on the chain (read once per block and sender). Keys are lower-case.
+ * @throws SimulationUnavailableError when the node does not answer a balance.
  */
-async function withGasMoney(
+async function heldBalances(
   client: PublicClient,
-  params: {
-    overrides: Record<Address, AccountOverride>;
-    calls: SimulationCall[];
-    costPerCall: bigint;
-    blockNumber: bigint;
-  },
-): Promise<Record<Address, AccountOverride>> {
+  reads: BlockReads,
+  params: { calls: SimulationCall[]; overrides: Record<Address, AccountOverride> },
+): Promise<Map<Address, bigint>> {
+  const given = overridesByAddress(params.overrides);
+  const senders = new Set(params.calls.map((c) => c.from.toLowerCase() as Address));
+  const held = new Map<Address, bigint>();
+  try {
+    await Promise.all(
+      [...senders].map(async (sender) => {
+        held.set(
+          sender,
+          given.get(sender)?.[1].balance ?? (await balanceAt(client, reads, sender)),
+        );
+      }),
+    );
+  } catch (error) {
+    throw new SimulationUnavailableError(
+      `the chain node did not answer a balance: ${errorLine(error)}`,
+    );
+  }
+  return held;
+}
+
+/** `account`'s balance on the reads' block, read once (a failed read is not kept). */
+function balanceAt(client: PublicClient, reads: BlockReads, account: Address): Promise<bigint> {
+  const known = reads.balances.get(account);
+  if (known) return known;
+  const read = client.getBalance({ address: account, blockNumber: reads.block });
+  if (reads.balances.size < MAX_BALANCES_PER_BLOCK) {
+    reads.balances.set(account, read);
+    read.catch(() => reads.balances.delete(account));
+  }
+  return read;
+}
+
+/** `overrides` keyed by lower-case address, each with the address as it was given. */
+function overridesByAddress(
+  overrides: Record<Address, AccountOverride>,
+): Map<Address, [Address, AccountOverride]> {
+  const given = new Map<Address, [Address, AccountOverride]>();
+  for (const [address, o] of Object.entries(overrides)) {
+    given.set(address.toLowerCase() as Address, [address as Address, o]);
+  }
+  return given;
+}
+
+/**
+ * `params.overrides` with each sender given, on top of what it holds (`held`), the most its
+ * calls' gas can cost (`costPerCall` each): a validated simulation buys gas, and a caller
+ * quoting before it holds any ether must still be answered. Gas is bought before the call runs,
+ * so during the call the sender holds about what it would in the real transaction.
+ */
+function withGasMoney(
+  params: { calls: SimulationCall[]; overrides: Record<Address, AccountOverride> },
+  held: Map<Address, bigint>,
+  costPerCall: bigint,
+): Record<Address, AccountOverride> {
   const callsBySender = new Map<Address, number>();
   for (const c of params.calls) {
     const from = c.from.toLowerCase() as Address;
     callsBySender.set(from, (callsBySender.get(from) ?? 0) + 1);
   }
-  const given = new Map<Address, [Address, AccountOverride]>();
-  for (const [address, o] of Object.entries(params.overrides)) {
-    given.set(address.toLowerCase() as Address, [address as Address, o]);
-  }
+  const given = overridesByAddress(params.overrides);
   const out = { ...params.overrides };
-  try {
-    await Promise.all(
-      [...callsBySender].map(async ([sender, count]) => {
-        const [key, o] = given.get(sender) ?? [sender, undefined];
-        const held =
-          o?.balance ??
-          (await client.getBalance({ address: sender, blockNumber: params.blockNumber }));
-        const funded = held + BigInt(count) * params.costPerCall;
-        out[key] = { ...o, balance: funded > maxUint256 ? maxUint256 : funded };
-      }),
-    );
-  } catch (error) {
-    throw new SimulationUnavailableError(
-      `the chain node did not answer a balance: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`,
-    );
+  for (const [sender, count] of callsBySender) {
+    const [key, o] = given.get(sender) ?? [sender, undefined];
+    const funded = (held.get(sender) ?? 0n) + BigInt(count) * costPerCall;
+    out[key] = { ...o, balance: funded > maxUint256 ? maxUint256 : funded };
   }
   return out;
 }
