@@ -16,7 +16,6 @@ export default defineConfig({
     pool: "forks",
     maxWorkers: 2,
     globalSetup: ["test/harness/global-setup.ts"],
-    setupFiles: ["test/harness/engine-setup.ts"],
     projects: [
       {
         extends: true,

@@ -26,6 +26,7 @@ import { UniswapV2Router02Abi } from "../abis/UniswapV2Router02.js";
 import { buildContracts } from "../contracts/build.js";
 import type { Pool } from "../engine/index.js";
 import {
+  createRoutingGraph,
   DEFAULT_DEADLINE_SECONDS,
   type ExecutionContracts,
   encodeCoreWalletTx,
@@ -36,7 +37,6 @@ import {
   minimumOf,
   planRouteProgram,
   predictCoreWalletAddress,
-  RoutingGraph,
   type RoutingStrategy,
 } from "../engine/index.js";
 import { quoteV2, quoteV3 } from "../test/execution/quotes.js";
@@ -163,7 +163,7 @@ async function apiTx(
 ): Promise<Tx> {
   const { strategy, from, tokenOut, amountIn } = params;
   const pools = await Promise.all(params.pools());
-  const graph = new RoutingGraph();
+  const graph = createRoutingGraph();
   for (const pool of pools) graph.upsertPool(pool);
   const [block, gasPriceWei] = await Promise.all([
     world.client.getBlock(),

@@ -23,10 +23,11 @@ import { mulberry32 } from "../devnet/random.js";
 import { purgeSyncCache } from "../devnet/sync-cache.js";
 import type { Address } from "../engine/index.js";
 import {
+  createRoutingGraph,
   EXECUTION_ADDRESS_NAMES,
   findRoute,
   prepareRouteSearch,
-  RoutingGraph,
+  type RoutingGraph,
 } from "../engine/index.js";
 import packageJson from "../package.json" with { type: "json" };
 import { vaultPoolOf } from "../src/api/protocols/erc4626.js";
@@ -285,7 +286,7 @@ async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: n
 async function loadGraph(client: pg.Client, schema: string, weth: Address): Promise<RoutingGraph> {
   const s = `"${schema}"`;
   const addresses = new AddressInterner();
-  const graph = new RoutingGraph();
+  const graph = createRoutingGraph();
   graph.upsertPool({ kind: "wrap", protocol: "wrapped-native", address: weth });
   const pairs = await client.query(
     `select address, token0, token1, reserve0::text, reserve1::text, fee, total_supply::text as "totalSupply" from ${s}.v2_pair`,

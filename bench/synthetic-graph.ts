@@ -11,6 +11,7 @@
 import { mulberry32 } from "../devnet/random.js";
 import type { Address, Pool, V3Pool, V3Tick } from "../engine/index.js";
 import {
+  createRoutingGraph,
   floorSqrt,
   getSqrtRatioAtTick,
   getTickAtSqrtRatio,
@@ -18,7 +19,7 @@ import {
   MAX_TICK,
   MIN_SQRT_RATIO,
   MIN_TICK,
-  RoutingGraph,
+  type RoutingGraph,
 } from "../engine/index.js";
 
 export type SyntheticToken = {
@@ -226,7 +227,7 @@ export function syntheticGraph(params: SyntheticGraphParameters): SyntheticGraph
     pools.push(venue(token, partner, deep ? logUniform(2e3, 2e7) : logUniform(1e3, 2e6)));
   }
 
-  const graph = new RoutingGraph();
+  const graph = createRoutingGraph();
   for (const pool of pools) graph.upsertPool(pool);
   return {
     graph,

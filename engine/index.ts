@@ -2,16 +2,37 @@
  * The engine's one public door and its composition root. The layers below know no protocol:
  * `core/` and `math/` at the bottom; `routing/` (graph, search, prices) and `program/`
  * (command-VM programs) above them, side by side; `route/` over both; `bundle/` over `route/`;
- * and `protocols/<slug>/` on top, each folder holding all of its protocol's code. Importing this
- * module installs the built-in protocols (`protocols/registry.ts`) in the layers' tables;
- * `createEngine` adds more. The service, `devnet/` and `scripts/` import the engine only here
- * (`npm run lint:deps` holds them to it).
+ * and `protocols/<slug>/` on top, each folder holding all of its protocol's code. An engine
+ * (`createEngine`) installs its protocols in tables of its own (`protocols/registry.ts`): the
+ * routing graphs it builds hold its pool models, and its route and bundle compilers are given
+ * its hop steps and actions. The functions exported here by name are those of the engine of the
+ * built-in protocols (`engine`). The service, `devnet/` and `scripts/` import the engine only
+ * here (`npm run lint:deps` holds them to it).
  */
 
-import { buildBundle } from "./bundle/build.js";
+import {
+  type BuildBundleParameters,
+  type BundleBuild,
+  buildBundle as buildBundleWith,
+} from "./bundle/build.js";
+import {
+  type CompileBundleParameters,
+  type CompiledBundle,
+  compileBundle as compileBundleWith,
+} from "./bundle/compile.js";
+import { ForeignGraphError } from "./core/errors.js";
+import type { EdgeQuote } from "./core/quote.js";
+import type { Edge, QuotedHop, RouteQuote } from "./core/types.js";
+import type { Leftover } from "./program/hop-steps.js";
+import type { PlannedProgram } from "./program/planner.js";
+import {
+  hopLeftovers as hopLeftoversWith,
+  planRouteProgram as planRouteProgramWith,
+  type RouteProgramParameters,
+} from "./program/route-program.js";
 import { aaveV3 } from "./protocols/aave-v3/protocol.js";
 import { core } from "./protocols/core/protocol.js";
-import { findProtocol, installProtocol, protocols } from "./protocols/registry.js";
+import { ProtocolRegistry } from "./protocols/registry.js";
 import { savingsVaults } from "./protocols/savings-vaults/protocol.js";
 import type { Protocol } from "./protocols/types.js";
 import { uniswapV2 } from "./protocols/uniswap-v2/protocol.js";
@@ -19,7 +40,20 @@ import { uniswapV3 } from "./protocols/uniswap-v3/protocol.js";
 import { uniswapV4 } from "./protocols/uniswap-v4/protocol.js";
 import { wrappedNative } from "./protocols/wrapped-native/protocol.js";
 import { yieldVaults } from "./protocols/yield-vaults/protocol.js";
-import { buildRoute } from "./route/route.js";
+import {
+  type BuildRouteParameters,
+  buildRoute as buildRouteWith,
+  type RouteBuild,
+  type RouteStep,
+  routeSteps as routeStepsWith,
+} from "./route/route.js";
+import { RoutingGraph } from "./routing/graph.js";
+import type { PoolModels } from "./routing/pool-model.js";
+import {
+  type PathQuote,
+  quotePathOut as quotePathOutWith,
+  quotePath as quotePathWith,
+} from "./routing/quote-path.js";
 import { findRoute } from "./routing/search.js";
 
 export { addressArg, amountArg, bpsArg } from "./bundle/actions/args.js";
@@ -29,11 +63,10 @@ export type { ActionSpec, CompileContext, OutputValue } from "./bundle/actions/t
 export {
   type BundleBuild,
   type BundleRequest,
-  buildBundle,
   type OutputCheck,
   seenInLogs,
 } from "./bundle/build.js";
-export { type CompiledBundle, compileBundle, MAX_BUNDLE_ACTIONS } from "./bundle/compile.js";
+export { type CompiledBundle, MAX_BUNDLE_ACTIONS } from "./bundle/compile.js";
 export type { ChainSetup, VaultConfig } from "./core/chain-setup.js";
 export {
   ChainUnavailableError,
@@ -41,6 +74,7 @@ export {
   EngineError,
   type EngineErrorType,
   ExecutionNotDeployedError,
+  ForeignGraphError,
   InputNotSimulatableError,
   InvalidArgumentError,
   PoolKindConflictError,
@@ -110,7 +144,6 @@ export { addSweep } from "./program/execution-steps.js";
 export { type ExecutionContracts, minimumOf, type RoutingStrategy } from "./program/hop-context.js";
 export { ProgramPlanner, type ProgramValue } from "./program/planner.js";
 export { describeRevert } from "./program/revert.js";
-export { planRouteProgram } from "./program/route-program.js";
 export {
   type BeforeSending,
   DEFAULT_DEADLINE_SECONDS,
@@ -123,7 +156,6 @@ export { addAaveSupply, addAaveWithdraw } from "./protocols/aave-v3/steps.js";
 export { addErc4626Deposit, addErc4626Redeem } from "./protocols/erc4626/steps.js";
 export type { EdgeOf, Leftover, PoolKind } from "./protocols/pool-kind.js";
 export { swapsBothWays } from "./protocols/pool-kind.js";
-export { findProtocol, protocols } from "./protocols/registry.js";
 export type { AccountCheck, PoolSource, Protocol } from "./protocols/types.js";
 export { floorSqrt } from "./protocols/uniswap-v2/math.js";
 export {
@@ -138,12 +170,12 @@ export { uniswapV4PoolKey } from "./protocols/uniswap-v4/pool.js";
 export type { UniswapV4PoolKey } from "./protocols/uniswap-v4/steps.js";
 export { addExecutorUniswapV4Swap } from "./protocols/uniswap-v4/steps.js";
 export { addUnwrapNative, addWrapNative } from "./protocols/wrapped-native/steps.js";
-export { buildRoute, type RouteRequest, type RouteStep, routeSteps } from "./route/route.js";
+export type { RouteRequest, RouteStep } from "./route/route.js";
 export { routeGas } from "./routing/gas.js";
 export { RoutingGraph } from "./routing/graph.js";
+export type { PoolModel, PoolModels } from "./routing/pool-model.js";
 export { priceImpactBps, usdPrices, usdSpotPrices } from "./routing/prices.js";
-export { quoteEdge, simulateEdge } from "./routing/quote-edge.js";
-export { quotePath, quotePathOut } from "./routing/quote-path.js";
+export type { PathQuote } from "./routing/quote-path.js";
 export { findRoute, prepareRouteSearch } from "./routing/search.js";
 export {
   PRICE_SCALE,
@@ -167,35 +199,105 @@ export const builtinProtocols: readonly Protocol[] = [
   aaveV3,
   wrappedNative,
 ];
-for (const protocol of builtinProtocols) installProtocol(protocol);
 
-/** An engine: the protocols it knows and the functions that route and bundle through them. */
+/**
+ * An engine: its protocols and the functions that route and bundle through them, bound to its
+ * own tables. A graph it builds holds its pool models; its compilers use its hop steps and
+ * actions.
+ */
 export type Engine = {
   /** Every protocol, built-in ones first, then the ones added, in order. */
   protocols: readonly Protocol[];
-  findProtocol: typeof findProtocol;
+  findProtocol: (slug: string) => Protocol | undefined;
+  /** The pool models of its protocols: what the graphs it builds ask of each pool. */
+  models: PoolModels;
+  /** An empty routing graph of its pool models. */
+  createGraph: () => RoutingGraph;
   findRoute: typeof findRoute;
-  buildRoute: typeof buildRoute;
-  buildBundle: typeof buildBundle;
+  buildRoute: (params: Omit<BuildRouteParameters, "steps">) => RouteBuild;
+  routeSteps: (chainId: number, quote: RouteQuote) => RouteStep[];
+  /** What `hop` leaves unused with the account that runs it (a single-sided V2 add's dust). */
+  hopLeftovers: (hop: QuotedHop) => Leftover[];
+  planRouteProgram: (params: Omit<RouteProgramParameters, "steps">) => PlannedProgram;
+  buildBundle: (params: Omit<BuildBundleParameters, "protocols" | "steps">) => BundleBuild;
+  compileBundle: (params: Omit<CompileBundleParameters, "protocols" | "steps">) => CompiledBundle;
+  /** The exact quote of `amountIn` through `edge`, or why it cannot be had. */
+  simulateEdge: (edge: Edge, amountIn: bigint) => EdgeQuote;
+  /** The exact output of `amountIn` through `edge`, or undefined when the pool cannot fill it. */
+  quoteEdge: (edge: Edge, amountIn: bigint) => bigint | undefined;
+  quotePath: (edges: readonly Edge[], amountIn: bigint) => PathQuote;
+  quotePathOut: (edges: readonly Edge[], amountIn: bigint) => bigint | undefined;
 };
 
 export type CreateEngineParameters = {
   /**
-   * Protocols to add to the built-in ones: each is installed in every layer that needs it (its
-   * pool model in routing, its hop steps in programs, its actions in bundles). A slug already
-   * taken by another protocol is refused; the same protocol passed again is kept once.
+   * Protocols to add to the built-in ones: each is installed in every table of the engine that
+   * needs it (its pool model for routing, its hop steps for programs, its actions for bundles).
+   * A slug already taken by another protocol is refused; the same protocol passed again is kept
+   * once.
    */
   protocols?: readonly Protocol[];
 };
 
 /**
- * The engine with the built-in protocols and `params.protocols`. The layers' tables belong to
- * the process: a protocol added here is known to every caller of the engine in it.
+ * An engine of the built-in protocols and `params.protocols`, in tables of its own: a protocol
+ * added here is known to this engine only. Its route and bundle builders take graphs it built
+ * (`createGraph`), and refuse others with a ForeignGraphError.
+ * @throws DuplicateProtocolError, PoolKindConflictError
  * @example
  * const engine = createEngine({ protocols: [constantSum] });
- * engine.findRoute(graph, { tokenIn, tokenOut, amountIn });
+ * const graph = engine.createGraph();
+ * graph.upsertPool(sumPool);
+ * engine.findRoute({ graph, tokenIn, tokenOut, amountIn, gasPriceWei, weth });
  */
 export function createEngine(params: CreateEngineParameters = {}): Engine {
-  for (const protocol of params.protocols ?? []) installProtocol(protocol);
-  return { protocols, findProtocol, findRoute, buildRoute, buildBundle };
+  const registry = new ProtocolRegistry();
+  for (const protocol of [...builtinProtocols, ...(params.protocols ?? [])]) {
+    registry.install(protocol);
+  }
+  const { models, steps, bundles } = registry;
+  const kinds = { models, steps };
+  /** `graph`, when it holds this engine's models (else its pools' kinds and steps could part). */
+  const own = (graph: RoutingGraph): RoutingGraph => {
+    if (graph.models !== models) throw new ForeignGraphError();
+    return graph;
+  };
+  return {
+    protocols: registry.protocols,
+    findProtocol: (slug) => registry.find(slug),
+    models,
+    createGraph: () => new RoutingGraph({ models }),
+    findRoute,
+    buildRoute: (p) => buildRouteWith({ ...p, graph: own(p.graph), steps }),
+    routeSteps: (chainId, quote) => routeStepsWith(kinds, chainId, quote),
+    hopLeftovers: (hop) => hopLeftoversWith(steps, hop),
+    planRouteProgram: (p) => planRouteProgramWith({ ...p, steps }),
+    buildBundle: (p) => buildBundleWith({ ...p, graph: own(p.graph), protocols: bundles, steps }),
+    compileBundle: (p) =>
+      compileBundleWith({ ...p, graph: own(p.graph), protocols: bundles, steps }),
+    simulateEdge: (edge, amountIn) => models.simulate(edge, amountIn),
+    quoteEdge: (edge, amountIn) => models.quote(edge, amountIn),
+    quotePath: (edges, amountIn) => quotePathWith(models, edges, amountIn),
+    quotePathOut: (edges, amountIn) => quotePathOutWith(models, edges, amountIn),
+  };
 }
+
+/** The engine of the built-in protocols: the one the service runs. */
+export const engine: Engine = createEngine();
+
+/** An empty routing graph of the built-in protocols' pools. */
+export const createRoutingGraph = engine.createGraph;
+export const {
+  protocols,
+  findProtocol,
+  buildRoute,
+  routeSteps,
+  hopLeftovers,
+  planRouteProgram,
+  buildBundle,
+  compileBundle,
+  simulateEdge,
+  quoteEdge,
+  quotePath,
+  quotePathOut,
+} = engine;

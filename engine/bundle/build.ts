@@ -20,8 +20,10 @@ import {
   minimumOf,
   type RoutingStrategy,
 } from "../program/hop-context.js";
+import type { HopStepsTable } from "../program/hop-steps.js";
 import { type BeforeSending, beforeSending, PROVISIONAL_DEADLINE } from "../program/sending.js";
 import type { RoutingGraph } from "../routing/graph.js";
+import type { BundleProtocols } from "./actions/registry.js";
 import { type CompiledBundle, compileBundle } from "./compile.js";
 
 /** Default slippage of a bundle's output checks, relative to the simulated amounts (bps). */
@@ -61,7 +63,11 @@ export type CompileOptions = {
 export type BuildBundleParameters = {
   chain: ChainSetup;
   contracts: ExecutionContracts;
+  /** The routing graph, built with the pool models of the engine's protocols. */
   graph: RoutingGraph;
+  /** The protocols whose actions the bundle may name, and their pool kinds' program steps. */
+  protocols: BundleProtocols;
+  steps: HopStepsTable;
   gasPriceWei: bigint;
   request: BundleRequest;
 };
@@ -123,6 +129,8 @@ export function buildBundle(params: BuildBundleParameters): BundleBuild {
   const routeCache = new Map();
   const compile = (options: CompileOptions) =>
     compileBundle({
+      protocols: params.protocols,
+      steps: params.steps,
       actions: req.actions,
       strategy,
       contracts,

@@ -26,12 +26,13 @@ import {
   addSweep,
 } from "../program/execution-steps.js";
 import { UnsupportedRouteError } from "../program/hop-context.js";
+import type { HopStepsTable } from "../program/hop-steps.js";
 import { addApprove, addTransfer } from "../program/protocol-steps.js";
 import { addRouteHop, leftoverTokens } from "../program/route-program.js";
 import { type RouteStep, routeSteps as routeStepsOf } from "../route/route.js";
-import { quoteEdge } from "../routing/quote-edge.js";
+import type { RoutingGraph } from "../routing/graph.js";
 import { type FindRouteResult, findRoute } from "../routing/search.js";
-import { bundleProtocols, findBundleProtocol, protocolActions } from "./actions/registry.js";
+import { type BundleProtocols, protocolActions } from "./actions/registry.js";
 import type {
   ActionRouting,
   AmountArg,
@@ -80,6 +81,10 @@ export type CompiledBundle = {
 };
 
 export type CompileBundleParameters = ProgramTarget & {
+  /** The protocols whose actions the bundle may name (an engine's). */
+  protocols: BundleProtocols;
+  /** The program steps of the engine's pool kinds (the graph holds their models). */
+  steps: HopStepsTable;
   /** The request body's actions as sent: each is checked here, its mistakes named by path. */
   actions: readonly unknown[];
   /** The transaction's deadline (checked by the program outside the router). */
@@ -163,17 +168,21 @@ class AddedSet extends Set<Address> {
   }
 }
 
-/** The routing engine the actions reach through their compile context. */
-const ACTION_ROUTING: ActionRouting = {
-  findRoute,
-  addRouteHop,
-  leftoverTokens,
-  quoteEdge,
-  routeSteps: routeStepsOf,
-};
+/** The routing engine the actions reach through their compile context, bound to its tables. */
+function actionRouting(graph: RoutingGraph, steps: HopStepsTable): ActionRouting {
+  const kinds = { models: graph.models, steps };
+  return {
+    findRoute,
+    addRouteHop: (...args) => addRouteHop(steps, ...args),
+    leftoverTokens: (quote) => leftoverTokens(steps, quote),
+    quoteEdge: (edge, amountIn) => graph.models.quote(edge, amountIn),
+    routeSteps: (chainId, quote) => routeStepsOf(kinds, chainId, quote),
+  };
+}
 
-function listing(): string {
-  return bundleProtocols()
+function listing(protocols: BundleProtocols): string {
+  return protocols
+    .list()
     .map((p) => `${p.slug} (${Object.keys(protocolActions(p)).join(", ")})`)
     .join("; ");
 }
@@ -252,6 +261,7 @@ function compilePass(
 ): { compiled: CompiledBundle; needed: Needed; lastUse: Map<Address, number> } {
   const { actions } = params;
   const planner = new UsePlanner();
+  const routing = actionRouting(params.graph, params.steps);
   const inRouter = params.strategy === "router";
   if (!inRouter) {
     addDeadlineCheck(planner, {
@@ -304,10 +314,10 @@ function compilePass(
       throw new InvalidArgumentError("expected an action name string.", at(".action"));
     }
     const slug = PROTOCOL_ALIASES[action.protocol] ?? action.protocol;
-    const protocol = findBundleProtocol(slug);
+    const protocol = params.protocols.find(slug);
     if (!protocol) {
       throw new UnknownActionError(
-        `unknown protocol "${action.protocol}"; known protocols and actions: ${listing()}.`,
+        `unknown protocol "${action.protocol}"; known protocols and actions: ${listing(params.protocols)}.`,
         { ...at(".protocol"), protocol: action.protocol },
       );
     }
@@ -382,7 +392,7 @@ function compilePass(
       return { value: out.value, estimate: out.estimate };
     };
     const ctx: CompileContext = {
-      routing: ACTION_ROUTING,
+      routing,
       planner,
       strategy: params.strategy,
       contracts: params.contracts,

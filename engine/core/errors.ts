@@ -218,6 +218,17 @@ export class DuplicateProtocolError extends EngineError<{ slug: string }> {
   }
 }
 
+/** A routing graph built with another engine's pool models passed to an engine's compiler. */
+export class ForeignGraphError extends EngineError<Record<string, never>> {
+  override readonly name = "ForeignGraphError";
+  constructor() {
+    super(
+      "the routing graph was built with another engine's pool models: build it with this engine's createGraph()",
+      {},
+    );
+  }
+}
+
 /** Every failure the core throws. */
 export type EngineErrorType =
   | InvalidArgumentError
@@ -237,4 +248,5 @@ export type EngineErrorType =
   | ExecutionNotDeployedError
   | DuplicateProtocolError
   | UnknownPoolKindError
-  | PoolKindConflictError;
+  | PoolKindConflictError
+  | ForeignGraphError;

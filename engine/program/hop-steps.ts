@@ -1,8 +1,8 @@
 /**
  * What programs need of one kind of pool — the steps of a hop through it and what a hop leaves
- * behind — and the table of the kinds installed. The program layer knows no protocol: each
- * protocol's folder writes the steps of its pools, and the engine's composition root
- * (`engine/index.ts`) installs them here.
+ * behind — and the table of them a program compiler is given. The program layer knows no
+ * protocol: each protocol's folder writes the steps of its pools, and an engine
+ * (`engine/index.ts`) installs them in its own table.
  */
 import { PoolKindConflictError, UnknownPoolKindError } from "../core/errors.js";
 import type { Address, Edge, Pool } from "../core/types.js";
@@ -39,21 +39,32 @@ export type HopSteps<P extends Pool> = {
   paysReceiverUnderRouter: boolean;
 };
 
-/** Each installed pool kind's hop steps. */
-const steps = new Map<string, HopSteps<Pool>>();
+/**
+ * The hop steps a program compiler is given: each pool kind's. An engine (`engine/index.ts`)
+ * fills one with the steps of its protocols.
+ */
+export class HopStepsTable {
+  readonly #steps = new Map<string, HopSteps<Pool>>();
 
-/** Installs the hop steps of a pool kind (one implementation per kind). */
-export function installHopSteps<P extends Pool>(hopSteps: HopSteps<P>): void {
-  const known = steps.get(hopSteps.kind);
-  if (known && known !== (hopSteps as unknown)) {
-    throw new PoolKindConflictError(hopSteps.kind, "hop steps");
+  /**
+   * Installs the hop steps of a pool kind (one implementation per kind).
+   * @throws PoolKindConflictError
+   */
+  install<P extends Pool>(hopSteps: HopSteps<P>): void {
+    const known = this.#steps.get(hopSteps.kind);
+    if (known && known !== (hopSteps as unknown)) {
+      throw new PoolKindConflictError(hopSteps.kind, "hop steps");
+    }
+    this.#steps.set(hopSteps.kind, hopSteps as unknown as HopSteps<Pool>);
   }
-  steps.set(hopSteps.kind, hopSteps as unknown as HopSteps<Pool>);
-}
 
-/** The hop steps of `pool`'s kind. */
-export function hopStepsOf(pool: Pool): HopSteps<Pool> {
-  const found = steps.get(pool.kind);
-  if (!found) throw new UnknownPoolKindError(pool.kind);
-  return found;
+  /**
+   * The hop steps of `pool`'s kind.
+   * @throws UnknownPoolKindError
+   */
+  of(pool: Pool): HopSteps<Pool> {
+    const found = this.#steps.get(pool.kind);
+    if (!found) throw new UnknownPoolKindError(pool.kind);
+    return found;
+  }
 }

@@ -18,11 +18,13 @@ import {
   addSweep,
 } from "./execution-steps.js";
 import type { HopContext, HopOptions } from "./hop-context.js";
-import { hopStepsOf, type Leftover } from "./hop-steps.js";
+import type { HopStepsTable, Leftover } from "./hop-steps.js";
 import { type PlannedProgram, ProgramPlanner, type ProgramValue } from "./planner.js";
 import { addTransfer } from "./protocol-steps.js";
 
 export type RouteProgramParameters = HopContext & {
+  /** The hop steps of the route's pool kinds (an engine's). */
+  steps: HopStepsTable;
   weth: Address | undefined;
   receiver: Address;
   /**
@@ -38,15 +40,15 @@ export type RouteProgramParameters = HopContext & {
 };
 
 /** What `hop` leaves unused with the account that runs it (a single-sided V2 add's dust). */
-export function hopLeftovers(hop: QuotedHop): Leftover[] {
-  return hopStepsOf(hop.edge.pool).leftovers?.(hop.edge, hop.amountIn) ?? [];
+export function hopLeftovers(steps: HopStepsTable, hop: QuotedHop): Leftover[] {
+  return steps.of(hop.edge.pool).leftovers?.(hop.edge, hop.amountIn) ?? [];
 }
 
 /** The tokens a route's hops may leave unused amounts of, each once. */
-export function leftoverTokens(quote: RouteQuote): Address[] {
+export function leftoverTokens(steps: HopStepsTable, quote: RouteQuote): Address[] {
   const tokens = new Set<Address>();
   for (const leg of quote.legs) {
-    for (const hop of leg.hops) for (const left of hopLeftovers(hop)) tokens.add(left.token);
+    for (const hop of leg.hops) for (const left of hopLeftovers(steps, hop)) tokens.add(left.token);
   }
   return [...tokens];
 }
@@ -56,6 +58,7 @@ export function leftoverTokens(quote: RouteQuote): Address[] {
  * @returns the hop's output amount (a program value, or the input itself for wrap/unwrap).
  */
 export function addRouteHop(
+  steps: HopStepsTable,
   planner: ProgramPlanner,
   p: HopContext,
   hop: QuotedHop,
@@ -63,7 +66,7 @@ export function addRouteHop(
   recipient: Address,
   options: HopOptions = {},
 ): ProgramValue | bigint {
-  return hopStepsOf(hop.edge.pool).addHop(planner, p, hop, amountIn, recipient, options);
+  return steps.of(hop.edge.pool).addHop(planner, p, hop, amountIn, recipient, options);
 }
 
 /**
@@ -104,16 +107,16 @@ export function planRouteProgram(p: RouteProgramParameters): PlannedProgram {
     leg.hops.forEach((hop, i) => {
       const last = i === leg.hops.length - 1;
       // Paying the receiver from the pool saves a transfer (and a storage slot) per leg.
-      const direct = last && (!inRouter || hopStepsOf(hop.edge.pool).paysReceiverUnderRouter);
+      const direct = last && (!inRouter || p.steps.of(hop.edge.pool).paysReceiverUnderRouter);
       if (last && !direct) sweep = true;
-      amount = addRouteHop(planner, p, hop, amount, direct ? p.receiver : p.account, {
+      amount = addRouteHop(p.steps, planner, p, hop, amount, direct ? p.receiver : p.account, {
         outputUnused: inRouter && last && leg.hops.length === 1,
       });
     });
   }
   if (inRouter) {
     // The executor keeps nothing: what a hop left unused goes back to the caller.
-    for (const token of leftoverTokens(p.quote)) {
+    for (const token of leftoverTokens(p.steps, p.quote)) {
       addSweep(planner, {
         executor: p.execution.executor,
         token,

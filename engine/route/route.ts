@@ -28,11 +28,12 @@ import {
   type RoutingStrategy,
   UnsupportedRouteError,
 } from "../program/hop-context.js";
+import type { HopStepsTable } from "../program/hop-steps.js";
 import type { PlannedCall } from "../program/planner.js";
 import { hopLeftovers, planRouteProgram } from "../program/route-program.js";
 import { type BeforeSending, beforeSending } from "../program/sending.js";
 import type { RoutingGraph } from "../routing/graph.js";
-import { poolModelOf } from "../routing/pool-model.js";
+import type { PoolModels } from "../routing/pool-model.js";
 import { findRoute } from "../routing/search.js";
 
 /** A route request, validated (the API parses it from `GET /v1/shortcuts/route`'s query). */
@@ -76,14 +77,20 @@ export type RouteStep = {
   leftovers?: { token: string; amount: string }[];
 };
 
-/** SPEC 2.6 route steps, one per hop of every leg (a split lists each leg's hops in turn). */
-export function routeSteps(chainId: number, quote: RouteQuote): RouteStep[] {
+/** What an engine knows of each pool kind: its routing model and its program steps. */
+export type PoolKindTables = { models: PoolModels; steps: HopStepsTable };
+
+/**
+ * SPEC 2.6 route steps, one per hop of every leg (a split lists each leg's hops in turn), for a
+ * quote through pools of `kinds`.
+ */
+export function routeSteps(kinds: PoolKindTables, chainId: number, quote: RouteQuote): RouteStep[] {
   return quote.legs.flatMap((leg) =>
     leg.hops.map((hop) => {
       const tokenIn = displayAddress(hop.edge.tokenIn);
       const tokenOut = displayAddress(hop.edge.tokenOut);
-      const leftovers = hopLeftovers(hop);
-      const named = poolModelOf(hop.edge.pool).stepPool?.(hop.edge.pool);
+      const leftovers = hopLeftovers(kinds.steps, hop);
+      const named = kinds.models.stepPool(hop.edge.pool);
       return {
         tokenIn: [tokenIn],
         positionInId: [`${chainId}:${tokenIn}`],
@@ -111,7 +118,10 @@ export function routeSteps(chainId: number, quote: RouteQuote): RouteStep[] {
 export type BuildRouteParameters = {
   chain: ChainSetup;
   contracts: ExecutionContracts;
+  /** The routing graph, built with the pool models of the engine's protocols. */
   graph: RoutingGraph;
+  /** The program steps of the engine's pool kinds. */
+  steps: HopStepsTable;
   /** Prices the gas of each candidate route against its output. */
   gasPriceWei: bigint;
   request: RouteRequest;
@@ -230,6 +240,7 @@ export function buildRoute(params: BuildRouteParameters): RouteBuild {
   const encode = (minAmountOut: bigint, deadline: bigint) => {
     try {
       const program = planRouteProgram({
+        steps: params.steps,
         strategy,
         execution: contracts,
         swapRouter: chain.uniswapV3?.swapRouter,

@@ -1,6 +1,6 @@
 /**
  * Candidate paths from tokenIn to tokenOut, ranked by their approximate output net of gas
- * (the float shadows of the pool math, see approx-edge.ts). A layered search: layer d holds,
+ * (the float shadows of the pool math, `PoolModels.approx`). A layered search: layer d holds,
  * per token, the best few partial paths of d hops (at most one per first pool, so that
  * alternatives that can run side by side in a split survive).
  *
@@ -20,12 +20,10 @@
  * "cannot fill" are never artefacts of pruning.
  */
 
+import type { ApproxQuote } from "../core/quote.js";
 import type { Address, Edge } from "../core/types.js";
-import { type ApproxQuote, approxEdge } from "./approx-edge.js";
 import { deepestEdgesFrom, deepestEdgesInto } from "./edge-ranking.js";
 import type { RoutingGraph } from "./graph.js";
-import { poolModelOf } from "./pool-model.js";
-import { edgeGas } from "./quote-edge.js";
 
 /** A path and what the float model says it yields for the whole amount. */
 export type CandidatePath = {
@@ -163,13 +161,13 @@ function search(
 
   const excluded = params.excludePools;
   const usable = (edge: Edge) =>
-    !excluded?.has(edge.pool.address) || poolModelOf(edge.pool).stateless;
+    !excluded?.has(edge.pool.address) || graph.models.stateless(edge.pool);
   const extend = (node: Node, edge: Edge, layer: Layer, seen: Set<Address> | undefined) => {
     const token = edge.tokenOut;
     if (token === tokenOut || visits(node, token) || !usable(edge)) return;
     if (usesPool(node, edge.pool)) return;
     seen?.add(token);
-    approxEdge(edge, node.amount, quote);
+    graph.models.approx(edge, node.amount, quote);
     const amount = quote.out;
     if (!(amount > 0)) return;
     let nodes = layer.get(token);
@@ -187,7 +185,7 @@ function search(
       prev: node,
       first,
       amount,
-      gas: node.gas + edgeGas(edge, quote.ticksCrossed),
+      gas: node.gas + graph.models.gas(edge, quote.ticksCrossed),
     };
     if (!nodes) {
       nodes = [];
@@ -288,10 +286,10 @@ function search(
   const complete = (node: Node, edge: Edge) => {
     if (!usable(edge) || usesPool(node, edge.pool)) return;
     sawPath = true;
-    approxEdge(edge, node.amount, quote);
+    graph.models.approx(edge, node.amount, quote);
     const out = quote.out;
     if (!(out > 0)) return;
-    const gas = node.gas + edgeGas(edge, quote.ticksCrossed);
+    const gas = node.gas + graph.models.gas(edge, quote.ticksCrossed);
     const net = out - gas * gasToOut;
     const ends = (node.first ?? edge.pool.address) + edge.pool.address;
     const byEnds = bestByEnds.get(ends);

@@ -6,15 +6,6 @@
 
 import type { Address, Edge } from "../core/types.js";
 import type { RoutingGraph } from "./graph.js";
-import { poolModelOf } from "./pool-model.js";
-
-/**
- * How much of `side` the edge's pool holds (virtual in-range reserves for V3), as a float; 0
- * for a V3 pool at its price limit in the edge's direction, which takes nothing that way.
- */
-export function edgeDepth(edge: Edge, side: "in" | "out"): number {
-  return poolModelOf(edge.pool).depth(edge, side);
-}
 
 type Ranking = {
   members: number;
@@ -54,7 +45,7 @@ function deepest(
     const depthSide = side === "out" ? "in" : "out";
     const byPool = new Map<Address, number>();
     for (const edge of all) {
-      const depth = edgeDepth(edge, depthSide);
+      const depth = graph.models.depth(edge, depthSide);
       byPool.set(edge.pool.address, Math.max(depth, byPool.get(edge.pool.address) ?? 0));
     }
     const pools = [...byPool.keys()].sort(

@@ -7,25 +7,10 @@
  * search never passes through them.
  */
 import type { Address, Edge, Pool } from "../core/types.js";
-import { poolModelOf, routedKindOf } from "./pool-model.js";
+import type { PoolModels } from "./pool-model.js";
 
 /** How a pool's edges are derived. */
 export type EdgesOf = (pool: Pool) => Edge[];
-
-/**
- * A pool's edges as its protocol's pool kind defines them (none for an unknown protocol, or a
- * pool of a kind its protocol does not route through).
- */
-export function protocolEdges(pool: Pool): Edge[] {
-  return routedKindOf(pool.protocol) === pool.kind ? poolModelOf(pool).edges(pool) : [];
-}
-
-/** A pool's terminal edges as its protocol's pool kind defines them (none for most kinds). */
-export function protocolTerminalEdges(pool: Pool): Edge[] {
-  return routedKindOf(pool.protocol) === pool.kind
-    ? (poolModelOf(pool).terminalEdges?.(pool) ?? [])
-    : [];
-}
 
 /** A pool's terminal edges, out of (`from`) and into (`into`) its own token. */
 type Terminal = { from: readonly Edge[]; into: readonly Edge[] };
@@ -123,9 +108,14 @@ class TokenEdges {
 }
 
 export type RoutingGraphParameters = {
-  /** Edge derivation; defaults to the protocol files ({@link protocolEdges}). */
+  /**
+   * The models of the pools the graph holds (an engine's: `createEngine().createGraph()`):
+   * their edges, and everything a search asks of a pool.
+   */
+  models: PoolModels;
+  /** Edge derivation; defaults to the models' ({@link PoolModels.edges}). */
   edgesOf?: EdgesOf;
-  /** Terminal edge derivation; defaults to the protocol files ({@link protocolTerminalEdges}). */
+  /** Terminal edge derivation; defaults to the models' ({@link PoolModels.terminalEdges}). */
   terminalEdgesOf?: EdgesOf;
 };
 
@@ -133,7 +123,7 @@ export type RoutingGraphParameters = {
  * The pools a route can go through. Addresses are lowercase throughout: pools must be given
  * with lowercase addresses, and lookups take lowercase tokens.
  * @example
- * const graph = new RoutingGraph();
+ * const graph = new RoutingGraph({ models });
  * graph.upsertPool(pair);
  * graph.edgesFrom(weth); // every edge leaving WETH
  */
@@ -142,6 +132,8 @@ export class RoutingGraph {
   blockNumber = 0n;
   /** The timestamp (unix seconds) of `blockNumber`; 0 when not known. */
   blockTimestamp = 0n;
+  /** The models of the graph's pools: what quotes, gas and prices ask of each pool. */
+  readonly models: PoolModels;
   private changes = 0;
   private readonly edgesOf: EdgesOf;
   private readonly terminalEdgesOf: EdgesOf;
@@ -157,9 +149,10 @@ export class RoutingGraph {
    */
   private readonly between = new Map<Address, Map<Address, Edge[]>>();
 
-  constructor(params: RoutingGraphParameters = {}) {
-    this.edgesOf = params.edgesOf ?? protocolEdges;
-    this.terminalEdgesOf = params.terminalEdgesOf ?? protocolTerminalEdges;
+  constructor(params: RoutingGraphParameters) {
+    this.models = params.models;
+    this.edgesOf = params.edgesOf ?? ((pool) => params.models.edges(pool));
+    this.terminalEdgesOf = params.terminalEdgesOf ?? ((pool) => params.models.terminalEdges(pool));
   }
 
   /** The terminal edges of the pool whose own token is `token` (none for other tokens). */

@@ -1,11 +1,17 @@
 /**
  * What the routing layer needs of one kind of pool — its edges, exact quote, float shadows,
- * spot price, depth and gas — and the table of the kinds installed. The routing layer knows no
- * protocol: each protocol's folder (`engine/protocols/<slug>/pool.ts`) writes the model of its
- * pools, and the engine's composition root (`engine/index.ts`) installs it here.
+ * spot price, depth and gas — and the table of models a routing graph is built with. The routing
+ * layer knows no protocol: each protocol's folder (`engine/protocols/<slug>/pool.ts`) writes the
+ * model of its pools, and an engine (`engine/index.ts`) installs them in its own table.
  */
 import { PoolKindConflictError, UnknownPoolKindError } from "../core/errors.js";
-import type { ApproxEdgeQuoter, ApproxQuote, ApproxSpot, EdgeQuote } from "../core/quote.js";
+import {
+  type ApproxEdgeQuoter,
+  type ApproxQuote,
+  type ApproxSpot,
+  type EdgeQuote,
+  ZERO_OUTPUT,
+} from "../core/quote.js";
 import type { Address, Edge, Pool } from "../core/types.js";
 
 /** An edge through a pool of kind `P`. */
@@ -53,33 +59,120 @@ export function swapsBothWays(pool: Pool & { token0: Address; token1: Address })
   ];
 }
 
-/** Each installed pool kind's model. */
-const models = new Map<string, PoolModel<Pool>>();
-/** The pool kind each routed protocol's pools are of, by protocol slug. */
-const routedKinds = new Map<string, string>();
-
 /**
- * Installs `model` as the model of its pool kind, for the pools of protocol `slug`. A kind has
- * one model: a second, different one for the same kind is refused.
+ * The pool models a routing graph is built with (`RoutingGraph`'s `models`): each pool kind's
+ * model, and which kind each routed protocol's pools are of. Everything the routing layer asks
+ * of a pool goes through the table its graph holds; an engine (`engine/index.ts`) fills one
+ * with the models of its protocols.
  */
-export function installPoolModel<P extends Pool>(slug: string, model: PoolModel<P>): void {
-  const known = models.get(model.kind);
-  if (known && known !== (model as unknown)) {
-    throw new PoolKindConflictError(model.kind, "model");
+export class PoolModels {
+  readonly #models = new Map<string, PoolModel<Pool>>();
+  /** The pool kind each routed protocol's pools are of, by protocol slug. */
+  readonly #routedKinds = new Map<string, string>();
+
+  /**
+   * Installs `model` as the model of its pool kind, for the pools of protocol `slug`. A kind
+   * has one model: a second, different one for the same kind is refused.
+   * @throws PoolKindConflictError
+   */
+  install<P extends Pool>(slug: string, model: PoolModel<P>): void {
+    const known = this.#models.get(model.kind);
+    if (known && known !== (model as unknown)) {
+      throw new PoolKindConflictError(model.kind, "model");
+    }
+    // Each kind's model only ever receives pools of its own kind (dispatch by `kind`).
+    this.#models.set(model.kind, model as unknown as PoolModel<Pool>);
+    this.#routedKinds.set(slug, model.kind);
   }
-  // Each kind's model only ever receives pools of its own kind (dispatch by `kind`).
-  models.set(model.kind, model as unknown as PoolModel<Pool>);
-  routedKinds.set(slug, model.kind);
-}
 
-/** The model of `pool`'s kind. */
-export function poolModelOf(pool: Pool): PoolModel<Pool> {
-  const model = models.get(pool.kind);
-  if (!model) throw new UnknownPoolKindError(pool.kind);
-  return model;
-}
+  /**
+   * The model of `pool`'s kind.
+   * @throws UnknownPoolKindError
+   */
+  of(pool: Pool): PoolModel<Pool> {
+    const model = this.#models.get(pool.kind);
+    if (!model) throw new UnknownPoolKindError(pool.kind);
+    return model;
+  }
 
-/** The pool kind protocol `slug` routes through, if it is routed. */
-export function routedKindOf(slug: string): string | undefined {
-  return routedKinds.get(slug);
+  /** Whether `pool`'s protocol routes through pools of its kind. */
+  routes(pool: Pool): boolean {
+    return this.#routedKinds.get(pool.protocol) === pool.kind;
+  }
+
+  /** A pool's edges as its kind defines them (none when its protocol does not route it). */
+  edges(pool: Pool): Edge[] {
+    return this.routes(pool) ? this.of(pool).edges(pool) : [];
+  }
+
+  /** A pool's terminal edges as its kind defines them (none for most kinds). */
+  terminalEdges(pool: Pool): Edge[] {
+    return this.routes(pool) ? (this.of(pool).terminalEdges?.(pool) ?? []) : [];
+  }
+
+  /**
+   * The exact quote of `amountIn` through `edge`, or why it cannot be had: a V3 pool that runs
+   * out of liquidity before the input is spent or whose price already sits at the swap's price
+   * limit, a redeem of more shares than exist, or an output that rounds to zero.
+   */
+  simulate(edge: Edge, amountIn: bigint): EdgeQuote {
+    if (amountIn <= 0n) return ZERO_OUTPUT;
+    return this.of(edge.pool).quote(edge, amountIn);
+  }
+
+  /**
+   * The exact output of `amountIn` through `edge`, or `undefined` when the pool cannot fill it
+   * (see {@link simulate} for the reason).
+   * @example models.quote(graph.edgesFromVia(weth, pair.address)[0], 10n ** 18n)
+   */
+  quote(edge: Edge, amountIn: bigint): bigint | undefined {
+    const quote = this.simulate(edge, amountIn);
+    return quote.ok ? quote.amountOut : undefined;
+  }
+
+  /** Gas units of the edge's steps, `ticksCrossed` by its quote (bench/results/routing-gas.md). */
+  gas(edge: Edge, ticksCrossed: number): number {
+    return this.of(edge.pool).gas(edge, ticksCrossed);
+  }
+
+  /**
+   * Approximately what `amountIn` through `edge` yields, written into `result` (reused by the
+   * caller to avoid allocating in the search's inner loop).
+   */
+  approx(edge: Edge, amountIn: number, result: ApproxQuote): ApproxQuote {
+    return this.of(edge.pool).approx(edge, amountIn, result);
+  }
+
+  /** `approx` for one edge, with the pool's model looked up once (for repeated quotes). */
+  approxQuoter(edge: Edge): ApproxEdgeQuoter {
+    return this.of(edge.pool).approxQuoter(edge);
+  }
+
+  /** The mid price and depth of `edge` from the float models, written into `result`. */
+  approxSpot(edge: Edge, result: ApproxSpot): ApproxSpot {
+    return this.of(edge.pool).approxSpot(edge, result);
+  }
+
+  /**
+   * How much of `side` the edge's pool holds (virtual in-range reserves for V3), as a float; 0
+   * for a V3 pool at its price limit in the edge's direction, which takes nothing that way.
+   */
+  depth(edge: Edge, side: "in" | "out"): number {
+    return this.of(edge.pool).depth(edge, side);
+  }
+
+  /** The exact price of tokenOut given the exact price of tokenIn (same fixed-point scale). */
+  priceAcross(edge: Edge, price: bigint): bigint {
+    return this.of(edge.pool).priceAcross(edge, price);
+  }
+
+  /** The pool holds no state a path could exhaust (a wrapper): never excluded from a search. */
+  stateless(pool: Pool): boolean {
+    return this.of(pool).stateless;
+  }
+
+  /** How a route step names `pool` when its address does not (a V4 pool), if so. */
+  stepPool(pool: Pool): { primaryAddress: Address; poolId: string } | undefined {
+    return this.of(pool).stepPool?.(pool);
+  }
 }

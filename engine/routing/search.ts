@@ -23,8 +23,8 @@
  * per-step constants of gas.ts. Every amount in the result is an exact quote.
  */
 
+import type { ApproxQuote } from "../core/quote.js";
 import type { Address, Edge, QuotedLeg, RouteQuote } from "../core/types.js";
-import { type ApproxQuote, approxEdgeQuoter } from "./approx-edge.js";
 import {
   type CandidatePath,
   type FindCandidatePathsParameters,
@@ -32,6 +32,7 @@ import {
 } from "./candidate-paths.js";
 import { routeGas } from "./gas.js";
 import type { RoutingGraph } from "./graph.js";
+import type { PoolModels } from "./pool-model.js";
 import { quotePath, quotePathOut } from "./quote-path.js";
 import { splitApprox, splitExact } from "./split-amounts.js";
 import { PRICE_SCALE, priceStaleness, spotPrices } from "./spot-prices.js";
@@ -123,10 +124,10 @@ function gasValuation(
 const poolsOf = new WeakMap<readonly Edge[], Address[]>();
 
 /** Pools a leg occupies; the wrapper converts one for one with no state, so legs may share it. */
-function statefulPools(edges: readonly Edge[]): Address[] {
+function statefulPools(models: PoolModels, edges: readonly Edge[]): Address[] {
   let pools = poolsOf.get(edges);
   if (!pools) {
-    pools = edges.filter((e) => e.pool.kind !== "wrap").map((e) => e.pool.address);
+    pools = edges.filter((e) => !models.stateless(e.pool)).map((e) => e.pool.address);
     poolsOf.set(edges, pools);
   }
   return pools;
@@ -135,10 +136,10 @@ function statefulPools(edges: readonly Edge[]): Address[] {
 const legsOf = new WeakMap<CandidatePath, (amountIn: number) => number>();
 
 /** The float output of a path for an input (NaN when it cannot take it), cached per path. */
-function approxLeg(path: CandidatePath): (amountIn: number) => number {
+function approxLeg(models: PoolModels, path: CandidatePath): (amountIn: number) => number {
   let leg = legsOf.get(path);
   if (!leg) {
-    const hops = path.edges.map(approxEdgeQuoter);
+    const hops = path.edges.map((edge) => models.approxQuoter(edge));
     const quote: ApproxQuote = { out: 0, ticksCrossed: 0 };
     leg = (amountIn) => {
       let amount = amountIn;
@@ -177,6 +178,7 @@ type Division = {
 
 /** The exact legs, gas and net output of dividing amountIn as `amounts` (zero legs dropped). */
 function divide(
+  models: PoolModels,
   paths: readonly CandidatePath[],
   amounts: readonly bigint[],
   gas: GasValuation,
@@ -188,7 +190,7 @@ function divide(
   for (let i = 0; i < paths.length; i++) {
     const amount = amounts[i] as bigint;
     if (amount === 0n) continue;
-    const quote = quotePath((paths[i] as CandidatePath).edges, amount);
+    const quote = quotePath(models, (paths[i] as CandidatePath).edges, amount);
     if (!quote.ok) return undefined;
     kept.push(paths[i] as CandidatePath);
     legs.push(quote.leg);
@@ -221,6 +223,8 @@ type FloatSplit = {
 };
 
 type SplitContext = {
+  /** The models of the graph searched. */
+  models: PoolModels;
   amountIn: bigint;
   amountFloat: number;
   maxSplits: number;
@@ -257,11 +261,14 @@ function addLeg(ctx: SplitContext, split: FloatSplit): FloatSplit | undefined {
       if (x >= probe) cheapestLoss = Math.min(cheapestLoss, (leg(x) - leg(x - probe)) / probe);
     });
   }
-  const used = new Set(split.paths.flatMap((p) => statefulPools(p.edges)));
+  const used = new Set(split.paths.flatMap((p) => statefulPools(ctx.models, p.edges)));
   const screen = (paths: readonly CandidatePath[]) =>
     paths
-      .filter((c) => !split.paths.includes(c) && statefulPools(c.edges).every((a) => !used.has(a)))
-      .map((path) => ({ path, leg: approxLeg(path), rate: spotRate(ctx, path) }))
+      .filter(
+        (c) =>
+          !split.paths.includes(c) && statefulPools(ctx.models, c.edges).every((a) => !used.has(a)),
+      )
+      .map((path) => ({ path, leg: approxLeg(ctx.models, path), rate: spotRate(ctx, path) }))
       .filter((p) => p.rate > cheapestLoss)
       .sort((x, y) => y.rate - x.rate)
       .slice(0, PARTNERS_PER_LEG);
@@ -353,12 +360,12 @@ function dropLeg(ctx: SplitContext, split: FloatSplit, i: number): FloatSplit {
 function exactDivision(split: FloatSplit, ctx: SplitContext): Division | undefined {
   const result = splitExact({
     amountIn: ctx.amountIn,
-    legs: split.paths.map((p) => (x: bigint) => quotePathOut(p.edges, x)),
+    legs: split.paths.map((p) => (x: bigint) => quotePathOut(ctx.models, p.edges, x)),
     start: toExactAmounts(split.amounts, ctx.amountIn),
     firstStepShift: 10,
     lastStepShift: 16,
   });
-  return result && divide(split.paths, result.amounts, ctx.gas);
+  return result && divide(ctx.models, split.paths, result.amounts, ctx.gas);
 }
 
 /**
@@ -366,21 +373,22 @@ function exactDivision(split: FloatSplit, ctx: SplitContext): Division | undefin
  * instead, they may leave room for partners the best path blocks.
  */
 function rivals(
+  models: PoolModels,
   best: Division | undefined,
   candidates: readonly CandidatePath[],
   large: boolean,
 ): CandidatePath[] {
   const first = best?.paths[0];
   if (!large || !first) return [];
-  const pools = new Set(statefulPools(first.edges));
+  const pools = new Set(statefulPools(models, first.edges));
   return candidates
-    .filter((c) => c !== first && statefulPools(c.edges).some((a) => pools.has(a)))
+    .filter((c) => c !== first && statefulPools(models, c.edges).some((a) => pools.has(a)))
     .slice(0, RIVAL_SEEDS);
 }
 
 /** A float split of the whole amount into one path (its output −∞ if it cannot take it). */
 function single(ctx: SplitContext, path: CandidatePath, amount: number): FloatSplit {
-  const leg = approxLeg(path);
+  const leg = approxLeg(ctx.models, path);
   const out = leg(amount);
   const total = Number.isNaN(out) ? Number.NEGATIVE_INFINITY : out;
   return {
@@ -409,8 +417,10 @@ function grow(ctx: SplitContext, from: FloatSplit, maxLegs = ctx.maxSplits): Flo
  * pay.
  */
 function blocks(ctx: SplitContext, split: FloatSplit, i: number): boolean {
-  const own = new Set(statefulPools((split.paths[i] as CandidatePath).edges));
-  const others = new Set(split.paths.flatMap((p, j) => (j === i ? [] : statefulPools(p.edges))));
+  const own = new Set(statefulPools(ctx.models, (split.paths[i] as CandidatePath).edges));
+  const others = new Set(
+    split.paths.flatMap((p, j) => (j === i ? [] : statefulPools(ctx.models, p.edges))),
+  );
   const probe = ctx.amountFloat / 1024;
   let margin = Number.POSITIVE_INFINITY;
   split.legs.forEach((leg, j) => {
@@ -419,7 +429,7 @@ function blocks(ctx: SplitContext, split: FloatSplit, i: number): boolean {
   });
   return ctx.candidates.some((c) => {
     if (split.paths.includes(c)) return false;
-    const pools = statefulPools(c.edges);
+    const pools = statefulPools(ctx.models, c.edges);
     if (!pools.some((a) => own.has(a)) || pools.some((a) => others.has(a))) return false;
     return spotRate(ctx, c) > margin;
   });
@@ -430,7 +440,7 @@ function spotRate(ctx: SplitContext, path: CandidatePath): number {
   let rate = ctx.spotRates.get(path);
   if (rate === undefined) {
     const sliver = ctx.amountFloat / SPOT_FRACTION;
-    rate = approxLeg(path)(sliver) / sliver;
+    rate = approxLeg(ctx.models, path)(sliver) / sliver;
     ctx.spotRates.set(path, rate);
   }
   return rate;
@@ -459,7 +469,9 @@ function substituteLegs(ctx: SplitContext, from: FloatSplit): FloatSplit {
   let split = from;
   for (let i = 0; split.paths.length > 1 && i < split.paths.length; i++) {
     const x = split.amounts[i] as number;
-    const others = new Set(split.paths.flatMap((p, j) => (j === i ? [] : statefulPools(p.edges))));
+    const others = new Set(
+      split.paths.flatMap((p, j) => (j === i ? [] : statefulPools(ctx.models, p.edges))),
+    );
     let bestPath: CandidatePath | undefined;
     let bestLeg: ((amountIn: number) => number) | undefined;
     let bestOut = (split.legs[i] as (amountIn: number) => number)(x);
@@ -468,8 +480,9 @@ function substituteLegs(ctx: SplitContext, from: FloatSplit): FloatSplit {
     const leg = split.paths[i] as CandidatePath;
     const found = leg.edges.length > 1 ? ctx.disjointPaths(x, others) : [];
     for (const c of mergePaths(ctx.candidates, found)) {
-      if (split.paths.includes(c) || statefulPools(c.edges).some((a) => others.has(a))) continue;
-      const leg = approxLeg(c);
+      if (split.paths.includes(c) || statefulPools(ctx.models, c.edges).some((a) => others.has(a)))
+        continue;
+      const leg = approxLeg(ctx.models, c);
       const out = leg(x);
       if (out > bestOut) {
         bestOut = out;
@@ -512,7 +525,7 @@ function splitRoute(
 ): Division | undefined {
   const starts: FloatSplit[] = [];
   if (best) {
-    const legs = best.paths.map(approxLeg);
+    const legs = best.paths.map((path) => approxLeg(ctx.models, path));
     const amounts = best.legs.map((l) => Number(l.amountIn));
     const total = legs.reduce((sum, leg, i) => sum + leg(amounts[i] as number), 0);
     starts.push({
@@ -550,7 +563,7 @@ function splitRoute(
   // exact one's to a few parts per billion: quoted exactly as it is, unless rounding left a
   // leg with more than it can take, when the exact search moves the difference.
   const exact =
-    divide(chosen.paths, toExactAmounts(chosen.amounts, ctx.amountIn), ctx.gas) ??
+    divide(ctx.models, chosen.paths, toExactAmounts(chosen.amounts, ctx.amountIn), ctx.gas) ??
     exactDivision(chosen, ctx);
   return exact && (!best || exact.net > best.net) ? exact : best;
 }
@@ -609,10 +622,10 @@ export function findRoute(params: FindRouteParameters): FindRouteResult {
   let tooSmall = 0;
   let failed = 0;
   for (const path of paths.slice(0, EXACT_CANDIDATES)) {
-    const division = divide([path], [amountIn], gas);
+    const division = divide(graph.models, [path], [amountIn], gas);
     if (!division) {
       failed++;
-      if (quotePathOut(path.edges, amountIn) === 0n) tooSmall++;
+      if (quotePathOut(graph.models, path.edges, amountIn) === 0n) tooSmall++;
       continue;
     }
     if (division.amountOut === 0n) continue;
@@ -629,7 +642,9 @@ export function findRoute(params: FindRouteParameters): FindRouteResult {
     const top = paths[0];
     const part = amountFloat / PARTIAL_FRACTION;
     const impact = top
-      ? 1 - approxLeg(top)(amountFloat) / (PARTIAL_FRACTION * approxLeg(top)(part))
+      ? 1 -
+        approxLeg(graph.models, top)(amountFloat) /
+          (PARTIAL_FRACTION * approxLeg(graph.models, top)(part))
       : 1;
     if (!best || impact > PARTIAL_SEARCH_IMPACT) {
       // Ranked at a sliver of the amount, paths come by their marginal rates: partners that
@@ -646,15 +661,20 @@ export function findRoute(params: FindRouteParameters): FindRouteResult {
     }).paths;
   const route =
     maxSplits > 1 && (!best || partial.length > 0 || paths.length > 1)
-      ? splitRoute(best, [...partial.slice(0, 1), ...rivals(best, partners, partial.length > 0)], {
-          amountIn,
-          amountFloat,
-          maxSplits,
-          gas,
-          candidates: partners,
-          disjointPaths,
-          spotRates: new Map(),
-        })
+      ? splitRoute(
+          best,
+          [...partial.slice(0, 1), ...rivals(graph.models, best, partners, partial.length > 0)],
+          {
+            models: graph.models,
+            amountIn,
+            amountFloat,
+            maxSplits,
+            gas,
+            candidates: partners,
+            disjointPaths,
+            spotRates: new Map(),
+          },
+        )
       : best;
   if (!route) return { ok: false, reason: "insufficient-liquidity" };
   return {

@@ -9,10 +9,9 @@
  * ({@link staleSpotPrices}), which is how a large graph is repriced without holding the thread.
  */
 
+import type { ApproxSpot } from "../core/quote.js";
 import type { Address, Edge } from "../core/types.js";
-import { type ApproxSpot, approxSpot } from "./approx-edge.js";
 import type { RoutingGraph } from "./graph.js";
-import { poolModelOf } from "./pool-model.js";
 
 /** Prices are fixed-point: the value of one raw unit (wei) of a token × 10^36. */
 export const PRICE_SCALE = 10n ** 36n;
@@ -54,11 +53,6 @@ export type SpotPricesParameters = {
    */
   maxStaleChanges?: number;
 };
-
-/** The exact price of `edge.tokenOut` given the exact price of `edge.tokenIn`. */
-function priceAcross(edge: Edge, price: bigint): bigint {
-  return poolModelOf(edge.pool).priceAcross(edge, price);
-}
 
 type HeapItem = { token: Address; width: number };
 
@@ -260,7 +254,7 @@ class SpotPriceRun {
           const edge = edges[this.next++] as Edge;
           const to = priced.get(edge.tokenOut);
           if (to?.done) continue;
-          approxSpot(edge, spot);
+          this.graph.models.approxSpot(edge, spot);
           if (!(spot.rate > 0) || !(spot.depthIn > 0)) continue;
           const width = Math.min(from.width, spot.depthIn * from.value);
           if (to && width <= to.width) continue;
@@ -304,7 +298,7 @@ class SpotPriceRun {
       for (const edge of graph.edgesIntoVia(token, token)) {
         const from = priced.get(edge.tokenIn);
         if (!from) continue;
-        approxSpot(edge, spot);
+        this.graph.models.approxSpot(edge, spot);
         if (!(spot.rate > 0) || !(spot.depthIn > 0)) continue;
         const width = Math.min(from.width, spot.depthIn * from.value);
         if (!best || width > best.width) {
@@ -324,7 +318,7 @@ class SpotPriceRun {
         if (!edge) return undefined;
         const from = prices.get(edge.tokenIn);
         if (from === undefined) return undefined;
-        const price = priceAcross(edge, from);
+        const price = graph.models.priceAcross(edge, from);
         exact.set(token, price);
         return price;
       },

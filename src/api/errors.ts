@@ -75,6 +75,7 @@ export const ENGINE_ERROR_STATUS = {
   UnknownPoolKindError: 500,
   PoolKindConflictError: 500,
   DuplicateProtocolError: 500,
+  ForeignGraphError: 500,
 } as const satisfies Record<EngineErrorType["name"], ContentfulStatusCode>;
 
 /** A core failure as the client sees it: its status, its message and its details. */

@@ -15,8 +15,8 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { AMOUNT_DESCRIPTION } from "../../engine/bundle/actions/args.js";
 import type { ChainSetup } from "../../engine/core/chain-setup.js";
 import type { Address } from "../../engine/core/types.js";
-import { protocols } from "../../engine/protocols/registry.js";
-import { RoutingGraph } from "../../engine/routing/graph.js";
+import { createRoutingGraph, protocols } from "../../engine/index.js";
+import type { RoutingGraph } from "../../engine/routing/graph.js";
 import * as tables from "../../ponder.schema.js";
 import { createApp } from "../../src/api/app.js";
 import type { ApiDatabase } from "../../src/api/database.js";
@@ -499,7 +499,7 @@ describe("USD prices from the routing graph", () => {
   // 10 WETH against 30,000 USDC: WETH is worth 3,000 USDC at the pair's mid price. USDC, the
   // chain's stablecoin, is one dollar; the pair holds $30,000 of it, 3% of the $1,000,000 at
   // which a price's confidence reaches 1.
-  const graph = new RoutingGraph();
+  const graph = createRoutingGraph();
   graph.upsertPool({
     kind: "v2",
     protocol: "uniswap-v2",

@@ -22,7 +22,7 @@ import type { AnvilInstance } from "../../devnet/anvil.js";
 import { type Deployer, devnetDeployer } from "../../devnet/world.js";
 import type { ChainSetup } from "../../engine/core/chain-setup.js";
 import { NATIVE_TOKEN_ADDRESS } from "../../engine/core/native.js";
-import { RoutingGraph } from "../../engine/routing/graph.js";
+import { createRoutingGraph } from "../../engine/index.js";
 import * as tables from "../../ponder.schema.js";
 import { createApp } from "../../src/api/app.js";
 import type { ApiDatabase } from "../../src/api/database.js";
@@ -151,7 +151,7 @@ beforeAll(async () => {
     execution: {},
     devnet: true,
   };
-  const graph = new RoutingGraph();
+  const graph = createRoutingGraph();
   app = createApp({
     sources: {
       db: drizzle(pool) as unknown as ApiDatabase,

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import type { z } from "zod";
 import { protocolActions } from "../../engine/bundle/actions/registry.js";
-import { protocols } from "../../engine/protocols/registry.js";
+import { protocols } from "../../engine/index.js";
 
 describe("bundle actions and /v1/standards methods", () => {
   test.each(protocols.map((p) => [p.slug, p] as const))(

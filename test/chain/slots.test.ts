@@ -15,7 +15,7 @@ import type { AnvilInstance } from "../../devnet/anvil.js";
 import type { Deployment } from "../../devnet/deployment.js";
 import { deployWorld, devnetDeployer } from "../../devnet/world.js";
 import type { ChainSetup } from "../../engine/core/chain-setup.js";
-import { RoutingGraph } from "../../engine/routing/graph.js";
+import { createRoutingGraph } from "../../engine/index.js";
 import { createApp } from "../../src/api/app.js";
 import { SimulationUnavailableError } from "../../src/api/chain/simulate.js";
 import { FAILURE_TTL_MS, SlotNotFoundError, TokenSlotFinder } from "../../src/api/chain/slots.js";
@@ -238,7 +238,7 @@ describe("a bundle whose input is a token with a wide balanceOf", () => {
         execution: deployment.execution,
         devnet: true,
       };
-      const graph = new RoutingGraph();
+      const graph = createRoutingGraph();
       const app = createApp({
         // The bundle endpoint reads no table.
         sources: {

@@ -8,7 +8,7 @@ import { describe, expect, test } from "vitest";
 import { CoreWalletFactoryAbi } from "../../abis/generated/CoreWalletFactory.js";
 import { DelegateExecutorAbi } from "../../abis/generated/DelegateExecutor.js";
 import { ShortcutRouterAbi } from "../../abis/generated/ShortcutRouter.js";
-import { type BundleRequest, buildBundle } from "../../engine/bundle/build.js";
+import type { BundleRequest } from "../../engine/bundle/build.js";
 import {
   type EngineError,
   InvalidArgumentError,
@@ -18,10 +18,11 @@ import {
   UnsupportedByStrategyError,
 } from "../../engine/core/errors.js";
 import { NATIVE_TOKEN_ADDRESS } from "../../engine/core/native.js";
+import { buildBundle, buildRoute, createRoutingGraph } from "../../engine/index.js";
 import { decodeCommandTarget } from "../../engine/program/command-layout.js";
 import type { PlannedProgram } from "../../engine/program/planner.js";
-import { buildRoute, type RouteRequest } from "../../engine/route/route.js";
-import { RoutingGraph } from "../../engine/routing/graph.js";
+import type { RouteRequest } from "../../engine/route/route.js";
+import type { RoutingGraph } from "../../engine/routing/graph.js";
 import { E18, token, v2 } from "../routing/fixtures.js";
 import { chain, contracts } from "./fixtures.js";
 
@@ -29,7 +30,7 @@ const tokenA = token(0xa1);
 const tokenB = token(0xb1);
 const tokenC = token(0xc1);
 const tokenD = token(0xd1);
-const graph = new RoutingGraph();
+const graph = createRoutingGraph();
 const pair = v2(tokenA, tokenB, 1_000n * E18, 2_000n * E18);
 graph.upsertPool(pair);
 // C and D trade with each other only.
@@ -219,7 +220,7 @@ describe("route builder", () => {
 });
 
 function withNativePool(): RoutingGraph {
-  const g = new RoutingGraph();
+  const g = createRoutingGraph();
   g.upsertPool(pair);
   g.upsertPool({ kind: "wrap", protocol: "wrapped-native", address: tokenA });
   return g;

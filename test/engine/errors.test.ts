@@ -1,13 +1,13 @@
 import { Hono } from "hono";
 import type { Address } from "viem";
 import { describe, expect, test } from "vitest";
-import { compileBundle } from "../../engine/bundle/compile.js";
 import {
   ChainUnavailableError,
   DuplicateProtocolError,
   EngineError,
   type EngineErrorType,
   ExecutionNotDeployedError,
+  ForeignGraphError,
   InputNotSimulatableError,
   InsufficientLiquidityError,
   InvalidArgumentError,
@@ -23,7 +23,7 @@ import {
   UnsupportedByStrategyError,
   UnsupportedOnChainError,
 } from "../../engine/core/errors.js";
-import { RoutingGraph } from "../../engine/routing/graph.js";
+import { compileBundle, createRoutingGraph } from "../../engine/index.js";
 import {
   ApiError,
   ENGINE_ERROR_STATUS,
@@ -312,6 +312,16 @@ describe("engine errors", () => {
         message: "a protocol with the slug uniswap-v2 is installed already",
       },
     ],
+    [
+      new ForeignGraphError(),
+      500,
+      {
+        statusCode: 500,
+        error: "Internal Server Error",
+        message:
+          "the routing graph was built with another engine's pool models: build it with this engine's createGraph()",
+      },
+    ],
   ];
 
   test("every class has a case here", () => {
@@ -344,7 +354,7 @@ describe("bundle compilation failures, without chain or server", () => {
   const tokenB = token(2);
   const tokenC = token(3);
   const tokenD = token(4);
-  const graph = new RoutingGraph();
+  const graph = createRoutingGraph();
   const pair = v2(tokenA, tokenB, 1000n * E18, 1000n * E18);
   graph.upsertPool(pair);
   // C and D share a pair but are not connected to A and B.

@@ -1,8 +1,9 @@
 /**
  * The engine's seam for protocols: a constant-sum protocol written here, outside engine/ (its
- * pool model, its program steps, one bundle action), is passed to `createEngine`, and from then
- * on routes go through its pools and bundles compile its action — no file under engine/ knows it.
- * Everything is imported from `engine/index.ts`, the engine's one door.
+ * pool model, its program steps, one bundle action), is passed to `createEngine`, and that
+ * engine's graphs route through its pools and its compiler compiles its action — no file under
+ * engine/ knows it, and no other engine does (each engine's tables are its own). Everything is
+ * imported from `engine/index.ts`, the engine's one door.
  */
 import { type Address, encodeFunctionData, getAddress, parseAbiItem } from "viem";
 import { describe, expect, test } from "vitest";
@@ -11,17 +12,21 @@ import {
   type ActionSpec,
   addressArg,
   amountArg,
+  builtinProtocols,
   compileBundle,
   createEngine,
+  createRoutingGraph,
   DuplicateProtocolError,
   describeActions,
+  type Engine,
+  ForeignGraphError,
   hopAction,
   literalInput,
   namedEdge,
   outputQuote,
   type PoolKind,
   type Protocol,
-  RoutingGraph,
+  type RoutingGraph,
   swapsBothWays,
   ZERO_OUTPUT,
 } from "../../engine/index.js";
@@ -148,9 +153,12 @@ const pool: SumPool = {
   reserve1: 500n * E18,
 };
 
-/** A graph of the sum pool beside a V2 pair of the same tokens (0.3% fee, 1,000 of each). */
-function graphWithPools(): RoutingGraph {
-  const graph = new RoutingGraph();
+/**
+ * A graph of `engine`'s models holding the sum pool beside a V2 pair of the same tokens (0.3%
+ * fee, 1,000 of each).
+ */
+function graphWithPools(engine: Pick<Engine, "createGraph">): RoutingGraph {
+  const graph = engine.createGraph();
   graph.upsertPool(v2(tokenA, tokenB, 1000n * E18, 1000n * E18));
   graph.upsertPool(pool);
   return graph;
@@ -171,7 +179,7 @@ describe("a protocol added through createEngine", () => {
   test("before it is added its pools have no edges; once added, the route goes through it", () => {
     const before = createEngine();
     expect(before.findProtocol("constant-sum")).toBeUndefined();
-    const graphBefore = graphWithPools();
+    const graphBefore = graphWithPools(before);
     // The engine knows no model of the sum pool yet: only the pair leaves A.
     expect(graphBefore.edgesFrom(tokenA).map((e) => e.pool.kind)).toEqual(["v2"]);
     // Without it, the V2 pair is the only way: 10 A buy 9.87 B.
@@ -182,7 +190,7 @@ describe("a protocol added through createEngine", () => {
     const engine = createEngine({ protocols: [constantSum] });
     expect(engine.protocols.at(-1)).toBe(constantSum);
     expect(engine.findProtocol("constant-sum")).toBe(constantSum);
-    const found = search(graphWithPools(), engine.findRoute);
+    const found = search(graphWithPools(engine), engine.findRoute);
     // One for one beats the pair's 9.87: exactly 10 B, through the sum pool.
     expect(found).toEqual({
       ok: true,
@@ -208,11 +216,26 @@ describe("a protocol added through createEngine", () => {
         gasCostInTokenOut: 0n,
       },
     });
+
+    // The protocol is that engine's alone: the built-in engine and one made before it still
+    // give the sum pool no edges, and do not list it.
+    expect(
+      graphWithPools(before)
+        .edgesFrom(tokenA)
+        .map((e) => e.pool.kind),
+    ).toEqual(["v2"]);
+    expect(
+      graphWithPools({ createGraph: createRoutingGraph })
+        .edgesFrom(tokenA)
+        .map((e) => e.pool.kind),
+    ).toEqual(["v2"]);
+    expect(before.protocols).toEqual(builtinProtocols);
+    expect(engine.protocols).toEqual([...builtinProtocols, constantSum]);
   });
 
   test("its bundle action compiles to its own steps, and /v1/actions would describe it", () => {
-    createEngine({ protocols: [constantSum] });
-    const compiled = compileBundle({
+    const engine = createEngine({ protocols: [constantSum] });
+    const bundle = {
       actions: [
         {
           protocol: "constant-sum",
@@ -225,17 +248,26 @@ describe("a protocol added through createEngine", () => {
           },
         },
       ],
-      strategy: "delegate",
+      strategy: "delegate" as const,
       contracts,
       chain,
-      graph: graphWithPools(),
+      graph: graphWithPools(engine),
       gasPriceWei: 1n,
       account: caller,
       receiver: caller,
       from: caller,
       deadline: 2n ** 40n,
       slippageBps: 300,
-    });
+    };
+    // Another engine's compiler takes no graph of this one's pools …
+    expect(() => compileBundle(bundle)).toThrow(new ForeignGraphError());
+    // … and the built-in engine's knows no such protocol.
+    expect(() =>
+      compileBundle({ ...bundle, graph: graphWithPools({ createGraph: createRoutingGraph }) }),
+    ).toThrow(
+      'actions[0].protocol: unknown protocol "constant-sum"; known protocols and actions: core (route, call, transfer, approve, balance, split, minamountout); uniswap-v2 (swap, deposit, redeem); uniswap-v3 (swap); uniswap-v4 (swap); savings-vaults (deposit, redeem); yield-vaults (deposit, redeem); aave-v3 (deposit, withdraw, borrow, repay); wrapped-native (deposit, withdraw).',
+    );
+    const compiled = engine.compileBundle(bundle);
     // The bundle's own checks around the action's steps: the sum pool's transfer and swap.
     expect(compiled.program.calls.map((c) => [c.target, c.functionName, c.label])).toEqual([
       [getAddress(contracts.minAmountOutCheck), "checkDeadline", "check deadline"],
@@ -269,10 +301,15 @@ describe("a protocol added through createEngine", () => {
   });
 
   test("a second protocol under a slug already taken is refused; the same one again is kept once", () => {
-    const count = createEngine({ protocols: [constantSum] }).protocols.length;
-    expect(createEngine({ protocols: [constantSum] }).protocols.length).toBe(count);
-    expect(() => createEngine({ protocols: [{ ...constantSum }] })).toThrow(
+    expect(createEngine({ protocols: [constantSum, constantSum] }).protocols).toEqual([
+      ...builtinProtocols,
+      constantSum,
+    ]);
+    expect(() => createEngine({ protocols: [constantSum, { ...constantSum }] })).toThrow(
       new DuplicateProtocolError("constant-sum"),
     );
+    expect(() =>
+      createEngine({ protocols: [{ ...builtinProtocols[1], url: "" } as Protocol] }),
+    ).toThrow(new DuplicateProtocolError("uniswap-v2"));
   });
 });

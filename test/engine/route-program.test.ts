@@ -14,13 +14,11 @@ import type {
   VaultPool,
   WrapperPool,
 } from "../../engine/core/types.js";
+import { planRouteProgram } from "../../engine/index.js";
 import { CALL_TYPE_VALUE_CALL, decodeCommandTarget } from "../../engine/program/command-layout.js";
 import { UnsupportedRouteError } from "../../engine/program/hop-context.js";
 import type { PlannedProgram } from "../../engine/program/planner.js";
-import {
-  planRouteProgram,
-  type RouteProgramParameters,
-} from "../../engine/program/route-program.js";
+import type { RouteProgramParameters } from "../../engine/program/route-program.js";
 
 const address = (n: number): Address => `0x${n.toString(16).padStart(40, "0")}`;
 const usdc = address(0x1001);

@@ -7,16 +7,16 @@
 import { type Address, decodeFunctionData, encodeAbiParameters, getAddress, type Hex } from "viem";
 import { describe, expect, test } from "vitest";
 import { ShortcutRouterAbi } from "../../abis/generated/ShortcutRouter.js";
-import { type BundleRequest, buildBundle } from "../../engine/bundle/build.js";
+import type { BundleRequest } from "../../engine/bundle/build.js";
+import { buildBundle, createRoutingGraph } from "../../engine/index.js";
 import { decodeCommandTarget } from "../../engine/program/command-layout.js";
 import type { PlannedProgram } from "../../engine/program/planner.js";
-import { RoutingGraph } from "../../engine/routing/graph.js";
 import { chain, contracts } from "../engine/fixtures.js";
 import { E18, token, v2 } from "../routing/fixtures.js";
 
 const tokenA = token(0xa1);
 const tokenB = token(0xb1);
-const graph = new RoutingGraph();
+const graph = createRoutingGraph();
 const pair = v2(tokenA, tokenB, 1_000n * E18, 2_000n * E18);
 graph.upsertPool(pair);
 

@@ -14,9 +14,8 @@ import {
   EXECUTION_ADDRESS_NAMES,
   type ExecutionAddresses,
 } from "../../engine/core/execution-addresses.js";
+import { buildRoute, createRoutingGraph } from "../../engine/index.js";
 import { aaveNormalizedIncome, RAY } from "../../engine/protocols/aave-v3/math.js";
-import { buildRoute } from "../../engine/route/route.js";
-import { RoutingGraph } from "../../engine/routing/graph.js";
 import { parseRouteQuery } from "../../src/api/v1/route-query.js";
 import { readAaveReserve } from "./chain-graph.js";
 import { type RoutingDevnet, startRoutingDevnet } from "./devnet.js";
@@ -110,7 +109,7 @@ describe("the router's Aave withdrawal", () => {
     expect(await balanceOf(reserve.aToken, probe)).toBe(amountIn - 1n);
     await evm("evm_revert", [snapshot]);
 
-    const graph = new RoutingGraph();
+    const graph = createRoutingGraph();
     graph.upsertPool(await readAaveReserve(net.client, aave.pool, reserve.asset));
     graph.blockNumber = head.number;
     const route = buildRoute({

@@ -5,17 +5,18 @@
 import { describe, expect, it } from "vitest";
 import { rawAmount, syntheticGraph } from "../../bench/synthetic-graph.js";
 import { mulberry32 } from "../../devnet/random.js";
+import type { ApproxQuote } from "../../engine/core/quote.js";
 import type { Address, Edge } from "../../engine/core/types.js";
+import { engine, simulateEdge } from "../../engine/index.js";
 import { MAX_TICK, MIN_SQRT_RATIO, MIN_TICK } from "../../engine/math/tick-math.js";
 import { uniswapV2ZapIn, uniswapV2ZapOut } from "../../engine/protocols/uniswap-v2/math.js";
-import {
-  type ApproxQuote,
-  approxEdge,
-  approxEdgeQuoter,
-  approxSpot,
-} from "../../engine/routing/approx-edge.js";
-import { simulateEdge } from "../../engine/routing/quote-edge.js";
 import { E18, token, v3 } from "./fixtures.js";
+
+const approxEdge = (edge: Edge, amountIn: number, result: ApproxQuote) =>
+  engine.models.approx(edge, amountIn, result);
+const approxEdgeQuoter = (edge: Edge) => engine.models.approxQuoter(edge);
+const approxSpot = (edge: Edge, result: Parameters<typeof engine.models.approxSpot>[1]) =>
+  engine.models.approxSpot(edge, result);
 
 /**
  * A single-sided V2 add or removal rounds its intermediate amounts to whole units too (the

@@ -23,9 +23,10 @@ import type {
   VaultPool,
   WrapperPool,
 } from "../../engine/core/types.js";
+import { createRoutingGraph } from "../../engine/index.js";
 import { aaveReserveState } from "../../engine/protocols/aave-v3/reserve-data.js";
 import { uniswapV4Admission } from "../../engine/protocols/uniswap-v4/hooks.js";
-import { RoutingGraph } from "../../engine/routing/graph.js";
+import type { RoutingGraph } from "../../engine/routing/graph.js";
 import { aaveReservePoolOf } from "../../src/api/protocols/aave-v3.js";
 import { AddressInterner } from "../../src/api/snapshot/address-interner.js";
 
@@ -251,7 +252,7 @@ export async function readDevnetGraph(
   client: PublicClient,
   deployment: Deployment,
 ): Promise<RoutingGraph> {
-  const graph = new RoutingGraph();
+  const graph = createRoutingGraph();
   const v4 = deployment.uniswapV4;
   const [blockNumber, v2, v3, v4Pools, vaults] = await Promise.all([
     client.getBlockNumber(),

@@ -1,10 +1,12 @@
 /** Edge depths and the deepest-first order the search follows at hub tokens. */
 import { describe, expect, it } from "vitest";
 import type { Edge } from "../../engine/core/types.js";
+import { createRoutingGraph, engine } from "../../engine/index.js";
 import { MAX_TICK, MIN_SQRT_RATIO, MIN_TICK } from "../../engine/math/tick-math.js";
-import { deepestEdgesFrom, edgeDepth } from "../../engine/routing/edge-ranking.js";
-import { RoutingGraph } from "../../engine/routing/graph.js";
+import { deepestEdgesFrom } from "../../engine/routing/edge-ranking.js";
 import { E18, token, v2, v3 } from "./fixtures.js";
+
+const edgeDepth = (edge: Edge, side: "in" | "out") => engine.models.depth(edge, side);
 
 describe("edgeDepth", () => {
   it("a V3 pool at its price limit has no depth the way it reverts, and ranks last there", () => {
@@ -29,7 +31,7 @@ describe("edgeDepth", () => {
     expect(edgeDepth(open, "out")).toBe(1e18 / sqrtPrice);
 
     const pair = v2(a, b, 1000n * E18, 1000n * E18);
-    const graph = new RoutingGraph();
+    const graph = createRoutingGraph();
     graph.upsertPool(atLimit);
     graph.upsertPool(pair);
     expect(deepestEdgesFrom(graph, a, 1)).toEqual([

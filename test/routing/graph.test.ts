@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { NATIVE_TOKEN_ADDRESS } from "../../engine/core/native.js";
+import { createRoutingGraph, engine } from "../../engine/index.js";
 import { RoutingGraph } from "../../engine/routing/graph.js";
 import { E18, token, v2, vault, wrapper } from "./fixtures.js";
 
@@ -7,7 +8,7 @@ const [a, b, c, weth] = [token(1), token(2), token(3), token(9)];
 
 describe("RoutingGraph", () => {
   it("derives each pool's edges from its protocol file", () => {
-    const graph = new RoutingGraph();
+    const graph = createRoutingGraph();
     const pair = v2(a, b, 100n, 200n);
     const shares = vault({ address: token(50), asset: a, totalAssets: 10n, totalSupply: 9n });
     graph.upsertPool(pair);
@@ -57,7 +58,7 @@ describe("RoutingGraph", () => {
   });
 
   it("replaces a pool's state on upsert and forgets it on removal", () => {
-    const graph = new RoutingGraph();
+    const graph = createRoutingGraph();
     const before = v2(a, b, 100n, 200n);
     graph.upsertPool(before);
     const after = { ...before, reserve0: 150n };
@@ -77,7 +78,7 @@ describe("RoutingGraph", () => {
   });
 
   it("updates only the tokens of the pool that changed", () => {
-    const graph = new RoutingGraph();
+    const graph = createRoutingGraph();
     graph.upsertPool(v2(a, b, E18, E18));
     const bc = v2(b, c, E18, E18);
     graph.upsertPool(bc);
@@ -95,7 +96,7 @@ describe("RoutingGraph", () => {
   });
 
   it("tells pool-set changes from state changes, and finds a token's edges by pool", () => {
-    const graph = new RoutingGraph();
+    const graph = createRoutingGraph();
     const ab = v2(a, b, E18, E18);
     graph.upsertPool(ab);
     const members = graph.poolSetVersion(a, "out");
@@ -119,7 +120,7 @@ describe("RoutingGraph", () => {
     // A hub of 12 pools to 6 tokens (two each, besides one pair of a different fee), and a
     // tail token of 2 pools: the two ways of finding edges between tokens (an index for a
     // token of more than 8 pools, built when first asked; a scan below that).
-    const graph = new RoutingGraph();
+    const graph = createRoutingGraph();
     const hub = token(70);
     const others = [1, 2, 3, 4, 5, 6].map((i) => token(70 + i));
     const pools = others.flatMap((t) => [v2(hub, t, E18, E18), v2(hub, t, E18, E18, 500)]);
@@ -165,11 +166,11 @@ describe("RoutingGraph", () => {
   });
 
   it("ignores pools of protocols that do not route, and takes another edge source", () => {
-    const none = new RoutingGraph({ edgesOf: () => [] });
+    const none = new RoutingGraph({ models: engine.models, edgesOf: () => [] });
     none.upsertPool(v2(a, b, 1n, 1n));
     expect(none.size).toBe(1);
     expect(none.edgesFrom(a)).toEqual([]);
-    const graph = new RoutingGraph();
+    const graph = createRoutingGraph();
     graph.upsertPool({ ...v2(a, b, 1n, 1n), protocol: "unknown" as "uniswap-v2" });
     expect(graph.edgesFrom(a)).toEqual([]);
   });

@@ -16,8 +16,8 @@ import { indexedChains } from "../../chains.js";
 import { writeDeployment } from "../../devnet/deployment.js";
 import { devnetReceipt } from "../../devnet/receipts.js";
 import type { V3Pool } from "../../engine/core/types.js";
+import { createRoutingGraph } from "../../engine/index.js";
 import { LATER_BLOCK_GAS } from "../../engine/program/sending.js";
-import { RoutingGraph } from "../../engine/routing/graph.js";
 import { TokenSlotFinder } from "../../src/api/chain/slots.js";
 import { planRoute } from "../../src/api/shortcuts/plan-route.js";
 import { parseRouteQuery } from "../../src/api/v1/route-query.js";
@@ -94,7 +94,7 @@ describe("the answered gas limit in a later block", () => {
       }
     }
 
-    const graph = new RoutingGraph();
+    const graph = createRoutingGraph();
     graph.upsertPool(pool);
     graph.blockNumber = await net.client.getBlockNumber();
     writeDeployment(net.deployment, join(dir, "deployment.json"));

@@ -23,6 +23,7 @@ import { UniswapV3PoolAbi } from "../../abis/UniswapV3Pool.js";
 import { runActivity } from "../../devnet/activity.js";
 import { amountForUsd } from "../../devnet/world.js";
 import type { Edge, V2Pool, V3Pool, VaultPool } from "../../engine/core/types.js";
+import { quoteEdge } from "../../engine/index.js";
 import { mulDiv, Q96 } from "../../engine/math/full-math.js";
 import {
   getSqrtRatioAtTick,
@@ -34,7 +35,6 @@ import {
 import { uniswapV3ExactIn } from "../../engine/math/uniswap-v3.js";
 import { previewDeposit, previewRedeem } from "../../engine/protocols/erc4626/math.js";
 import type { RoutingGraph } from "../../engine/routing/graph.js";
-import { quoteEdge } from "../../engine/routing/quote-edge.js";
 import { findRoute } from "../../engine/routing/search.js";
 import { readDevnetGraph, readV3Pool } from "./chain-graph.js";
 import { type RoutingDevnet, startRoutingDevnet } from "./devnet.js";

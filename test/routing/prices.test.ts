@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { Pool } from "../../engine/core/types.js";
+import { createRoutingGraph } from "../../engine/index.js";
 import { MAX_TICK, MIN_SQRT_RATIO, MIN_TICK } from "../../engine/math/tick-math.js";
-import { RoutingGraph } from "../../engine/routing/graph.js";
+import type { RoutingGraph } from "../../engine/routing/graph.js";
 import { priceImpactBps, usdPrices } from "../../engine/routing/prices.js";
 import { PRICE_SCALE, spotPrices, staleSpotPrices } from "../../engine/routing/spot-prices.js";
 import { E6, E18, token, v2, v3 } from "./fixtures.js";
@@ -16,7 +17,7 @@ const [usdc, weth, link, dust, island, usdt] = [
 ];
 
 function graphOf(...pools: Pool[]): RoutingGraph {
-  const graph = new RoutingGraph();
+  const graph = createRoutingGraph();
   for (const pool of pools) graph.upsertPool(pool);
   return graph;
 }

@@ -8,17 +8,17 @@ import { describe, expect, it } from "vitest";
 import { rawAmount, syntheticGraph } from "../../bench/synthetic-graph.js";
 import { NATIVE_TOKEN_ADDRESS } from "../../engine/core/native.js";
 import type { Address, Edge, Pool, RouteQuote } from "../../engine/core/types.js";
+import { createRoutingGraph, quotePath, quotePathOut } from "../../engine/index.js";
 import { MAX_TICK, MIN_SQRT_RATIO, MIN_TICK } from "../../engine/math/tick-math.js";
 import { previewDeposit, previewRedeem } from "../../engine/protocols/erc4626/math.js";
 import { V2_SWAP_GAS } from "../../engine/protocols/uniswap-v2/gas.js";
 import { EXTRA_LEG_GAS, routeGas } from "../../engine/routing/gas.js";
-import { RoutingGraph } from "../../engine/routing/graph.js";
-import { quotePath, quotePathOut } from "../../engine/routing/quote-path.js";
+import type { RoutingGraph } from "../../engine/routing/graph.js";
 import { findRoute } from "../../engine/routing/search.js";
 import { E6, E18, token, v2, v3, vault, wrapper } from "./fixtures.js";
 
 function graphOf(...pools: Pool[]): RoutingGraph {
-  const graph = new RoutingGraph();
+  const graph = createRoutingGraph();
   for (const pool of pools) graph.upsertPool(pool);
   return graph;
 }

@@ -13,7 +13,7 @@ import type {
   RouteQuote,
   V2Pool,
 } from "../../engine/core/types.js";
-import { simulateEdge } from "../../engine/routing/quote-edge.js";
+import { simulateEdge } from "../../engine/index.js";
 import {
   aaveRoundingAllowance,
   burnedBy,

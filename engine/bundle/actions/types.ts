@@ -10,7 +10,7 @@ import type { ProgramPlanner, ProgramValue } from "../../program/planner.js";
 import type { addRouteHop, leftoverTokens } from "../../program/route-program.js";
 import type { RouteStep, routeSteps } from "../../route/route.js";
 import type { RoutingGraph } from "../../routing/graph.js";
-import type { quoteEdge } from "../../routing/quote-edge.js";
+import type { PoolModels } from "../../routing/pool-model.js";
 import type { FindRouteResult, findRoute } from "../../routing/search.js";
 
 /** An amount argument after validation: a literal or a reference to an earlier output. */
@@ -28,17 +28,20 @@ export type OutputValue = {
   token: Address | undefined;
 };
 
+/** A function of the engine without its first parameter (the tables the compiler holds). */
+type Bound<F> = F extends (first: never, ...rest: infer A) => infer R ? (...args: A) => R : never;
+
 /**
- * The routing engine as bundle actions use it. It is handed to them in the compile context
- * rather than imported: the protocol modules that hold the actions are read by the routing
- * engine's registry, and importing the engine back would make a cycle (`npm run lint:deps`).
+ * The routing engine as bundle actions use it, bound to the compiler's protocols (their pool
+ * models and hop steps). It is handed to them in the compile context rather than imported:
+ * the actions belong to the protocol folders, which sit above every engine layer.
  */
 export type ActionRouting = {
   findRoute: typeof findRoute;
-  addRouteHop: typeof addRouteHop;
-  leftoverTokens: typeof leftoverTokens;
-  quoteEdge: typeof quoteEdge;
-  routeSteps: typeof routeSteps;
+  addRouteHop: Bound<typeof addRouteHop>;
+  leftoverTokens: Bound<typeof leftoverTokens>;
+  quoteEdge: PoolModels["quote"];
+  routeSteps: Bound<typeof routeSteps>;
 };
 
 /** Where a bundle's program runs and for whom: what the compiler and each action know of it. */

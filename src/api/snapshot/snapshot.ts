@@ -22,9 +22,10 @@
 import { config } from "../../../config.js";
 import type { Address, ChainSetup } from "../../../engine/index.js";
 import {
+  createRoutingGraph,
   prepareRouteSearch,
   priceStaleness,
-  RoutingGraph,
+  type RoutingGraph,
   type SpotPriceStep,
   staleSpotPrices,
 } from "../../../engine/index.js";
@@ -126,7 +127,7 @@ async function applyUpdates(
 }
 
 function newSnapshot(chain: ChainSetup): ChainSnapshot {
-  const graph = new RoutingGraph();
+  const graph = createRoutingGraph();
   for (const source of SOURCES) source.seed?.(graph, chain);
   return {
     chain,
