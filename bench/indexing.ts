@@ -3,15 +3,19 @@
  * a cold `ponder start` backfill of it.
  *
  *   npm run bench:indexing -- [--events 100000] [--database pglite|postgres] [--mix real|sync]
- *                             [--anvil-port N] [--port N] [--chain-id N]
+ *                             [--extra-pairs N] [--anvil-port N] [--port N] [--chain-id N]
  *
  * `--mix real` (the default): the event mix of a real chain, one transaction per block and a few
  * to a few dozen events each (devnet/history-bursts.ts). `--mix sync`: V2 swaps only, 300 per
  * transaction, each a `Sync` (devnet/swap-bursts.ts; the earliest recorded rows).
+ * `--extra-pairs N`: N more V2 pairs created by the factory (between placeholder addresses,
+ * without liquidity), so that above Ponder's `factoryAddressCountThreshold` (1,000 children) the
+ * pairs' events are asked for by topic alone, as on mainnet.
  *
  * Prints a Markdown row, then one per event kind (count, events/s over the backfill, time in the
  * indexing functions), then Ponder's JSON-RPC requests by method and its extract and transform
- * phase timings; bench/results/indexing.md keeps the recorded runs.
+ * phase timings, and what the node answered by method (requests, bytes, logs; through a metering
+ * proxy, bench/rpc-meter.ts); bench/results/indexing.md keeps the recorded runs.
  *
  * Ports default to ones the OS reports free; pass them where other work binds fixed ports. The
  * chain gets its own id (default 31_799), so that with Postgres its rows in Ponder's shared
@@ -22,14 +26,17 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { createPublicClient, http } from "viem";
-import { startAnvil } from "../devnet/anvil.js";
+import { createPublicClient, createWalletClient, http, numberToHex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { UniswapV2FactoryAbi } from "../abis/UniswapV2Factory.js";
+import { DEVNET_DEPLOYER_KEY, startAnvil } from "../devnet/anvil.js";
 import { writeDeployment } from "../devnet/deployment.js";
 import { mineHistoryBursts } from "../devnet/history-bursts.js";
 import { mineSwapBursts } from "../devnet/swap-bursts.js";
 import { purgeSyncCache } from "../devnet/sync-cache.js";
-import { deployWorld } from "../devnet/world.js";
+import { chainOf, deployWorld } from "../devnet/world.js";
 import { freePort } from "../test/harness/net.js";
+import { type RpcMeter, startRpcMeter } from "./rpc-meter.js";
 
 const root = resolve(import.meta.dirname, "..");
 const SWAPS_PER_TX = Number(process.env.SWAPS_PER_TX ?? 300);
@@ -39,6 +46,7 @@ const { values } = parseArgs({
     events: { type: "string", default: "100000" },
     database: { type: "string", default: "pglite" },
     mix: { type: "string", default: "real" },
+    "extra-pairs": { type: "string", default: "0" },
     "anvil-port": { type: "string" },
     port: { type: "string" },
     "chain-id": { type: "string", default: "31799" },
@@ -61,8 +69,38 @@ const databaseUrl =
     ? (process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test")
     : undefined;
 let ponder: ChildProcess | undefined;
+let meter: RpcMeter | undefined;
 try {
   const deployment = await deployWorld({ rpcUrl: anvil.url });
+  // Before the history: every range the indexer reads is above the threshold.
+  const extraPairs = Number(values["extra-pairs"]);
+  if (extraPairs > 0) {
+    // Pairs of placeholder addresses: the factory checks only that the two differ.
+    const wallet = createWalletClient({
+      account: privateKeyToAccount(DEVNET_DEPLOYER_KEY),
+      chain: await chainOf(anvil.url),
+      transport: http(anvil.url),
+    });
+    let last: `0x${string}` | undefined;
+    for (let i = 0; i < extraPairs; i++) {
+      last = await wallet.writeContract({
+        address: deployment.uniswapV2.factory,
+        abi: UniswapV2FactoryAbi,
+        functionName: "createPair",
+        args: [
+          numberToHex(0xf0000000n + 2n * BigInt(i) + 1n, { size: 20 }),
+          numberToHex(0xf0000000n + 2n * BigInt(i) + 2n, { size: 20 }),
+        ],
+        gas: 3_000_000n,
+      });
+    }
+    if (last) {
+      await createPublicClient({ transport: http(anvil.url) }).waitForTransactionReceipt({
+        hash: last,
+      });
+    }
+    console.error(`created ${extraPairs} more V2 pairs`);
+  }
   const genStart = Date.now();
   const generated =
     values.mix === "sync"
@@ -79,12 +117,13 @@ try {
     `generated ~${generated} events (${values.mix}) in ${((Date.now() - genStart) / 1000).toFixed(1)} s; head block ${head}`,
   );
 
+  meter = await startRpcMeter({ target: anvil.url });
   const deploymentFile = join(dir, "deployment.json");
   writeDeployment(deployment, deploymentFile);
   const port = values.port ? Number(values.port) : await freePort();
   const env: NodeJS.ProcessEnv = {
     ...process.env,
-    RPC_URL: anvil.url,
+    RPC_URL: meter.url,
     DEVNET_DEPLOYMENT: deploymentFile,
     PONDER_PGLITE_DIR: join(dir, "pglite"),
     PONDER_TELEMETRY_DISABLED: "true",
@@ -170,6 +209,12 @@ try {
   for (const [method, count] of [...rpcCount].sort((a, b) => b[1] - a[1])) {
     console.log(`| \`${method}\` | ${count} | ${((rpcMs.get(method) ?? 0) / 1000).toFixed(2)} |`);
   }
+  // What the node answered, through the meter: from spawn to `/ready`, and on until it stopped.
+  console.log("\n| JSON-RPC method (node side) | requests | bytes answered | logs |");
+  console.log("|---|---:|---:|---:|");
+  for (const [method, use] of [...meter.usage()].sort((a, b) => b[1].bytes - a[1].bytes)) {
+    console.log(`| \`${method}\` | ${use.requests} | ${use.bytes} | ${use.logs || ""} |`);
+  }
   // Ponder's own phase timings (ms, summed over its concurrent steps).
   const phases = (m: Map<string, number>) =>
     [...m].map(([step, ms]) => `${step} ${(ms / 1000).toFixed(2)} s`).join(", ");
@@ -189,6 +234,7 @@ try {
   }
 } finally {
   if (ponder) await stopPonder(ponder);
+  await meter?.close();
   await anvil.stop();
   rmSync(dir, { recursive: true, force: true });
   if (databaseUrl) {

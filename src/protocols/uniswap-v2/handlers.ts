@@ -1,6 +1,6 @@
-import { ponder } from "ponder:registry";
+import { type Context, ponder } from "ponder:registry";
 import { v2Pair } from "ponder:schema";
-import { zeroAddress } from "viem";
+import { type Address, zeroAddress } from "viem";
 import { recordLiquidityEvent, recordPoolEvent, registerPool } from "../../analytics/record.js";
 import { ensureNativeToken, ensureTokens } from "../../tokens/tokens.js";
 
@@ -110,12 +110,26 @@ ponder.on("UniswapV2Pair:Burn", async ({ event, context }) => {
   });
 });
 
-ponder.on("UniswapV2Pair:Transfer", async ({ event, context }) => {
-  const { from, to, value } = event.args;
-  // Only mints and burns change the LP supply.
-  if (from !== zeroAddress && to !== zeroAddress) return;
-  const delta = from === zeroAddress ? value : -value;
+/** Adds `delta` to the pair's LP supply. */
+async function changeSupply(
+  context: Context,
+  pair: Address,
+  delta: bigint,
+  block: bigint,
+): Promise<void> {
   await context.db
-    .update(v2Pair, { chainId: context.chain.id, address: event.log.address })
-    .set((row) => ({ totalSupply: row.totalSupply + delta, updatedBlock: event.block.number }));
+    .update(v2Pair, { chainId: context.chain.id, address: pair })
+    .set((row) => ({ totalSupply: row.totalSupply + delta, updatedBlock: block }));
+}
+
+// The LP supply: transfers from the zero address mint, transfers to it burn (each source asks
+// the node only for its side, contracts.ts). The first deposit's minimum liquidity is minted to
+// the zero address itself, and matches both: the mint counts it, the burn side skips it.
+ponder.on("UniswapV2LpMint:Transfer", async ({ event, context }) => {
+  await changeSupply(context, event.log.address, event.args.value, event.block.number);
+});
+
+ponder.on("UniswapV2LpBurn:Transfer", async ({ event, context }) => {
+  if (event.args.from === zeroAddress) return;
+  await changeSupply(context, event.log.address, -event.args.value, event.block.number);
 });

@@ -1,7 +1,7 @@
 import { index, onchainTable, primaryKey, relations } from "ponder";
 import { token } from "../../tokens/tables.js";
 
-/** A Uniswap V2 pair: reserves from `Sync`, LP supply from mint/burn `Transfer`s. */
+/** A Uniswap V2 pair: reserves from `Sync`, LP supply from its mints and burns (`Transfer`s from and to the zero address). */
 export const v2Pair = onchainTable(
   "v2_pair",
   (t) => ({
