@@ -37,6 +37,7 @@ import { DEVNET_DEPLOYER_KEY } from "./anvil.js";
 import { readNpmArtifact } from "./artifacts.js";
 import type { DeployedToken, DeployedVault, Deployment } from "./deployment.js";
 import { deployExecutionLayer } from "./execution.js";
+import { MULTICALL3_ADDRESS, placeMulticall3 } from "./multicall3.js";
 import { amountForUsd, sqrtPriceX96FromPrice, tickFromSqrtPriceX96 } from "./price.js";
 import { mulberry32 } from "./random.js";
 import { devnetReceipt } from "./receipts.js";
@@ -215,6 +216,8 @@ export async function chainOf(rpcUrl: string): Promise<Chain> {
     name: id === 31337 ? "Devnet" : `Chain ${id}`,
     nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
     rpcUrls: { default: { http: [rpcUrl] } },
+    // Placed by deployWorld (and on real chains, deployed there): viem's `multicall` uses it.
+    contracts: { multicall3: { address: MULTICALL3_ADDRESS } },
   });
 }
 
@@ -406,6 +409,10 @@ export async function deployWorld(params: DeployWorldParameters): Promise<Deploy
   await d.init();
   const aaveV3 = await deployAaveV3({ deployer: d, token });
   log(`deployed Aave V3 with ${aaveV3.reserves.length} reserves`);
+
+  // Last, so that nothing deployed before it moves: one more block, sent by its own signer.
+  if (await placeMulticall3(client)) log("placed Multicall3 at its canonical address");
+  else log("the node does not support anvil_setBalance; Multicall3 is not placed");
 
   // Ponder indexes the newest 30 blocks of an unknown chain one by one (its finality window)
   // and the rest in fast batches: empty blocks on top put the whole world in the batches.

@@ -20,6 +20,7 @@ import {
   type Hex,
   http,
   type PublicClient,
+  parseAbi,
   parseUnits,
   type WalletClient,
 } from "viem";
@@ -33,6 +34,7 @@ import { UniswapV3FactoryAbi } from "../abis/UniswapV3Factory.js";
 import { V4QuoterAbi } from "../abis/V4Quoter.js";
 import { WETH9Abi } from "../abis/WETH9.js";
 import { DEVNET_ACCOUNT_KEYS } from "../devnet/anvil.js";
+import { MULTICALL3_ADDRESS, multicall3Deployment } from "../devnet/multicall3.js";
 import { sqrtPriceX96FromPrice } from "../devnet/price.js";
 import { devnetReceipt } from "../devnet/receipts.js";
 import { chainOf } from "../devnet/world.js";
@@ -45,6 +47,12 @@ import { getTickAtSqrtRatio } from "../engine/math/tick-math.js";
 import { type MainnetService, startMainnetService } from "./harness/mainnet-service.js";
 import { bareErc20Abi, fundFromDeployer, MAINNET, MAINNET_POOLS } from "./harness/mainnet-world.js";
 import { waitUntil } from "./harness/ponder-process.js";
+
+/** Two of Multicall3's helpers that read the chain. */
+const multicall3Reads = parseAbi([
+  "function getChainId() view returns (uint256)",
+  "function getEthBalance(address addr) view returns (uint256)",
+]);
 
 type Strategy = "router" | "delegate" | "corewallet";
 type BeforeSending =
@@ -229,6 +237,29 @@ describe("a mainnet-shaped chain: canonical addresses, odd tokens, an operator's
       ],
     });
     expect(tick).toBe(getTickAtSqrtRatio(sqrtPriceX96));
+  });
+
+  test("Multicall3 sits at its canonical address, deployed by its pre-signed transaction", async () => {
+    const { signer } = multicall3Deployment();
+    // The signer's one transaction was sent (nonce 1 now), and batched reads answer through it.
+    expect(await client.getTransactionCount({ address: signer })).toBe(1);
+    const [chainId, balance] = await client.multicall({
+      multicallAddress: MULTICALL3_ADDRESS,
+      contracts: [
+        { address: MULTICALL3_ADDRESS, abi: multicall3Reads, functionName: "getChainId" },
+        {
+          address: MULTICALL3_ADDRESS,
+          abi: multicall3Reads,
+          functionName: "getEthBalance",
+          args: [service.world.deployer],
+        },
+      ],
+      allowFailure: false,
+    });
+    expect(chainId).toBe(1n);
+    const held = await client.getBalance({ address: service.world.deployer });
+    expect(balance).toBe(held);
+    expect(held).toBeGreaterThan(0n);
   });
 
   test("npm run deploy put the execution layer at the deterministic addresses it printed", () => {

@@ -29,6 +29,7 @@ import { UniswapV3PoolAbi } from "../../abis/UniswapV3Pool.js";
 import { WETH9Abi } from "../../abis/WETH9.js";
 import { buildContracts, loadArtifact } from "../../contracts/build.js";
 import { readNpmArtifact } from "../../devnet/artifacts.js";
+import { placeMulticall3 } from "../../devnet/multicall3.js";
 import { sqrtPriceX96FromPrice, tickFromSqrtPriceX96 } from "../../devnet/price.js";
 import { amountForUsd, type Deployer, devnetDeployer } from "../../devnet/world.js";
 
@@ -329,6 +330,8 @@ export async function deployMainnetWorld(rpcUrl: string): Promise<MainnetWorld> 
   await d.write(token("REBASE").address, loadArtifact("RebasingToken").abi, "rebase", [
     1_010_000_000_000_000_000n,
   ]);
+  // Multicall3 where mainnet has it, deployed as it was there: by its pre-signed transaction.
+  if (!(await placeMulticall3(client))) throw new Error("the chain node cannot place Multicall3");
   return { startBlock, deployer, client, tokens, v2Pairs, v3Pools, vault };
 }
 
