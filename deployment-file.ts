@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Address, Hex } from "viem";
+import { z } from "zod";
 import { readConfig } from "./config.js";
 import type { UniswapV4PoolKey } from "./engine/index.js";
 
@@ -114,8 +115,122 @@ export function deploymentPath(env: NodeJS.ProcessEnv = process.env): string {
   return resolve(root, readConfig(env).devnet.deploymentFile ?? ".devnet/deployment.json");
 }
 
-/** Reads the deployment file, or `undefined` when there is none. */
+const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "expected a 20-byte hex address");
+const word = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "expected a 32-byte hex value");
+const uint = z.number().int().nonnegative();
+
+/** The file's shape; fields the service does not read are kept as they are. */
+const deploymentSchema = z.looseObject({
+  chainId: uint,
+  genesisHash: word,
+  startBlock: uint,
+  deployer: address,
+  weth: address,
+  tokens: z.array(
+    z.looseObject({
+      address,
+      name: z.string(),
+      symbol: z.string(),
+      decimals: uint.max(255),
+      usdPrice: z.number(),
+    }),
+  ),
+  uniswapV2: z.looseObject({ factory: address, router02: address, pairs: z.array(address) }),
+  uniswapV3: z.looseObject({
+    factory: address,
+    positionManager: address,
+    swapRouter: address,
+    quoterV2: address,
+    pools: z.array(address),
+  }),
+  uniswapV4: z
+    .looseObject({
+      poolManager: address,
+      stateView: address,
+      quoter: address,
+      liquidityHelper: address,
+      swapHelper: address,
+      hooks: z.looseObject({ afterSwap: address, returnsDelta: address }),
+      pools: z.array(
+        z.looseObject({
+          id: word,
+          currency0: address,
+          currency1: address,
+          fee: uint,
+          tickSpacing: z.number().int(),
+          hooks: address,
+        }),
+      ),
+    })
+    .optional(),
+  aaveV3: z
+    .looseObject({
+      poolAddressesProvider: address,
+      pool: address,
+      poolConfigurator: address,
+      aclManager: address,
+      oracle: address,
+      dataProvider: address,
+      reserves: z.array(
+        z.looseObject({
+          symbol: z.string(),
+          asset: address,
+          aToken: address,
+          variableDebtToken: address,
+          stableDebtToken: address,
+          priceFeed: address,
+        }),
+      ),
+    })
+    .optional(),
+  vaults: z.array(
+    z.looseObject({
+      address,
+      protocolSlug: z.string(),
+      asset: address,
+      name: z.string(),
+      symbol: z.string(),
+    }),
+  ),
+  execution: z.record(z.string(), address),
+});
+
+/** A deployment file that cannot be read as one: not JSON, or a field missing or malformed. */
+export class InvalidDeploymentFileError extends Error {
+  override readonly name = "InvalidDeploymentFileError";
+  constructor(path: string, problem: string) {
+    super(
+      `The devnet deployment file ${path} is not a deployment: ${problem}. Delete it and run \`npm start\` to deploy a fresh world, or point DEVNET_DEPLOYMENT at the file the world was deployed with.`,
+    );
+  }
+}
+
+/**
+ * Reads the deployment file, or `undefined` when there is none.
+ * @throws InvalidDeploymentFileError naming the first field that is missing or malformed.
+ */
 export function readDeployment(path = deploymentPath()): Deployment | undefined {
   if (!existsSync(path)) return undefined;
-  return JSON.parse(readFileSync(path, "utf8")) as Deployment;
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(path, "utf8"));
+  } catch (error) {
+    throw new InvalidDeploymentFileError(
+      path,
+      `it is not JSON (${error instanceof Error ? error.message : String(error)})`,
+    );
+  }
+  const parsed = deploymentSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const at = (issue?.path ?? [])
+      .map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`))
+      .join("")
+      .replace(/^\./, "");
+    throw new InvalidDeploymentFileError(
+      path,
+      `${at || "the file"}: ${issue?.message ?? "invalid"}`,
+    );
+  }
+  return json as Deployment;
 }
