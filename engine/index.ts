@@ -58,7 +58,13 @@ import { findRoute } from "./routing/search.js";
 
 export { addressArg, amountArg, bpsArg } from "./bundle/actions/args.js";
 export { describeActions } from "./bundle/actions/describe.js";
-export { hopAction, literalInput, namedEdge } from "./bundle/actions/pool-action.js";
+export {
+  hopAction,
+  literalInput,
+  namedEdge,
+  poolHop,
+  poolHopTo,
+} from "./bundle/actions/pool-action.js";
 export type { ActionSpec, CompileContext, OutputValue } from "./bundle/actions/types.js";
 export {
   type BundleBuild,

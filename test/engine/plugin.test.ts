@@ -7,11 +7,8 @@
  */
 import { type Address, encodeFunctionData, getAddress, parseAbiItem } from "viem";
 import { describe, expect, test } from "vitest";
-import { z } from "zod";
 import {
   type ActionSpec,
-  addressArg,
-  amountArg,
   builtinProtocols,
   compileBundle,
   createEngine,
@@ -20,12 +17,10 @@ import {
   describeActions,
   type Engine,
   ForeignGraphError,
-  hopAction,
-  literalInput,
-  namedEdge,
   outputQuote,
   type PoolKind,
   type Protocol,
+  poolHop,
   type RoutingGraph,
   swapsBothWays,
   ZERO_OUTPUT,
@@ -90,32 +85,8 @@ const sumPool: PoolKind<SumPool> = {
   paysReceiverUnderRouter: true,
 };
 
-const swapArgs = z.object({
-  primaryAddress: addressArg,
-  tokenIn: addressArg,
-  tokenOut: addressArg,
-  amountIn: amountArg,
-});
-
-const swap: ActionSpec<typeof swapArgs> = {
-  args: swapArgs,
-  amountFields: ["amountIn"],
-  input: (args) => literalInput(args.tokenIn, args.amountIn),
-  compile: (ctx, args) =>
-    hopAction(
-      ctx,
-      namedEdge(
-        ctx,
-        args.primaryAddress,
-        args.tokenIn,
-        args.tokenOut,
-        ["ext:constant-sum"],
-        "swap",
-      ),
-      args.amountIn,
-      ctx.account,
-    ),
-};
+/** Its one bundle action: a swap through a named sum pool, the engine's one-hop action. */
+const swap = poolHop("ext:constant-sum", "swap");
 
 const constantSum: Protocol = {
   slug: "constant-sum",

@@ -238,7 +238,12 @@ export async function simulateCalls(
   // The base block's next block and the senders' balances on it, read in one round trip to the
   // node (none when an earlier simulation on the same block read them).
   const reads = readsAt(client, params.blockNumber ?? (await headOf(client)));
-  const [next, held] = await Promise.all([reads.next, heldBalances(client, reads, params)]);
+  const given = overridesByAddress(params.overrides);
+  const sentBy = callsBySender(params.calls);
+  const [next, held] = await Promise.all([
+    reads.next,
+    heldBalances(client, reads, [...sentBy.keys()], given),
+  ]);
   const fees = walletFees(next);
   for (const c of params.calls) {
     // No account can hold the value and the gas together: the transaction could never be sent.
@@ -249,7 +254,13 @@ export async function simulateCalls(
     }
   }
   // No call's gas exceeds the block's: what the node lets a call use by default, at most.
-  const overrides = withGasMoney(params, held, next.gasLimit * fees.maxFeePerGas);
+  const overrides = withGasMoney(
+    params.overrides,
+    given,
+    sentBy,
+    held,
+    next.gasLimit * fees.maxFeePerGas,
+  );
   let blocks: SimulatedBlock[];
   try {
     blocks = (await client.request({
@@ -318,33 +329,29 @@ export async function simulateCalls(
 }
 
 /**
- * What each sender of `params.calls` holds on the reads' block under the overrides: its balance
- * override, or its balance on the chain (read once per block and sender). Keys are lower-case.
+ * What each of `senders` (lower-case) holds on the reads' block under the overrides: its
+ * balance override, or its balance on the chain (read once per block and sender).
  * @throws SimulationUnavailableError when the node does not answer a balance.
  */
 async function heldBalances(
   client: PublicClient,
   reads: BlockReads,
-  params: { calls: SimulationCall[]; overrides: Record<Address, AccountOverride> },
+  senders: Address[],
+  given: Map<Address, [Address, AccountOverride]>,
 ): Promise<Map<Address, bigint>> {
-  const given = overridesByAddress(params.overrides);
-  const senders = new Set(params.calls.map((c) => c.from.toLowerCase() as Address));
-  const held = new Map<Address, bigint>();
   try {
-    await Promise.all(
-      [...senders].map(async (sender) => {
-        held.set(
-          sender,
+    const balances = await Promise.all(
+      senders.map(
+        async (sender) =>
           given.get(sender)?.[1].balance ?? (await balanceAt(client, reads, sender)),
-        );
-      }),
+      ),
     );
+    return new Map(senders.map((sender, i) => [sender, balances[i] ?? 0n]));
   } catch (error) {
     throw new SimulationUnavailableError(
       `the chain node did not answer a balance: ${errorLine(error)}`,
     );
   }
-  return held;
 }
 
 /** `account`'s balance on the reads' block, read once (a failed read is not kept). */
@@ -370,25 +377,31 @@ function overridesByAddress(
   return given;
 }
 
+/** How many of `calls` each sender (lower-case) sends. */
+function callsBySender(calls: SimulationCall[]): Map<Address, number> {
+  const counts = new Map<Address, number>();
+  for (const c of calls) {
+    const from = c.from.toLowerCase() as Address;
+    counts.set(from, (counts.get(from) ?? 0) + 1);
+  }
+  return counts;
+}
+
 /**
- * `params.overrides` with each sender given, on top of what it holds (`held`), the most its
- * calls' gas can cost (`costPerCall` each): a validated simulation buys gas, and a caller
- * quoting before it holds any ether must still be answered. Gas is bought before the call runs,
- * so during the call the sender holds about what it would in the real transaction.
+ * `overrides` with each sender given, on top of what it holds (`held`), the most its calls' gas
+ * can cost (`costPerCall` each): a validated simulation buys gas, and a caller quoting before
+ * it holds any ether must still be answered. Gas is bought before the call runs, so during the
+ * call the sender holds about what it would in the real transaction.
  */
 function withGasMoney(
-  params: { calls: SimulationCall[]; overrides: Record<Address, AccountOverride> },
+  overrides: Record<Address, AccountOverride>,
+  given: Map<Address, [Address, AccountOverride]>,
+  calls: Map<Address, number>,
   held: Map<Address, bigint>,
   costPerCall: bigint,
 ): Record<Address, AccountOverride> {
-  const callsBySender = new Map<Address, number>();
-  for (const c of params.calls) {
-    const from = c.from.toLowerCase() as Address;
-    callsBySender.set(from, (callsBySender.get(from) ?? 0) + 1);
-  }
-  const given = overridesByAddress(params.overrides);
-  const out = { ...params.overrides };
-  for (const [sender, count] of callsBySender) {
+  const out = { ...overrides };
+  for (const [sender, count] of calls) {
     const [key, o] = given.get(sender) ?? [sender, undefined];
     const funded = (held.get(sender) ?? 0n) + BigInt(count) * costPerCall;
     out[key] = { ...o, balance: funded > maxUint256 ? maxUint256 : funded };
