@@ -8,6 +8,7 @@ import { readConfig } from "./config.js";
 import { deploymentPath, readDeployment } from "./deployment-file.js";
 import type { ChainSetup, VaultConfig } from "./engine/index.js";
 import { CANONICAL_UNISWAP_V3_FACTORY, deterministicExecutionAddresses } from "./engine/index.js";
+import { pinnedStart, startSetting } from "./start-blocks.js";
 
 /** Canonical deployments on real chains (overridable per chain through the environment). */
 const KNOWN_CHAINS: Record<
@@ -101,13 +102,6 @@ function parseExecution(value: string | undefined, variable: string): Record<str
   return out;
 }
 
-function intFromEnv(env: NodeJS.ProcessEnv, variable: string): number | undefined {
-  const raw = env[variable];
-  if (raw === undefined || raw === "") return undefined;
-  if (!/^\d+$/.test(raw)) throw new Error(`${variable} must be a whole number, got "${raw}"`);
-  return Number(raw);
-}
-
 function addressFromEnv(env: NodeJS.ProcessEnv, variable: string): Address | undefined {
   const raw = env[variable];
   if (raw === undefined || raw === "") return undefined;
@@ -127,14 +121,13 @@ function aaveV3Market(
   id: number,
   env: NodeJS.ProcessEnv,
   known: ChainSetup["aaveV3"],
-  startBlock: number | undefined,
 ): ChainSetup["aaveV3"] {
   const poolVariable = `AAVE_V3_POOL_${id}`;
   const providerVariable = `AAVE_V3_POOL_ADDRESSES_PROVIDER_${id}`;
   const pool = addressFromEnv(env, poolVariable);
   const provider = addressFromEnv(env, providerVariable);
   if (pool === undefined && provider === undefined) {
-    return known && { ...known, startBlock: startBlock ?? known.startBlock };
+    return known;
   }
   if (pool === undefined || provider === undefined) {
     const [set, unset] = pool ? [poolVariable, providerVariable] : [providerVariable, poolVariable];
@@ -151,7 +144,7 @@ function aaveV3Market(
     poolConfigurator:
       addressFromEnv(env, `AAVE_V3_POOL_CONFIGURATOR_${id}`) ?? knownMarket?.poolConfigurator,
     dataProvider: knownMarket?.dataProvider,
-    startBlock: startBlock ?? knownMarket?.startBlock ?? 0,
+    startBlock: knownMarket?.startBlock ?? 0,
   };
 }
 
@@ -161,13 +154,18 @@ function realChain(id: number, rpc: string[], env: NodeJS.ProcessEnv): ChainSetu
   const v3Factory = addressFromEnv(env, `UNISWAP_V3_FACTORY_${id}`) ?? known?.uniswapV3?.factory;
   const v4PoolManager =
     addressFromEnv(env, `UNISWAP_V4_POOL_MANAGER_${id}`) ?? known?.uniswapV4?.poolManager;
-  const override = intFromEnv(env, `START_BLOCK_${id}`);
+  const start = startSetting(env, id);
+  // Where a protocol's pools are discovered from: its deployment block, or the start block when
+  // that comes first (a chain whose history begins before the recorded deployment, such as a
+  // local copy of the chain's contracts, is replayed from its start).
+  const discoverFrom = (deployed: number | undefined) =>
+    typeof start === "number" ? Math.min(deployed ?? 0, start) : (deployed ?? 0);
   const execution = parseExecution(env[`EXECUTION_${id}`], `EXECUTION_${id}`);
   const uniswapV2 = v2Factory
     ? {
         factory: v2Factory,
         router02: known?.uniswapV2?.router02,
-        startBlock: override ?? known?.uniswapV2?.startBlock ?? 0,
+        startBlock: discoverFrom(known?.uniswapV2?.startBlock),
       }
     : undefined;
   const uniswapV3 = v3Factory
@@ -175,7 +173,7 @@ function realChain(id: number, rpc: string[], env: NodeJS.ProcessEnv): ChainSetu
         factory: v3Factory,
         swapRouter: known?.uniswapV3?.swapRouter,
         quoterV2: known?.uniswapV3?.quoterV2,
-        startBlock: override ?? known?.uniswapV3?.startBlock ?? 0,
+        startBlock: discoverFrom(known?.uniswapV3?.startBlock),
       }
     : undefined;
   // The known periphery reads the known manager only: another manager comes without it.
@@ -186,24 +184,29 @@ function realChain(id: number, rpc: string[], env: NodeJS.ProcessEnv): ChainSetu
         poolManager: v4PoolManager,
         stateView: knownV4?.stateView,
         quoter: knownV4?.quoter,
-        startBlock: override ?? knownV4?.startBlock ?? 0,
+        startBlock: discoverFrom(knownV4?.startBlock),
         allowedHooks: parseHookList(env[`UNISWAP_V4_HOOKS_${id}`], `UNISWAP_V4_HOOKS_${id}`),
       }
     : undefined;
-  const aaveV3 = aaveV3Market(id, env, known?.aaveV3, override);
+  const market = aaveV3Market(id, env, known?.aaveV3);
+  const aaveV3 = market && { ...market, startBlock: discoverFrom(market.startBlock) };
+  const deployed = Math.min(
+    uniswapV2?.startBlock ?? Number.POSITIVE_INFINITY,
+    uniswapV3?.startBlock ?? Number.POSITIVE_INFINITY,
+    uniswapV4?.startBlock ?? Number.POSITIVE_INFINITY,
+    aaveV3?.startBlock ?? Number.POSITIVE_INFINITY,
+  );
   return {
     id,
     name: known?.name ?? `chain${id}`,
     title: known?.title ?? `Chain ${id}`,
     rpc,
+    // A number: that block. Otherwise the head pinned when this index was created
+    // (ponder.config.ts pins it); before that, a process that only reads the index has none.
     startBlock:
-      override ??
-      Math.min(
-        uniswapV2?.startBlock ?? 0,
-        uniswapV3?.startBlock ?? 0,
-        uniswapV4?.startBlock ?? 0,
-        aaveV3?.startBlock ?? 0,
-      ),
+      typeof start === "number"
+        ? start
+        : (pinnedStart(env, id) ?? (Number.isFinite(deployed) ? deployed : 0)),
     weth: addressFromEnv(env, `WETH_${id}`) ?? known?.weth,
     uniswapV2,
     uniswapV3,
@@ -224,6 +227,26 @@ function realChain(id: number, rpc: string[], env: NodeJS.ProcessEnv): ChainSetu
   };
 }
 
+/**
+ * Where the devnet's index starts: `START_BLOCK_<id>` (a number, or `latest` pinned like a real
+ * chain's head), else the world's first block (a full replay).
+ */
+function devnetStart(env: NodeJS.ProcessEnv, chainId: number, worldStart: number): number {
+  const start = startSetting(env, chainId);
+  if (typeof start === "number") return start;
+  if (start === "latest") return pinnedStart(env, chainId) ?? worldStart;
+  return worldStart;
+}
+
+/**
+ * Whether the chain's start follows its head when `START_BLOCK_<id>` does not name a block: a
+ * real chain does unless told otherwise, the devnet only when told `latest`.
+ */
+export function startFollowsHead(env: NodeJS.ProcessEnv, chain: ChainSetup): boolean {
+  const start = startSetting(env, chain.id);
+  return chain.devnet ? start === "latest" : start === undefined || start === "latest";
+}
+
 /** The devnet chain from its deployment file, or undefined when nothing was deployed. */
 function devnetChain(env: NodeJS.ProcessEnv): ChainSetup | undefined {
   const settings = readConfig(env).devnet;
@@ -238,7 +261,7 @@ function devnetChain(env: NodeJS.ProcessEnv): ChainSetup | undefined {
       { length: settings.rpcLanes },
       () => settings.rpcUrl ?? "http://127.0.0.1:8545",
     ),
-    startBlock: deployment.startBlock,
+    startBlock: devnetStart(env, deployment.chainId, deployment.startBlock),
     weth: deployment.weth,
     uniswapV2: {
       factory: deployment.uniswapV2.factory,

@@ -39,6 +39,10 @@ export type Config = {
   rpcTimeoutMs: number;
   /** From the head at startup on, vault totals are re-read this often (blocks). */
   vaultRefreshBlocks: number;
+  /** Calls per Multicall3 request of a state start's reads (`STATE_READ_BATCH`). */
+  stateReadBatch: number;
+  /** Where a `latest` start block is pinned per index (`START_BLOCK_PIN_FILE`). */
+  startBlockPinFile: string;
   /** The analysts' endpoints (`/sql/*`, `/graphql`): what one query may cost. */
   analytics: {
     /**
@@ -140,6 +144,10 @@ const envSchema = z.object({
   API_RPC_TIMEOUT_MS: count("API_RPC_TIMEOUT_MS")
     .refine((n) => n >= 1, { error: "API_RPC_TIMEOUT_MS must be at least 1" })
     .optional(),
+  STATE_READ_BATCH: count("STATE_READ_BATCH")
+    .refine((n) => n >= 1, { error: "STATE_READ_BATCH must be at least 1" })
+    .optional(),
+  START_BLOCK_PIN_FILE: z.string().optional(),
   VAULT_REFRESH_BLOCKS: count("VAULT_REFRESH_BLOCKS")
     .refine((n) => n >= 1, { error: "VAULT_REFRESH_BLOCKS must be at least 1" })
     .optional(),
@@ -201,6 +209,8 @@ export const DEFAULTS = {
   snapshotRefreshMs: 200,
   rpcTimeoutMs: 3_000,
   vaultRefreshBlocks: 1,
+  stateReadBatch: 1_000,
+  startBlockPinFile: ".ponder/start-blocks.json",
   analyticsStatementTimeoutMs: 5_000,
   analyticsPoolSize: 4,
   analyticsMaxRows: 10_000,
@@ -269,6 +279,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     snapshotRefreshMs: e.SNAPSHOT_REFRESH_MS ?? DEFAULTS.snapshotRefreshMs,
     rpcTimeoutMs: e.API_RPC_TIMEOUT_MS ?? DEFAULTS.rpcTimeoutMs,
     vaultRefreshBlocks: e.VAULT_REFRESH_BLOCKS ?? DEFAULTS.vaultRefreshBlocks,
+    stateReadBatch: e.STATE_READ_BATCH ?? DEFAULTS.stateReadBatch,
+    startBlockPinFile: e.START_BLOCK_PIN_FILE?.trim() || DEFAULTS.startBlockPinFile,
     analytics: {
       sql: e.ANALYTICS_SQL === undefined ? undefined : e.ANALYTICS_SQL === "on",
       statementTimeoutMs: e.ANALYTICS_STATEMENT_TIMEOUT_MS ?? DEFAULTS.analyticsStatementTimeoutMs,

@@ -1,5 +1,5 @@
 import { createConfig } from "ponder";
-import { indexedChains } from "./chains.js";
+import { indexedChains, startFollowsHead } from "./chains.js";
 import { readConfig } from "./config.js";
 import { aaveV3Contracts } from "./src/protocols/aave-v3/contracts.js";
 import { erc4626Blocks, erc4626Contracts } from "./src/protocols/erc4626/contracts.js";
@@ -7,8 +7,19 @@ import { perChain } from "./src/protocols/per-chain.js";
 import { uniswapV2Contracts } from "./src/protocols/uniswap-v2/contracts.js";
 import { uniswapV3Contracts } from "./src/protocols/uniswap-v3/contracts.js";
 import { uniswapV4Contracts } from "./src/protocols/uniswap-v4/contracts.js";
+import { stateStartBlocks } from "./src/state-start/contracts.js";
+import { pinHeadStarts } from "./start-blocks.js";
 
 const settings = readConfig();
+// A chain whose index starts at the head pins that head the first time (start-blocks.ts).
+await pinHeadStarts(
+  process.env,
+  indexedChains().map((c) => ({
+    id: c.id,
+    rpc: c.rpc[0] ?? "",
+    followsHead: startFollowsHead(process.env, c),
+  })),
+);
 const chains = indexedChains();
 if (chains.length === 0) {
   throw new Error(
@@ -40,6 +51,7 @@ export default createConfig({
     ...aaveV3Contracts(chains),
   },
   blocks: {
+    ...stateStartBlocks(chains),
     ...erc4626Blocks(chains, settings.vaultRefreshBlocks),
   },
 });

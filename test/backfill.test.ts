@@ -176,6 +176,8 @@ describe("while the indexer backfills", () => {
           snapshotBlock: indexed,
           headBlock: head,
           lagBlocks: head - indexed,
+          // A devnet replays its world from its first block: its history is complete from there.
+          historyFromBlock: service.deployment.startBlock,
         },
       ],
     });
@@ -192,6 +194,7 @@ describe("while the indexer backfills", () => {
       id: `chain ${service.deployment.chainId}`,
       status: "backfilling",
       indexedBlock: String(indexed),
+      startBlock: String(service.deployment.startBlock),
       headBlock: String(head),
       progress: `${percent} %`,
       // Held: no block indexed between the page's reads, so no pace and no ETA.

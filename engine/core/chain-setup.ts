@@ -15,6 +15,12 @@ export type ChainSetup = {
   title: string;
   /** One or more JSON-RPC URLs; Ponder balances requests over them. */
   rpc: string[];
+  /**
+   * The first block whose events the index applies to pools, reserves and vaults. Whatever
+   * exists before it (created since the protocols' deployment blocks, each protocol's own
+   * `startBlock`) is read as it stands at the end of the block before: a state start. At or
+   * before every deployment block it is a full replay. History tables begin here.
+   */
   startBlock: number;
   weth?: Address;
   uniswapV2?: { factory: Address; router02?: Address; startBlock: number };
@@ -54,3 +60,21 @@ export type ChainSetup = {
   /** True for the local devnet this project deploys itself. */
   devnet: boolean;
 };
+
+/** The block a protocol deployed at `deployedAt` has its pools' events applied from. */
+export function eventsFrom(chain: ChainSetup, deployedAt: number): number {
+  return Math.max(chain.startBlock, deployedAt);
+}
+
+/**
+ * The block at whose end a state start reads every pool, reserve and vault that exists, or
+ * undefined when the index replays every protocol from its deployment (no pool predates
+ * `startBlock`).
+ */
+export function stateReadBlock(chain: ChainSetup): number | undefined {
+  const deployed = [chain.uniswapV2, chain.uniswapV3, chain.uniswapV4, chain.aaveV3].flatMap((p) =>
+    p ? [p.startBlock] : [],
+  );
+  const first = Math.min(...deployed);
+  return deployed.length > 0 && first < chain.startBlock ? chain.startBlock - 1 : undefined;
+}

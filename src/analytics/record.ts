@@ -98,6 +98,41 @@ export async function registerPool(
     .onConflictDoNothing();
 }
 
+/**
+ * A pool read at a state start: its holdings and price then, and its tokens' value locked grown
+ * by those holdings (what the events before the start would have added). No history row: the
+ * history tables begin at the start.
+ */
+export async function seedPoolMarket(
+  context: Context,
+  pool: {
+    address: Address;
+    token0: Address;
+    token1: Address;
+    balance0: bigint;
+    balance1: bigint;
+    price: { numerator: bigint; denominator: bigint };
+  },
+  block: bigint,
+): Promise<void> {
+  const chainId = context.chain.id;
+  await context.db.update(poolMarket, { chainId, address: pool.address }).set({
+    balance0: pool.balance0,
+    balance1: pool.balance1,
+    price: priceX128Of(pool.price.numerator, pool.price.denominator),
+    updatedBlock: block,
+  });
+  for (const [address, held] of [
+    [pool.token0, pool.balance0],
+    [pool.token1, pool.balance1],
+  ] as const) {
+    if (held === 0n) continue;
+    const market = await readTokenMarket(context, address);
+    market.after.totalValueLocked += held;
+    await writeTokenMarket(context, market, block);
+  }
+}
+
 /** The columns of a token's market row that pool events change. */
 type TokenMarketState = Pick<
   TokenRow,

@@ -1,6 +1,6 @@
 import { factory } from "ponder";
 import type { Abi, AbiEvent, Address } from "viem";
-import type { ChainSetup } from "../../engine/index.js";
+import { type ChainSetup, eventsFrom } from "../../engine/index.js";
 import { perChain } from "./per-chain.js";
 
 /** Where a factory is deployed on a chain, and the block its events start at. */
@@ -9,6 +9,9 @@ type FactoryAt = { factory: Address; startBlock: number };
 /**
  * A factory contract and every contract it creates (Ponder's `factory()` address), on the
  * chains where `at` finds the factory: the two contract entries of a Uniswap-style protocol.
+ * The factory's events (a few hundred thousand small logs on mainnet) are read from its
+ * deployment, so every child is known; the children's own events only from the chain's start
+ * (`eventsFrom`): what they did before it is read as state (src/state-start/).
  */
 export function factoryAndChildren<
   FactoryAbi extends Abi,
@@ -42,8 +45,9 @@ export function factoryAndChildren<
               address: where.factory,
               event: params.created,
               parameter: params.parameter,
+              startBlock: where.startBlock,
             }),
-            startBlock: where.startBlock,
+            startBlock: eventsFrom(c, where.startBlock),
           }
         );
       }),

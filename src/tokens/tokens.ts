@@ -36,7 +36,12 @@ export type PositionTokenFields = {
   metadata?: { name: string; symbol: string; decimals: number };
 };
 
-export type TokenToEnsure = { address: Address; position?: PositionTokenFields };
+export type TokenToEnsure = {
+  address: Address;
+  position?: PositionTokenFields;
+  /** The block it was first seen in, when not the call's own (a state start's pools). */
+  seenAt?: bigint;
+};
 
 /**
  * Inserts each token the first time it is seen, reading its name, symbol and decimals once
@@ -72,13 +77,14 @@ export async function ensureTokens(
     }
   }
   const read = await Promise.all(
-    missing.map(async ({ address, position }) => ({
+    missing.map(async ({ address, position, seenAt }) => ({
       address,
       position,
+      seenAt,
       ...(position?.metadata ?? (await readMetadata(context, address))),
     })),
   );
-  for (const { address, position, name, symbol, decimals } of read) {
+  for (const { address, position, seenAt, name, symbol, decimals } of read) {
     if (decimals === undefined) {
       // Amounts of a token without decimals cannot be shown or priced: its pools are indexed
       // and routed, but the catalogue does not list it.
@@ -109,8 +115,8 @@ export async function ensureTokens(
         protocolSlug: position?.protocolSlug ?? null,
         underlyingTokens: position?.underlyingTokens ?? [],
         primaryAddress: position?.primaryAddress ?? null,
-        createdBlock: blockNumber,
-        updatedBlock: blockNumber,
+        createdBlock: seenAt ?? blockNumber,
+        updatedBlock: seenAt ?? blockNumber,
       })
       .onConflictDoNothing();
   }

@@ -305,6 +305,7 @@ describe("what clients of this API family read besides SPEC's five endpoints", (
         snapshotBlock: 10,
         headBlock: 10,
         lagBlocks: 0,
+        historyFromBlock: 0,
       },
     ];
     expect(await get("/v1/networks")).toEqual({ status: 200, id: "app-test-1", body: answer });
@@ -333,7 +334,12 @@ describe("what clients of this API family read besides SPEC's five endpoints", (
       });
       return (await early.request("/v1/networks")).json();
     };
-    const unknown = { indexedBlock: null, snapshotBlock: null, lagBlocks: null };
+    const unknown = {
+      indexedBlock: null,
+      snapshotBlock: null,
+      lagBlocks: null,
+      historyFromBlock: 0,
+    };
     expect(await networks(async () => 12n)).toEqual([
       { id: 31337, name: "Devnet", isConnected: true, headBlock: 12, ...unknown },
     ]);

@@ -198,3 +198,18 @@ export async function dropSchema(databaseUrl: string, schema: string): Promise<v
     await client.end();
   }
 }
+
+/** Runs one query on the database at `databaseUrl` (a connection of its own) and returns its rows. */
+export async function queryRows<T extends pg.QueryResultRow>(
+  databaseUrl: string,
+  sql: string,
+  values: unknown[] = [],
+): Promise<T[]> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    return (await client.query<T>(sql, values)).rows;
+  } finally {
+    await client.end();
+  }
+}

@@ -11,7 +11,12 @@ import {
 
 describe("indexedChains", () => {
   test("a real chain comes from PONDER_RPC_URL_<id> with its canonical Uniswap factories", () => {
-    const chains = indexedChains({ PONDER_RPC_URL_1: "https://rpc.example/1", DEVNET: "false" });
+    const chains = indexedChains({
+      PONDER_RPC_URL_1: "https://rpc.example/1",
+      DEVNET: "false",
+      // No index has pinned its start yet.
+      START_BLOCK_PIN_FILE: join(tmpdir(), "no-such-dir", "start-blocks.json"),
+    });
     expect(chains).toEqual([
       {
         id: 1,
@@ -98,10 +103,12 @@ describe("indexedChains", () => {
       rpc: ["http://base"],
       startBlock: 2_000_000,
       weth: undefined,
+      // The factory's deployment is not known: its pairs are discovered from block 0, their
+      // events applied from the start block, and the state of those before it read there.
       uniswapV2: {
         factory: "0x8909Dc15e40173Ff4699343b6eB8132c65e18eC6",
         router02: undefined,
-        startBlock: 2_000_000,
+        startBlock: 0,
       },
       uniswapV3: undefined,
       vaults: [
@@ -143,7 +150,8 @@ describe("indexedChains", () => {
       poolManager: "0x000000000004444c5dc75cB358380D2e3dE08A90",
       stateView: "0x7fFE42C4a5DEeA5b0feC41C94C136Cf115597227",
       quoter: "0x52F0E24D1c21C8A0cB1e5a5dD6198556BD9E1203",
-      startBlock: 22_000_000,
+      // Pools are discovered from the manager's deployment, whatever the start.
+      startBlock: 21_688_329,
       allowedHooks: ["0x48225437d9a2e3777f0b17d3e99ad08656610088"],
     });
   });
@@ -193,7 +201,8 @@ describe("indexedChains", () => {
           poolAddressesProvider: "0x2f39d218133AFaB8F2B819B1066c7E434Ad94E9e",
           poolConfigurator: "0x64b761D848206f447Fe2dd461b0c635Ec39EbB27",
           dataProvider: "0x7B4EB56E7CD4b454BA8ff71E4518426369a138a3",
-          startBlock: 22_000_000,
+          // Its reserves are read at the start; the market's own deployment block stays.
+          startBlock: 16_291_127,
         },
       ],
       // No known market on chain 10, and nothing set: no Aave V3.
@@ -216,6 +225,7 @@ describe("indexedChains", () => {
       AAVE_V3_POOL_1: "0x4e033931ad43597d96D6bcc25c280717730B58B1",
       AAVE_V3_POOL_ADDRESSES_PROVIDER_1: "0xcfBf336fe147D643B9Cb705648500e101504B16d",
       DEVNET: "false",
+      START_BLOCK_PIN_FILE: join(tmpdir(), "no-such-dir", "start-blocks.json"),
     });
     expect(mainnet?.aaveV3).toEqual({
       pool: "0x4e033931ad43597d96D6bcc25c280717730B58B1",
@@ -266,7 +276,7 @@ describe("indexedChains", () => {
   test("malformed settings are refused with the variable's name", () => {
     expect(() =>
       indexedChains({ PONDER_RPC_URL_1: "x", START_BLOCK_1: "soon", DEVNET: "false" }),
-    ).toThrow('START_BLOCK_1 must be a whole number, got "soon"');
+    ).toThrow('START_BLOCK_1 must be a block number or "latest", got "soon"');
     expect(() => parseVaultList("savings-vaults", "VAULTS_1")).toThrow(
       'VAULTS_1: expected "slug:0xaddress" entries, got "savings-vaults"',
     );

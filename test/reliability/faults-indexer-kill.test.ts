@@ -20,6 +20,7 @@ import {
   type DevnetChain,
   dropSchema,
   type PonderProcess,
+  queryRows,
   spawnPonder,
   startDevnetChain,
   waitForBlock,
@@ -100,15 +101,8 @@ async function completedEvents(p: PonderProcess): Promise<number> {
     .reduce((sum, l) => sum + Number(l.split(" ").pop()), 0);
 }
 
-async function query<T extends pg.QueryResultRow>(sql: string, values: unknown[] = []) {
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-  await client.connect();
-  try {
-    return (await client.query<T>(sql, values)).rows;
-  } finally {
-    await client.end();
-  }
-}
+const query = <T extends pg.QueryResultRow>(sql: string, values: unknown[] = []) =>
+  queryRows<T>(TEST_DATABASE_URL, sql, values);
 
 async function isReady(schemaName: string): Promise<boolean> {
   const rows = await query<{ is_ready: number }>(

@@ -29,7 +29,10 @@ const chainOverviewSchema = z.object({
     description:
       "`backfilling` until the index has caught up with the chain (the API's readiness), then `live`.",
   }),
-  startBlock: z.number().int().meta({ description: "The first block indexed on this chain." }),
+  startBlock: z.number().int().meta({
+    description:
+      "The index's start: the history tables are complete from this block on (the pools' state before it was read, not replayed).",
+  }),
   indexedBlock: z.number().int().nullable(),
   headBlock: z.number().int().nullable().meta({ description: "Null when the RPC did not answer." }),
   snapshotBlock: z.number().int().nullable(),
@@ -306,6 +309,7 @@ function chainSection(chain) {
       '<span class="status" data-field="status"></span></h2>' +
       '<div class="bar" role="progressbar" aria-valuemin="0" aria-valuemax="100"><div></div></div>' +
       "<dl><dt>indexed block</dt><dd data-field=\\"indexedBlock\\"></dd>" +
+      "<dt>history from block</dt><dd data-field=\\"startBlock\\"></dd>" +
       "<dt>chain head</dt><dd data-field=\\"headBlock\\"></dd>" +
       "<dt>progress</dt><dd data-field=\\"progress\\"></dd>" +
       "<dt>indexing</dt><dd data-field=\\"blocksPerSecond\\"></dd>" +
@@ -320,6 +324,7 @@ function chainSection(chain) {
   set("status", chain.status);
   section.querySelector(".status").className = "status " + chain.status;
   set("indexedBlock", text(chain.indexedBlock));
+  set("startBlock", text(chain.startBlock));
   set("headBlock", text(chain.headBlock));
   const percent = chain.progress === null ? null : Math.floor(chain.progress * 1000) / 10;
   set("progress", text(percent, " %"));

@@ -33,6 +33,10 @@ export const networkSchema = z.object({
     description:
       "Blocks between the head and the routing graph (or the index, before the graph is loaded); null when unknown.",
   }),
+  historyFromBlock: z.number().int().meta({
+    description:
+      "The index's start: the history tables (swaps, liquidity and vault events, aggregates) are complete from this block on. The state of the pools before it was read, not replayed (START_BLOCK_<id>).",
+  }),
 });
 
 const networksQuery = z.object({
@@ -95,6 +99,7 @@ export function networksRoutes(
           snapshotBlock: number(lag?.snapshotBlock),
           headBlock: number(head),
           lagBlocks: number(lag?.lagBlocks),
+          historyFromBlock: chain.startBlock,
         };
       }),
     );

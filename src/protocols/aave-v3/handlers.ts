@@ -1,80 +1,10 @@
 import { type Context, ponder } from "ponder:registry";
-import { aaveEvent, aaveReserve } from "ponder:schema";
-import { erc20Abi } from "viem";
-import { AaveV3ATokenAbi } from "../../../abis/AaveV3AToken.js";
-import { AaveV3PoolAbi } from "../../../abis/AaveV3Pool.js";
-import { indexedChains } from "../../../chains.js";
+import { aaveEvent } from "ponder:schema";
 import type { Address } from "../../../engine/index.js";
-import { aaveReserveState } from "../../../engine/index.js";
-import { ensureTokens } from "../../tokens/tokens.js";
+import { listReserve, refreshReserve } from "./reserve.js";
 
-/** Each chain's Aave V3 Pool (lowercase), from chains.ts. */
-const pools = new Map(
-  indexedChains().flatMap((c) =>
-    c.aaveV3 ? [[c.id, c.aaveV3.pool.toLowerCase() as Address]] : [],
-  ),
-);
-
-/**
- * Reads the reserve of `asset` at `block` — `Pool.getReserveData` (its configuration word,
- * indexes, rates, tokens, treasury accrual), the aToken's scaled supply and what it holds of the
- * asset — and writes it. Every change of a reserve's state or configuration comes here: the
- * pool emits `ReserveDataUpdated` with each supply, withdrawal, borrow, repayment, liquidation
- * and flash loan, the configurator an event with each parameter it sets.
- */
-async function refreshReserve(context: Context, asset: Address, block: bigint): Promise<void> {
-  const pool = pools.get(context.chain.id);
-  if (!pool) return;
-  const data = await context.client.readContract({
-    abi: AaveV3PoolAbi,
-    address: pool,
-    functionName: "getReserveData",
-    args: [asset],
-    blockNumber: block,
-  });
-  const aToken = data.aTokenAddress.toLowerCase() as Address;
-  const [scaledSupply, held] = await Promise.all([
-    context.client.readContract({
-      abi: AaveV3ATokenAbi,
-      address: aToken,
-      functionName: "scaledTotalSupply",
-      blockNumber: block,
-    }),
-    context.client.readContract({
-      abi: erc20Abi,
-      address: asset,
-      functionName: "balanceOf",
-      args: [aToken],
-      blockNumber: block,
-    }),
-  ]);
-  const state = { pool, asset, ...aaveReserveState(data, scaledSupply, held), updatedBlock: block };
-  await context.db
-    .insert(aaveReserve)
-    .values({ chainId: context.chain.id, ...state, createdBlock: block })
-    .onConflictDoUpdate(state);
-}
-
-// A reserve listed: its asset is a base token, its aToken a position token of the asset (the
-// debt tokens are not listed: they cannot be transferred, so no route or bundle moves them).
 ponder.on("AaveV3PoolConfigurator:ReserveInitialized", async ({ event, context }) => {
-  const pool = pools.get(context.chain.id);
-  if (!pool) return;
-  const asset = event.args.asset.toLowerCase() as Address;
-  const aToken = event.args.aToken.toLowerCase() as Address;
-  const block = event.block.number;
-  await ensureTokens(
-    context,
-    [
-      { address: asset },
-      {
-        address: aToken,
-        position: { protocolSlug: "aave-v3", underlyingTokens: [asset], primaryAddress: pool },
-      },
-    ],
-    block,
-  );
-  await refreshReserve(context, asset, block);
+  await listReserve(context, event.args.asset.toLowerCase() as Address, event.block.number);
 });
 
 for (const name of [

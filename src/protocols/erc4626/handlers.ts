@@ -13,47 +13,9 @@
 import { type Context, ponder } from "ponder:registry";
 import { vault } from "ponder:schema";
 import { type Address, erc4626Abi } from "viem";
-import { indexedChains } from "../../../chains.js";
 import { recordVaultEvent } from "../../analytics/record.js";
 import { ensureTokens } from "../../tokens/tokens.js";
-
-/** Vault address (lowercase) → protocol slug, per chain id, from the configured vault lists. */
-const vaultSlugs = new Map<number, Map<string, string>>(
-  indexedChains().map((c) => [
-    c.id,
-    new Map(c.vaults.map((v) => [v.address.toLowerCase(), v.protocolSlug])),
-  ]),
-);
-
-type VaultTotals = { totalAssets: bigint; totalSupply: bigint };
-
-/**
- * Every vault's `totalAssets` and `totalSupply` at the end of `blockNumber`, in one `eth_call`
- * (a deployless multicall: no Multicall3 needs to be deployed on the chain). A vault whose
- * reads fail — one not yet deployed at that block — is missing from the answer.
- */
-async function readTotals(
-  context: Context,
-  vaults: readonly Address[],
-  blockNumber: bigint,
-): Promise<Map<Address, VaultTotals>> {
-  const results = await context.client.multicall({
-    contracts: vaults.flatMap((address) => [
-      { address, abi: erc4626Abi, functionName: "totalAssets" } as const,
-      { address, abi: erc4626Abi, functionName: "totalSupply" } as const,
-    ]),
-    blockNumber,
-    deployless: true,
-  });
-  const out = new Map<Address, VaultTotals>();
-  vaults.forEach((address, i) => {
-    const assets = results[2 * i];
-    const supply = results[2 * i + 1];
-    if (assets?.status === "success" && supply?.status === "success")
-      out.set(address, { totalAssets: assets.result, totalSupply: supply.result });
-  });
-  return out;
-}
+import { readTotals, type VaultTotals, vaultSlugs } from "./totals.js";
 
 /**
  * Applies one `Deposit` (positive amounts) or `Withdraw` (negative) to the vault's totals. The

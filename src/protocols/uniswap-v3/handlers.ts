@@ -3,6 +3,7 @@ import { v3Pool, v3Tick } from "ponder:schema";
 import type { Address } from "viem";
 import { recordLiquidityEvent, recordPoolEvent, registerPool } from "../../analytics/record.js";
 import { ensureNativeToken, ensureTokens } from "../../tokens/tokens.js";
+import { beforeStart } from "../start.js";
 
 /** V3 prices are `sqrtPriceX96² / 2^192` token1 per token0. */
 const Q192 = 1n << 192n;
@@ -14,7 +15,10 @@ ponder.on("UniswapV3Factory:setup", async ({ context }) => {
 ponder.on("UniswapV3Factory:PoolCreated", async ({ event, context }) => {
   const { token0, token1, fee, tickSpacing, pool } = event.args;
   const block = event.block.number;
-  await ensureTokens(context, [{ address: token0 }, { address: token1 }], block);
+  // Before the chain's start the pool is only recorded: its tokens and state are read at the
+  // start (src/state-start/).
+  const recordOnly = beforeStart(context, block);
+  if (!recordOnly) await ensureTokens(context, [{ address: token0 }, { address: token1 }], block);
   await context.db
     .insert(v3Pool)
     .values({
@@ -32,6 +36,7 @@ ponder.on("UniswapV3Factory:PoolCreated", async ({ event, context }) => {
       updatedBlock: block,
     })
     .onConflictDoNothing();
+  if (recordOnly) return;
   await registerPool(context, {
     address: pool,
     protocolSlug: "uniswap-v3",
@@ -86,21 +91,23 @@ async function modifyPosition(
     [tickLower, liquidityDelta],
     [tickUpper, -liquidityDelta],
   ] as const) {
-    await context.db
-      .insert(v3Tick)
-      .values({
-        chainId,
-        pool,
-        tick,
-        liquidityGross: liquidityDelta,
-        liquidityNet: netDelta,
-        updatedBlock: block,
-      })
-      .onConflictDoUpdate((row) => ({
-        liquidityGross: row.liquidityGross + liquidityDelta,
-        liquidityNet: row.liquidityNet + netDelta,
-        updatedBlock: block,
-      }));
+    const key = { chainId, pool, tick };
+    const row = await context.db.find(v3Tick, key);
+    const liquidityGross = (row?.liquidityGross ?? 0n) + liquidityDelta;
+    // A tick no position references any more is cleared, as the pool clears it.
+    if (liquidityGross === 0n) {
+      if (row) await context.db.delete(v3Tick, key);
+      continue;
+    }
+    const liquidityNet = (row?.liquidityNet ?? 0n) + netDelta;
+    if (row)
+      await context.db
+        .update(v3Tick, key)
+        .set({ liquidityGross, liquidityNet, updatedBlock: block });
+    else
+      await context.db
+        .insert(v3Tick)
+        .values({ ...key, liquidityGross, liquidityNet, updatedBlock: block });
   }
   await context.db.update(v3Pool, { chainId, address: pool }).set((row) => {
     const inRange = row.tick !== null && tickLower <= row.tick && row.tick < tickUpper;

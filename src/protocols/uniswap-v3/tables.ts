@@ -27,7 +27,7 @@ export const v3Pool = onchainTable(
   }),
 );
 
-/** One initialized (or formerly initialized) tick of a V3 pool, as `ticks(tick)` reports it. */
+/** One initialized tick of a V3 pool, as `ticks(tick)` reports it (cleared ticks are deleted). */
 export const v3Tick = onchainTable(
   "v3_tick",
   (t) => ({

@@ -12,6 +12,7 @@ import {
 } from "../../../engine/index.js";
 import { recordLiquidityEvent, recordPoolEvent, registerPool } from "../../analytics/record.js";
 import { ensureNativeToken, ensureTokens } from "../../tokens/tokens.js";
+import { beforeStart } from "../start.js";
 
 /** V4 prices are `sqrtPriceX96² / 2^192` currency1 per currency0, as in V3. */
 const Q192 = 1n << 192n;
@@ -46,18 +47,23 @@ ponder.on("PoolManager:setup", async ({ context }) => {
   await ensureNativeToken(context, 0n);
 });
 
-ponder.on("PoolManager:Initialize", async ({ event, context }) => {
+// Every pool, from the manager's deployment (contracts.ts); before the chain's start a pool is
+// only recorded: its tokens and state are read at the start (src/state-start/).
+ponder.on("UniswapV4Pools:Initialize", async ({ event, context }) => {
   const { id, currency0, currency1, fee, tickSpacing, hooks, sqrtPriceX96, tick } = event.args;
   const block = event.block.number;
+  const recordOnly = beforeStart(context, block);
   const manager = event.log.address.toLowerCase() as Address;
   const token0 = catalogueToken(currency0.toLowerCase() as Address);
   const token1 = catalogueToken(currency1.toLowerCase() as Address);
-  await ensureTokens(
-    context,
-    [token0, token1].filter((t) => t !== NATIVE_TOKEN_ADDRESS).map((address) => ({ address })),
-    block,
-  );
-  const protocolFee = await protocolFeeAt(context, manager, id, block);
+  if (!recordOnly) {
+    await ensureTokens(
+      context,
+      [token0, token1].filter((t) => t !== NATIVE_TOKEN_ADDRESS).map((address) => ({ address })),
+      block,
+    );
+  }
+  const protocolFee = recordOnly ? 0 : await protocolFeeAt(context, manager, id, block);
   await context.db
     .insert(v4Pool)
     .values({
@@ -80,6 +86,7 @@ ponder.on("PoolManager:Initialize", async ({ event, context }) => {
       updatedBlock: block,
     })
     .onConflictDoNothing();
+  if (recordOnly) return;
   await registerPool(context, {
     address: id,
     protocolSlug: "uniswap-v4",
@@ -164,21 +171,23 @@ ponder.on("PoolManager:ModifyLiquidity", async ({ event, context }) => {
     [tickLower, liquidityDelta],
     [tickUpper, -liquidityDelta],
   ] as const) {
-    await context.db
-      .insert(v4Tick)
-      .values({
-        chainId,
-        poolId: id,
-        tick,
-        liquidityGross: liquidityDelta,
-        liquidityNet: netDelta,
-        updatedBlock: block,
-      })
-      .onConflictDoUpdate((row) => ({
-        liquidityGross: row.liquidityGross + liquidityDelta,
-        liquidityNet: row.liquidityNet + netDelta,
-        updatedBlock: block,
-      }));
+    const key = { chainId, poolId: id, tick };
+    const row = await context.db.find(v4Tick, key);
+    const liquidityGross = (row?.liquidityGross ?? 0n) + liquidityDelta;
+    // A tick no position references any more is cleared, as the pool clears it.
+    if (liquidityGross === 0n) {
+      if (row) await context.db.delete(v4Tick, key);
+      continue;
+    }
+    const liquidityNet = (row?.liquidityNet ?? 0n) + netDelta;
+    if (row)
+      await context.db
+        .update(v4Tick, key)
+        .set({ liquidityGross, liquidityNet, updatedBlock: block });
+    else
+      await context.db
+        .insert(v4Tick)
+        .values({ ...key, liquidityGross, liquidityNet, updatedBlock: block });
   }
   const pool = await context.db.find(v4Pool, { chainId, poolId: id });
   if (!pool) return;

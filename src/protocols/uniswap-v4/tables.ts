@@ -39,7 +39,7 @@ export const v4Pool = onchainTable(
   }),
 );
 
-/** One initialized (or formerly initialized) tick of a V4 pool. */
+/** One initialized tick of a V4 pool (cleared ticks are deleted, as the pool clears them). */
 export const v4Tick = onchainTable(
   "v4_tick",
   (t) => ({

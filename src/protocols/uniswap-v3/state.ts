@@ -1,0 +1,126 @@
+import type { Context } from "ponder:registry";
+import { v3Pool, v3Tick } from "ponder:schema";
+import { eq } from "ponder";
+import { erc20Abi } from "viem";
+import { UniswapV3PoolAbi } from "../../../abis/UniswapV3Pool.js";
+import { answerOf, type StateReader, type StateSeed } from "../../state-start/reads.js";
+import { bitmapWords, ticksOfWord } from "../../state-start/tick-bitmap.js";
+
+const Q192 = 1n << 192n;
+
+/**
+ * Every pool recorded before the chain's start, read at its end: `slot0`, `liquidity`, what it
+ * holds of each token, and every initialized tick with its liquidity (`tickBitmap` over every word
+ * the pool's spacing allows, then `ticks` of each tick a word marks): two rounds of batched reads.
+ */
+export async function readV3State(context: Context, reader: StateReader): Promise<StateSeed> {
+  const chainId = context.chain.id;
+  const pools = await context.db.sql
+    .select({
+      address: v3Pool.address,
+      token0: v3Pool.token0,
+      token1: v3Pool.token1,
+      fee: v3Pool.fee,
+      tickSpacing: v3Pool.tickSpacing,
+      createdBlock: v3Pool.createdBlock,
+    })
+    .from(v3Pool)
+    .where(eq(v3Pool.chainId, chainId))
+    .orderBy(v3Pool.createdBlock);
+  const words = pools.map((p) => bitmapWords(p.tickSpacing));
+  const first = await reader.read(
+    pools.flatMap((p, i) => [
+      { address: p.address, abi: UniswapV3PoolAbi, functionName: "slot0" } as const,
+      { address: p.address, abi: UniswapV3PoolAbi, functionName: "liquidity" } as const,
+      { address: p.token0, abi: erc20Abi, functionName: "balanceOf", args: [p.address] } as const,
+      { address: p.token1, abi: erc20Abi, functionName: "balanceOf", args: [p.address] } as const,
+      ...(words[i] ?? []).map(
+        (w) =>
+          ({
+            address: p.address,
+            abi: UniswapV3PoolAbi,
+            functionName: "tickBitmap",
+            args: [w],
+          }) as const,
+      ),
+    ]),
+  );
+  // Where each pool's answers begin, and the ticks its bitmap marks.
+  let at = 0;
+  const ticksOf: number[][] = [];
+  const heads: { slot0: unknown; liquidity: unknown; balance0: unknown; balance1: unknown }[] = [];
+  for (const [i, p] of pools.entries()) {
+    heads.push({
+      slot0: answerOf(first[at]),
+      liquidity: answerOf(first[at + 1]),
+      balance0: answerOf(first[at + 2]),
+      balance1: answerOf(first[at + 3]),
+    });
+    at += 4;
+    const ticks: number[] = [];
+    for (const w of words[i] ?? []) {
+      const bits = answerOf<bigint>(first[at++]);
+      if (bits) ticks.push(...ticksOfWord(w, bits, p.tickSpacing));
+    }
+    ticksOf.push(ticks);
+  }
+  const second = await reader.read(
+    pools.flatMap((p, i) =>
+      (ticksOf[i] ?? []).map(
+        (tick) =>
+          ({
+            address: p.address,
+            abi: UniswapV3PoolAbi,
+            functionName: "ticks",
+            args: [tick],
+          }) as const,
+      ),
+    ),
+  );
+  const seed: StateSeed = [];
+  at = 0;
+  for (const [i, p] of pools.entries()) {
+    const head = heads[i];
+    const slot0 = head?.slot0 as readonly [bigint, number, ...unknown[]] | undefined;
+    const liquidity = head?.liquidity as bigint | undefined;
+    if (slot0 === undefined || liquidity === undefined) {
+      throw new Error(
+        `Chain ${chainId}: V3 pool ${p.address} did not answer slot0/liquidity at block ${reader.block}`,
+      );
+    }
+    const [sqrtPriceX96, tick] = slot0;
+    const initialized = sqrtPriceX96 !== 0n;
+    await context.db.update(v3Pool, { chainId, address: p.address }).set({
+      sqrtPriceX96,
+      tick: initialized ? tick : null,
+      liquidity,
+      updatedBlock: reader.block,
+    });
+    for (const t of ticksOf[i] ?? []) {
+      const info = answerOf<readonly [bigint, bigint, ...unknown[]]>(second[at++]);
+      if (!info || info[0] === 0n) continue;
+      await context.db.insert(v3Tick).values({
+        chainId,
+        pool: p.address,
+        tick: t,
+        liquidityGross: info[0],
+        liquidityNet: info[1],
+        updatedBlock: reader.block,
+      });
+    }
+    seed.push({
+      address: p.address,
+      protocolSlug: "uniswap-v3",
+      token0: p.token0,
+      token1: p.token1,
+      fee: p.fee,
+      createdBlock: p.createdBlock,
+      balance0: (head?.balance0 as bigint | undefined) ?? 0n,
+      balance1: (head?.balance1 as bigint | undefined) ?? 0n,
+      price: initialized
+        ? { numerator: sqrtPriceX96 ** 2n, denominator: Q192 }
+        : { numerator: 0n, denominator: 0n },
+    });
+  }
+  return seed;
+}

@@ -1,0 +1,159 @@
+import type { Context } from "ponder:registry";
+import { v4Pool, v4Tick } from "ponder:schema";
+import { eq } from "ponder";
+import { encodeAbiParameters, type Hex, hexToBigInt, keccak256, numberToHex } from "viem";
+import { PoolManagerAbi } from "../../../abis/PoolManager.js";
+import { type Address, V4_DYNAMIC_FEE_FLAG } from "../../../engine/index.js";
+import { answerOf, type StateReader, type StateSeed } from "../../state-start/reads.js";
+import { bitmapWords, ticksOfWord } from "../../state-start/tick-bitmap.js";
+
+const Q192 = 1n << 192n;
+/** `StateLibrary.POOLS_SLOT`: the pool manager's mapping from PoolId to pool state. */
+const POOLS_SLOT = 6n;
+/** Offsets in a pool's state (`Pool.State`): slot0, …, liquidity, ticks, tickBitmap. */
+const LIQUIDITY_OFFSET = 3n;
+const TICKS_OFFSET = 4n;
+const BITMAP_OFFSET = 5n;
+/** Slots per `extsload` call. */
+const SLOTS_PER_CALL = 1_000;
+
+const U128 = (1n << 128n) - 1n;
+
+function mappingSlot(keyType: "bytes32" | "int24" | "int16", key: Hex | number, slot: bigint) {
+  return keccak256(encodeAbiParameters([{ type: keyType }, { type: "uint256" }], [key, slot]));
+}
+
+const toSigned = (value: bigint, bits: bigint) =>
+  value >= 1n << (bits - 1n) ? value - (1n << bits) : value;
+
+/**
+ * Reads `slots` of the pool manager at the reader's block, in `extsload(bytes32[])` calls batched
+ * together.
+ */
+async function readSlots(
+  reader: StateReader,
+  manager: Address,
+  slots: readonly Hex[],
+): Promise<bigint[]> {
+  const calls = [];
+  for (let i = 0; i < slots.length; i += SLOTS_PER_CALL) {
+    calls.push({
+      address: manager,
+      abi: PoolManagerAbi,
+      functionName: "extsload",
+      args: [slots.slice(i, i + SLOTS_PER_CALL)],
+    } as const);
+  }
+  const answers = await reader.read(calls);
+  return answers.flatMap((a, i) => {
+    const words = answerOf<readonly Hex[]>(a);
+    if (!words)
+      throw new Error(`extsload of ${manager} reverted at block ${reader.block} (call ${i})`);
+    return words.map((w) => hexToBigInt(w));
+  });
+}
+
+/**
+ * Every pool recorded before the chain's start, read at its end from the pool manager's storage
+ * (`extsload`, as `StateLibrary` reads it): slot0 (price, tick, protocol and LP fee), liquidity,
+ * and every initialized tick through the pool's tick bitmap. Two rounds of batched reads.
+ */
+export async function readV4State(context: Context, reader: StateReader): Promise<StateSeed> {
+  const chainId = context.chain.id;
+  const pools = await context.db.sql
+    .select({
+      poolId: v4Pool.poolId,
+      poolManager: v4Pool.poolManager,
+      token0: v4Pool.token0,
+      token1: v4Pool.token1,
+      fee: v4Pool.fee,
+      tickSpacing: v4Pool.tickSpacing,
+      createdBlock: v4Pool.createdBlock,
+    })
+    .from(v4Pool)
+    .where(eq(v4Pool.chainId, chainId))
+    .orderBy(v4Pool.createdBlock);
+  const seed: StateSeed = [];
+  const managers = [...new Set(pools.map((p) => p.poolManager))];
+  for (const manager of managers) {
+    const mine = pools.filter((p) => p.poolManager === manager);
+    const bases = mine.map((p) => hexToBigInt(mappingSlot("bytes32", p.poolId, POOLS_SLOT)));
+    const words = mine.map((p) => bitmapWords(p.tickSpacing));
+    const first = await readSlots(
+      reader,
+      manager as Address,
+      mine.flatMap((_, i) => {
+        const base = bases[i] ?? 0n;
+        return [
+          numberToHex(base, { size: 32 }),
+          numberToHex(base + LIQUIDITY_OFFSET, { size: 32 }),
+          ...(words[i] ?? []).map((w) => mappingSlot("int16", w, base + BITMAP_OFFSET)),
+        ];
+      }),
+    );
+    let at = 0;
+    const heads: { slot0: bigint; liquidity: bigint }[] = [];
+    const ticksOf: number[][] = [];
+    for (const [i, p] of mine.entries()) {
+      heads.push({ slot0: first[at] ?? 0n, liquidity: (first[at + 1] ?? 0n) & U128 });
+      at += 2;
+      const ticks: number[] = [];
+      for (const w of words[i] ?? []) {
+        const bits = first[at++] ?? 0n;
+        if (bits !== 0n) ticks.push(...ticksOfWord(w, bits, p.tickSpacing));
+      }
+      ticksOf.push(ticks);
+    }
+    const tickWords = await readSlots(
+      reader,
+      manager as Address,
+      mine.flatMap((_, i) =>
+        (ticksOf[i] ?? []).map((t) => mappingSlot("int24", t, (bases[i] ?? 0n) + TICKS_OFFSET)),
+      ),
+    );
+    at = 0;
+    for (const [i, p] of mine.entries()) {
+      const { slot0, liquidity } = heads[i] ?? { slot0: 0n, liquidity: 0n };
+      const sqrtPriceX96 = slot0 & ((1n << 160n) - 1n);
+      const tick = Number(toSigned((slot0 >> 160n) & 0xffffffn, 24n));
+      const protocolFee = Number((slot0 >> 184n) & 0xffffffn);
+      const lpFee = Number((slot0 >> 208n) & 0xffffffn);
+      await context.db.update(v4Pool, { chainId, poolId: p.poolId }).set({
+        sqrtPriceX96,
+        tick,
+        protocolFee,
+        liquidity,
+        // A dynamic-fee pool's next swap pays its stored LP fee unless its hook overrides it:
+        // the estimate until a swap reports its own fee (a static pool's fee is its key's).
+        lastSwapFee: p.fee === V4_DYNAMIC_FEE_FLAG ? lpFee : null,
+        updatedBlock: reader.block,
+      });
+      for (const t of ticksOf[i] ?? []) {
+        const info = tickWords[at++] ?? 0n;
+        const liquidityGross = info & U128;
+        if (liquidityGross === 0n) continue;
+        await context.db.insert(v4Tick).values({
+          chainId,
+          poolId: p.poolId,
+          tick: t,
+          liquidityGross,
+          liquidityNet: toSigned(info >> 128n, 128n),
+          updatedBlock: reader.block,
+        });
+      }
+      seed.push({
+        address: p.poolId,
+        protocolSlug: "uniswap-v4",
+        token0: p.token0,
+        token1: p.token1,
+        fee: p.fee === V4_DYNAMIC_FEE_FLAG ? 0 : p.fee,
+        createdBlock: p.createdBlock,
+        // The manager holds every pool's tokens together: a pool's own holdings are not read.
+        balance0: 0n,
+        balance1: 0n,
+        price: { numerator: sqrtPriceX96 ** 2n, denominator: Q192 },
+      });
+    }
+  }
+  return seed;
+}

@@ -1,0 +1,56 @@
+/**
+ * The state start (`START_BLOCK_<id>`, chains.ts): at the end of the block before the start,
+ * every pool, pair, reserve and vault that exists is read from the chain — in batched reads
+ * pinned to that block — and written as a replay of every event before it would have left it.
+ * From the start block on, their events keep it current.
+ */
+import { ponder } from "ponder:registry";
+import { indexedChains } from "../../chains.js";
+import { type Address, NATIVE_TOKEN_ADDRESS } from "../../engine/index.js";
+import { registerPool, seedPoolMarket } from "../analytics/record.js";
+import { readAaveState } from "../protocols/aave-v3/state.js";
+import { readVaultState } from "../protocols/erc4626/totals.js";
+import { readV2State } from "../protocols/uniswap-v2/state.js";
+import { readV3State } from "../protocols/uniswap-v3/state.js";
+import { readV4State } from "../protocols/uniswap-v4/state.js";
+import { ensureTokens } from "../tokens/tokens.js";
+import { type StateSeed, stateReader } from "./reads.js";
+
+const chains = new Map(indexedChains().map((c) => [c.id, c]));
+
+ponder.on("StateStart:block", async ({ event, context }) => {
+  const chain = chains.get(context.chain.id);
+  if (!chain) return;
+  const started = Date.now();
+  const block = event.block.number;
+  const reader = await stateReader(context, block);
+  const seeds: StateSeed[] = [];
+  if (chain.uniswapV2) seeds.push(await readV2State(context, reader));
+  if (chain.uniswapV3) seeds.push(await readV3State(context, reader));
+  if (chain.uniswapV4) seeds.push(await readV4State(context, reader));
+
+  const pools = seeds.flat();
+  // Each token as first seen: in the earliest pool that names it.
+  const firstSeen = new Map<string, bigint>();
+  for (const pool of pools) {
+    for (const address of [pool.token0, pool.token1]) {
+      if (address === NATIVE_TOKEN_ADDRESS) continue;
+      const seen = firstSeen.get(address);
+      if (seen === undefined || pool.createdBlock < seen) firstSeen.set(address, pool.createdBlock);
+    }
+  }
+  await ensureTokens(
+    context,
+    [...firstSeen].map(([address, seenAt]) => ({ address: address as Address, seenAt })),
+    block,
+  );
+  for (const pool of pools) {
+    await registerPool(context, { ...pool, block: pool.createdBlock });
+    await seedPoolMarket(context, pool, block);
+  }
+  if (chain.aaveV3) await readAaveState(context, block, chain.aaveV3.startBlock);
+  await readVaultState(context, block, (tokens, at) => ensureTokens(context, tokens, at));
+  console.info(
+    `Chain ${chain.id}: state start read ${pools.length} pools and ${firstSeen.size} tokens at block ${block} in ${((Date.now() - started) / 1000).toFixed(1)} s; events apply from block ${chain.startBlock}.`,
+  );
+});

@@ -1,0 +1,105 @@
+/**
+ * Batched reads of a chain's state at one block, for the state start: many `eth_call`s in one
+ * request through Multicall3 at its canonical address (present on every public chain, and placed
+ * on the devnets by its pre-signed deployment), every read pinned to the block, never `latest`.
+ */
+import type { Context } from "ponder:registry";
+import type { Abi, ContractFunctionParameters } from "viem";
+import { readConfig } from "../../config.js";
+
+/** Multicall3, at the same address on every chain. */
+export const MULTICALL3 = "0xcA11bde05977b3631167028862bE2a173976CA11";
+
+/**
+ * What a node says when it no longer holds the state of an old block (a full, not an archive,
+ * node) or cannot serve it.
+ */
+const PRUNED =
+  /missing trie node|header not found|state (is )?not available|historical state|pruned|unknown block|state histories/i;
+
+/**
+ * An error reading the state at `block`, naming what to change: an archive node for an old
+ * start block, or a smaller batch when the node refuses the request's size or gas.
+ */
+export function stateReadError(context: Context, block: bigint, error: unknown): Error {
+  const id = context.chain.id;
+  const message = (error as Error).message?.split("\n")[0] ?? String(error);
+  const remedy = PRUNED.test(message)
+    ? `the node does not hold the state of block ${block}: use an archive node (PONDER_RPC_URL_${id}), or set START_BLOCK_${id} to a recent block`
+    : `if the node limits eth_call gas, batch size or response size, lower STATE_READ_BATCH (now ${readConfig().stateReadBatch}) or raise the node's limits`;
+  return new Error(
+    `Chain ${id}: reading the state at block ${block} for the state start failed (${message}); ${remedy}`,
+  );
+}
+
+export type CallResult = { status: "success"; result: unknown } | { status: "failure" };
+
+/** Reads many calls at one block. */
+export type StateReader = {
+  block: bigint;
+  /**
+   * Every call's answer at the end of the block, in order: a call that reverts is a `failure`, a
+   * request the node refuses throws {@link stateReadError}. The requests go out together; Ponder
+   * paces them to the chain's request budget.
+   */
+  read: (calls: readonly ContractFunctionParameters<Abi>[]) => Promise<CallResult[]>;
+};
+
+/**
+ * A reader at the end of `block`: through Multicall3 where it is deployed at that block, else
+ * (an old block, a chain without it) through its creation code sent in the call (deployless).
+ */
+export async function stateReader(context: Context, block: bigint): Promise<StateReader> {
+  let code: string | undefined;
+  try {
+    code = await context.client.getCode({ address: MULTICALL3, blockNumber: block });
+  } catch (error) {
+    throw stateReadError(context, block, error);
+  }
+  const deployless = code === undefined || code === "0x";
+  const size = readConfig().stateReadBatch;
+  return {
+    block,
+    read: async (calls) => {
+      const chunks: ContractFunctionParameters<Abi>[][] = [];
+      for (let i = 0; i < calls.length; i += size) chunks.push(calls.slice(i, i + size));
+      try {
+        const answers = await Promise.all(
+          chunks.map((contracts) =>
+            context.client.multicall({
+              contracts,
+              blockNumber: block,
+              allowFailure: true,
+              ...(deployless ? { deployless: true } : { multicallAddress: MULTICALL3 }),
+            }),
+          ),
+        );
+        return answers.flat() as CallResult[];
+      } catch (error) {
+        throw stateReadError(context, block, error);
+      }
+    },
+  };
+}
+
+/** The value of a successful call, or undefined. */
+export function answerOf<T>(result: CallResult | undefined): T | undefined {
+  return result?.status === "success" ? (result.result as T) : undefined;
+}
+
+/** A pool read at the start, for the market tables: its holdings and price then. */
+export type PoolSeed = {
+  address: `0x${string}`;
+  protocolSlug: string;
+  token0: `0x${string}`;
+  token1: `0x${string}`;
+  fee: number;
+  createdBlock: bigint;
+  balance0: bigint;
+  balance1: bigint;
+  /** token1 per token0 in raw units, as an exact ratio. */
+  price: { numerator: bigint; denominator: bigint };
+};
+
+/** What a protocol's state read found: its pools, each naming its tokens. */
+export type StateSeed = PoolSeed[];

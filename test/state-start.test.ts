@@ -1,0 +1,309 @@
+/**
+ * A state start (`START_BLOCK_<id>`) against a full replay of the same devnet at the same head:
+ * an index started at block N reads every pool, pair, tick, V4 pool, Aave reserve and vault that
+ * exists before N at the end of block N − 1, then follows events. It must hold the same current
+ * state, row for row and value for value, as the replay, and answer `/v1/tokens`, `/v1/prices`
+ * and routes identically.
+ *
+ * Start blocks: in the middle of the world's deployment (V3 pools created both before and after
+ * it, positions minted before it and burned after it), in the middle of later activity (every
+ * pool exists; swaps, burns, Aave borrows and vault yield follow), and at the head. Columns that
+ * record when the index wrote a row (`created_block`, `updated_block`) are not state, and a V4
+ * pool's `last_swap_fee` is the fee of its last swap, history the state start does not read.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import type pg from "pg";
+import { type Address, parseAbiItem, toEventSelector } from "viem";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { runActivity } from "../devnet/activity.js";
+import { purgeSyncCache } from "../devnet/sync-cache.js";
+import {
+  type DevnetChain,
+  dropSchema,
+  type PonderProcess,
+  queryRows,
+  spawnPonder,
+  startDevnetChain,
+  waitForBlock,
+} from "./harness/ponder-process.js";
+import { type ServiceInstance, TEST_DATABASE_URL, waitForRoutingGraph } from "./harness/service.js";
+
+const chainId = 900_000 + Math.floor(Math.random() * 90_000);
+const suffix = `${process.pid}_${randomBytes(3).toString("hex")}`;
+/** The tables of current state, each with the columns that order it. */
+const STATE_TABLES: Record<string, string[]> = {
+  token: ["address"],
+  v2_pair: ["address"],
+  v3_pool: ["address"],
+  v3_tick: ["pool", "tick"],
+  v4_pool: ["pool_id"],
+  v4_tick: ["pool_id", "tick"],
+  aave_reserve: ["a_token"],
+  vault: ["address"],
+};
+const NOT_STATE = new Set(["created_block", "updated_block", "last_swap_fee"]);
+
+let chain: DevnetChain;
+let head: bigint;
+const indexes: { name: string; schema: string; start?: bigint; ponder?: PonderProcess }[] = [];
+
+async function rpc<T>(method: string, params: unknown[]): Promise<T> {
+  const res = await fetch(chain.anvil.url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
+  return ((await res.json()) as { result: T }).result;
+}
+
+const query = <T extends pg.QueryResultRow>(sql: string, values: unknown[] = []) =>
+  queryRows<T>(TEST_DATABASE_URL, sql, values);
+
+/** The state rows of `table` in `schema`, without the bookkeeping columns, in key order. */
+async function stateRows(schema: string, table: string) {
+  const order = STATE_TABLES[table] ?? [];
+  const rows = await query(
+    `select * from "${schema}"."${table}" where chain_id = $1 order by ${order.map((c) => `"${c}"`).join(", ")}`,
+    [chainId],
+  );
+  return rows.map((row) =>
+    Object.fromEntries(Object.entries(row).filter(([column]) => !NOT_STATE.has(column))),
+  );
+}
+
+beforeAll(async () => {
+  await purgeSyncCache(TEST_DATABASE_URL, chainId);
+  chain = await startDevnetChain({ chainId });
+  const rpcUrl = chain.anvil.url;
+  const d = chain.deployment;
+  // The V3 pools' creation blocks: the middle one splits the world's pools in two.
+  const created = await rpc<{ blockNumber: `0x${string}` }[]>("eth_getLogs", [
+    {
+      address: d.uniswapV3.factory,
+      fromBlock: "0x0",
+      toBlock: "latest",
+      topics: [
+        toEventSelector(
+          parseAbiItem(
+            "event PoolCreated(address indexed token0, address indexed token1, uint24 indexed fee, int24 tickSpacing, address pool)",
+          ),
+        ),
+      ],
+    },
+  ]);
+  const blocks = created.map((l) => BigInt(l.blockNumber));
+  const midWorld = blocks[Math.floor(blocks.length / 2)] as bigint;
+  // Activity on both sides of the second start: burns of positions minted in the world, swaps,
+  // Aave supplies and borrows (interest accrues between them), vault deposits and yield.
+  await runActivity({ rpcUrl, deployment: d, steps: 28, intervalMs: 0, seed: 11 });
+  const midActivity = BigInt(await rpc<string>("eth_blockNumber", [])) + 1n;
+  await runActivity({ rpcUrl, deployment: d, steps: 28, intervalMs: 0, seed: 12 });
+  head = BigInt(await rpc<string>("eth_blockNumber", []));
+  expect(blocks.filter((b) => b < midWorld).length).toBeGreaterThan(0);
+  expect(blocks.filter((b) => b >= midWorld).length).toBeGreaterThan(0);
+
+  indexes.push(
+    { name: "full replay", schema: `replay_${suffix}` },
+    { name: "mid-world start", schema: `start_world_${suffix}`, start: midWorld },
+    { name: "mid-activity start", schema: `start_activity_${suffix}`, start: midActivity },
+    { name: "head start", schema: `start_head_${suffix}`, start: head },
+  );
+  for (const index of indexes) {
+    index.ponder = await spawnPonder({
+      command: "start",
+      chain,
+      databaseUrl: TEST_DATABASE_URL,
+      schema: index.schema,
+      env: index.start === undefined ? {} : { [`START_BLOCK_${chainId}`]: String(index.start) },
+    });
+  }
+  for (const index of indexes) {
+    await waitForBlock(index.ponder as PonderProcess, {
+      databaseUrl: TEST_DATABASE_URL,
+      schema: index.schema,
+      block: head,
+      timeoutMs: 240_000,
+    });
+  }
+}, 600_000);
+
+afterAll(async () => {
+  for (const index of indexes) await index.ponder?.stop();
+  await chain?.stop();
+  for (const index of indexes) await dropSchema(TEST_DATABASE_URL, index.schema);
+  await purgeSyncCache(TEST_DATABASE_URL, chainId);
+});
+
+describe("an index started from the chain's state", () => {
+  test("reads the state once, at the end of the block before its start", () => {
+    for (const index of indexes.slice(1)) {
+      expect(index.ponder?.output()).toContain(`Chain ${chainId}: state start read `);
+      expect(index.ponder?.output()).toContain(` at block ${(index.start as bigint) - 1n} in `);
+    }
+    // A full replay reads no state.
+    expect(indexes[0]?.ponder?.output()).not.toContain("state start read");
+  });
+
+  test("holds the same tokens, pairs, pools, ticks, reserves and vaults as a full replay", async () => {
+    const [replay, ...starts] = indexes;
+    for (const table of Object.keys(STATE_TABLES)) {
+      const expected = await stateRows(replay?.schema as string, table);
+      if (table !== "vault") expect(expected.length, table).toBeGreaterThan(0);
+      for (const index of starts) {
+        expect({ index: index.name, table, rows: await stateRows(index.schema, table) }).toEqual({
+          index: index.name,
+          table,
+          rows: expected,
+        });
+      }
+    }
+  });
+
+  test("says from which block its history is complete, on /v1/networks and the front page's figures", async () => {
+    for (const index of indexes) {
+      const from = Number(index.start ?? chain.deployment.startBlock);
+      const url = index.ponder?.url as string;
+      const [network] = (await (await fetch(`${url}/v1/networks`)).json()) as {
+        historyFromBlock: number;
+      }[];
+      const overview = (await (await fetch(`${url}/overview.json`)).json()) as {
+        chains: { startBlock: number }[];
+      };
+      expect({
+        index: index.name,
+        network: network?.historyFromBlock,
+        page: overview.chains[0]?.startBlock,
+      }).toEqual({
+        index: index.name,
+        network: from,
+        page: from,
+      });
+      // No swap before the start is in its history.
+      const [first] = await query<{ min: string | null }>(
+        `select min(block_number)::text as min from "${index.schema}"."swap" where chain_id = $1`,
+        [chainId],
+      );
+      expect(BigInt(first?.min ?? from) >= BigInt(from), index.name).toBe(true);
+    }
+  });
+
+  test("answers /v1/tokens, /v1/prices and routes as the full replay does", async () => {
+    const d = chain.deployment;
+    for (const index of indexes) {
+      const ponder = index.ponder as PonderProcess;
+      await waitForRoutingGraph(
+        { url: ponder.url, output: ponder.output } as ServiceInstance,
+        chainId,
+        head,
+      );
+    }
+    const symbol = (s: string) => d.tokens.find((t) => t.symbol === s)?.address as Address;
+    const paths = [
+      `/v1/tokens?chainId=${chainId}`,
+      `/v1/tokens?chainId=${chainId}&protocolSlug=uniswap-v2`,
+      `/v1/tokens?chainId=${chainId}&protocolSlug=aave-v3`,
+      `/v1/prices/${chainId}?${d.tokens.map((t) => `addresses=${t.address}`).join("&")}`,
+      ...[
+        [symbol("USDC"), symbol("WETH"), "2500000000"],
+        [symbol("WETH"), symbol("DAI"), "1000000000000000000"],
+      ].map(
+        ([tokenIn, tokenOut, amountIn]) =>
+          `/v1/shortcuts/route?${new URLSearchParams({
+            chainId: String(chainId),
+            fromAddress: "0x1111111111111111111111111111111111111111",
+            receiver: "0x1111111111111111111111111111111111111111",
+            tokenIn: tokenIn as string,
+            tokenOut: tokenOut as string,
+            amountIn: amountIn as string,
+            routingStrategy: "router",
+          })}`,
+      ),
+    ];
+    const answer = async (url: string) => {
+      const res = await fetch(url);
+      const body = (await res.json()) as Record<string, unknown>;
+      // What a route answers of the state; its transaction carries a deadline from the clock.
+      const { amountOut, route, priceImpact } = body;
+      return url.includes("/route?")
+        ? { status: res.status, amountOut, route, priceImpact }
+        : { status: res.status, body };
+    };
+    for (const path of paths) {
+      const expected = await answer(`${indexes[0]?.ponder?.url}${path}`);
+      expect(expected.status, path).toBe(200);
+      for (const index of indexes.slice(1)) {
+        expect({
+          index: index.name,
+          path,
+          ...(await answer(`${index.ponder?.url}${path}`)),
+        }).toEqual({ index: index.name, path, ...expected });
+      }
+    }
+  });
+
+  test("at the head when told latest: the head is pinned, and a restart resumes the same index", async () => {
+    const pins = join(mkdtempSync(join(tmpdir(), "state-start-pins-")), "pins.json");
+    const index = { name: "latest start", schema: `start_latest_${suffix}` };
+    const env = { [`START_BLOCK_${chainId}`]: "latest", START_BLOCK_PIN_FILE: pins };
+    indexes.push(index);
+    const run = async () => {
+      const ponder = await spawnPonder({
+        command: "start",
+        chain,
+        databaseUrl: TEST_DATABASE_URL,
+        schema: index.schema,
+        env,
+      });
+      (index as { ponder?: PonderProcess }).ponder = ponder;
+      return ponder;
+    };
+    const pinnedAt = BigInt(await rpc<string>("eth_blockNumber", []));
+    const first = await run();
+    await waitForBlock(first, {
+      databaseUrl: TEST_DATABASE_URL,
+      schema: index.schema,
+      block: pinnedAt,
+      timeoutMs: 240_000,
+    });
+    expect(first.output()).toContain(`state start read `);
+    expect(first.output()).toContain(` at block ${pinnedAt - 1n} in `);
+    await first.stop();
+    // The chain moves on while the indexer is down; the restart resumes from its checkpoint.
+    await runActivity({
+      rpcUrl: chain.anvil.url,
+      deployment: chain.deployment,
+      steps: 6,
+      intervalMs: 0,
+      seed: 13,
+    });
+    const now = BigInt(await rpc<string>("eth_blockNumber", []));
+    const second = await run();
+    const replay = indexes[0] as { schema: string; ponder?: PonderProcess };
+    for (const [p, schema] of [
+      [second, index.schema],
+      [replay.ponder as PonderProcess, replay.schema],
+    ] as const) {
+      await waitForBlock(p, {
+        databaseUrl: TEST_DATABASE_URL,
+        schema,
+        block: now,
+        timeoutMs: 240_000,
+      });
+    }
+    // Ponder re-runs what is not final yet after a restart: a state read again reads the pinned
+    // block, never the new head.
+    const reads = [...second.output().matchAll(/state start read .* at block (\d+) in /g)];
+    expect(reads.map((m) => m[1])).toEqual(reads.map(() => String(pinnedAt - 1n)));
+    expect(second.output()).not.toContain("previously used by a different Ponder app");
+    for (const table of Object.keys(STATE_TABLES)) {
+      expect({ table, rows: await stateRows(index.schema, table) }).toEqual({
+        table,
+        rows: await stateRows(replay.schema, table),
+      });
+    }
+    rmSync(dirname(pins), { recursive: true, force: true });
+  });
+});
