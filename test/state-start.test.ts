@@ -16,9 +16,20 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type pg from "pg";
-import { type Address, parseAbiItem, toEventSelector } from "viem";
+import {
+  type Address,
+  decodeFunctionResult,
+  encodeFunctionData,
+  type Hex,
+  parseAbiItem,
+  toEventSelector,
+} from "viem";
+import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { DevTokenAbi } from "../abis/generated/DevToken.js";
+import { UniswapV2PairAbi } from "../abis/UniswapV2Pair.js";
 import { runActivity } from "../devnet/activity.js";
+import { DEVNET_DEPLOYER_KEY } from "../devnet/anvil.js";
 import { purgeSyncCache } from "../devnet/sync-cache.js";
 import {
   type DevnetChain,
@@ -28,7 +39,9 @@ import {
   spawnPonder,
   startDevnetChain,
   waitForBlock,
+  waitUntil,
 } from "./harness/ponder-process.js";
+import { startRpcGate } from "./harness/rpc-gate.js";
 import { type ServiceInstance, TEST_DATABASE_URL, waitForRoutingGraph } from "./harness/service.js";
 
 const chainId = 900_000 + Math.floor(Math.random() * 90_000);
@@ -305,5 +318,158 @@ describe("an index started from the chain's state", () => {
       });
     }
     rmSync(dirname(pins), { recursive: true, force: true });
-  });
+  }, 300_000);
+
+  test("killed while it reads the state, then restarted: the same tables", async () => {
+    // A block no other index read at: its answers are not in Ponder's cache of RPC results.
+    const start = (indexes[2]?.start as bigint) + 1n;
+    const index = { name: "killed during the state read", schema: `start_killed_${suffix}`, start };
+    indexes.push(index);
+    // The state read's batched calls are held, so the kill lands inside it.
+    const gate = await startRpcGate({ target: chain.anvil.url, hold: (m) => m === "eth_call" });
+    try {
+      const env = { [`START_BLOCK_${chainId}`]: String(start) };
+      const first = await spawnPonder({
+        command: "start",
+        chain,
+        databaseUrl: TEST_DATABASE_URL,
+        schema: index.schema,
+        env: { ...env, RPC_URL: gate.url },
+      });
+      (index as { ponder?: PonderProcess }).ponder = first;
+      await waitUntil(
+        "the state read did not begin",
+        async () => gate.held().includes("eth_call"),
+        {
+          timeoutMs: 120_000,
+          output: first.output,
+          process: first.process,
+        },
+      );
+      first.process.kill("SIGKILL");
+      await first.exited;
+      const second = await spawnPonder({
+        command: "start",
+        chain,
+        databaseUrl: TEST_DATABASE_URL,
+        schema: index.schema,
+        env,
+      });
+      (index as { ponder?: PonderProcess }).ponder = second;
+      const now = BigInt(await rpc<string>("eth_blockNumber", []));
+      await waitForBlock(second, {
+        databaseUrl: TEST_DATABASE_URL,
+        schema: index.schema,
+        block: now,
+        timeoutMs: 240_000,
+      });
+      expect(second.output()).toContain(` at block ${start - 1n} in `);
+      const replay = indexes[0] as { schema: string };
+      for (const table of Object.keys(STATE_TABLES)) {
+        expect({ table, rows: await stateRows(index.schema, table) }).toEqual({
+          table,
+          rows: await stateRows(replay.schema, table),
+        });
+      }
+    } finally {
+      gate.open();
+      await gate.close();
+    }
+  }, 300_000);
+
+  test("a reorg that replaces the block its state was read at ends in the same tables", async () => {
+    const d = chain.deployment;
+    const top = BigInt(await rpc<string>("eth_blockNumber", []));
+    // The state is read at top − 2, inside the four blocks the reorg replaces.
+    const index = {
+      name: "start across a reorg",
+      schema: `start_reorg_${suffix}`,
+      start: top - 1n,
+    };
+    indexes.push(index);
+    const ponder = await spawnPonder({
+      command: "start",
+      chain,
+      databaseUrl: TEST_DATABASE_URL,
+      schema: index.schema,
+      env: { [`START_BLOCK_${chainId}`]: String(index.start) },
+    });
+    (index as { ponder?: PonderProcess }).ponder = ponder;
+    await waitForBlock(ponder, {
+      databaseUrl: TEST_DATABASE_URL,
+      schema: index.schema,
+      block: top,
+      timeoutMs: 240_000,
+    });
+    expect(ponder.output()).toContain(` at block ${top - 2n} in `);
+    // The replaced blocks: 1,000 USDC minted to the first pair, then its reserves synced to it.
+    const pair = d.uniswapV2.pairs[0] as Address;
+    const usdc = d.tokens.find((t) => t.symbol === "USDC")?.address as Address;
+    const deployer = privateKeyToAccount(DEVNET_DEPLOYER_KEY).address;
+    const tx = (to: Address, data: Hex) => ({
+      from: deployer,
+      to,
+      data,
+      value: "0x0",
+      gas: "0x30d40",
+    });
+    await rpc("anvil_reorg", [
+      4,
+      [
+        [
+          tx(
+            usdc,
+            encodeFunctionData({
+              abi: DevTokenAbi,
+              functionName: "mint",
+              args: [pair, 1_000_000_000n],
+            }),
+          ),
+          0,
+        ],
+        [tx(pair, encodeFunctionData({ abi: UniswapV2PairAbi, functionName: "sync" })), 1],
+      ],
+    ]);
+    await rpc("evm_mine", []);
+    const now = top + 1n;
+    const replay = indexes[0] as { schema: string; ponder?: PonderProcess };
+    for (const [p, schema] of [
+      [ponder, index.schema],
+      [replay.ponder as PonderProcess, replay.schema],
+    ] as const) {
+      await waitForBlock(p, {
+        databaseUrl: TEST_DATABASE_URL,
+        schema,
+        block: now,
+        timeoutMs: 240_000,
+      });
+    }
+    // The pair's reserves at the end are the new chain's (the replaced blocks' sync), in both.
+    const [reserves] = await query<{ reserve0: string; reserve1: string }>(
+      `select reserve0::text, reserve1::text from "${index.schema}"."v2_pair" where chain_id = $1 and address = $2`,
+      [chainId, pair.toLowerCase()],
+    );
+    const [onChain0, onChain1] = await readReserves(pair);
+    expect(reserves).toEqual({ reserve0: onChain0.toString(), reserve1: onChain1.toString() });
+    for (const table of Object.keys(STATE_TABLES)) {
+      expect({ table, rows: await stateRows(index.schema, table) }).toEqual({
+        table,
+        rows: await stateRows(replay.schema, table),
+      });
+    }
+  }, 300_000);
 });
+
+/** The pair's reserves at the head, as `getReserves` answers. */
+async function readReserves(pair: Address): Promise<[bigint, bigint]> {
+  const data = await rpc<Hex>("eth_call", [
+    { to: pair, data: encodeFunctionData({ abi: UniswapV2PairAbi, functionName: "getReserves" }) },
+    "latest",
+  ]);
+  const [r0, r1] = decodeFunctionResult({
+    abi: UniswapV2PairAbi,
+    functionName: "getReserves",
+    data,
+  });
+  return [r0, r1];
+}

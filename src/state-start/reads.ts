@@ -4,7 +4,15 @@
  * on the devnets by its pre-signed deployment), every read pinned to the block, never `latest`.
  */
 import type { Context } from "ponder:registry";
-import type { Abi, ContractFunctionParameters } from "viem";
+import {
+  type Abi,
+  type ContractFunctionParameters,
+  type DecodeFunctionResultParameters,
+  decodeFunctionResult,
+  type EncodeFunctionDataParameters,
+  encodeFunctionData,
+  multicall3Abi,
+} from "viem";
 import { readConfig } from "../../config.js";
 
 /** Multicall3, at the same address on every chain. */
@@ -42,7 +50,17 @@ export type StateReader = {
    * request the node refuses throws {@link stateReadError}. The requests go out together; Ponder
    * paces them to the chain's request budget.
    */
-  read: (calls: readonly ContractFunctionParameters<Abi>[]) => Promise<CallResult[]>;
+  read: (
+    calls: readonly ContractFunctionParameters<Abi>[],
+    options?: {
+      /**
+       * How many of the cheapest calls (a storage read, a few thousand gas) one of these costs:
+       * a request holds `STATE_READ_BATCH / weight` of them, so its gas stays in the tens of
+       * millions a node allows an `eth_call`.
+       */
+      weight?: number;
+    },
+  ) => Promise<CallResult[]>;
 };
 
 /**
@@ -58,23 +76,56 @@ export async function stateReader(context: Context, block: bigint): Promise<Stat
   }
   const deployless = code === undefined || code === "0x";
   const size = readConfig().stateReadBatch;
+  /** One request: `aggregate3` of Multicall3 (one answer, one cache row), or deployless. */
+  const request = async (contracts: ContractFunctionParameters<Abi>[]): Promise<CallResult[]> => {
+    if (deployless) {
+      return (await context.client.multicall({
+        contracts,
+        blockNumber: block,
+        allowFailure: true,
+        // Sent as creation code, which EIP-3860 caps at 49,152 bytes: viem's default batches
+        // (1,024 bytes of calls each) stay far below it.
+        deployless: true,
+      })) as CallResult[];
+    }
+    const answers = await context.client.readContract({
+      abi: multicall3Abi,
+      address: MULTICALL3,
+      functionName: "aggregate3",
+      args: [
+        contracts.map((c) => ({
+          target: c.address,
+          allowFailure: true,
+          callData: encodeFunctionData(c as EncodeFunctionDataParameters),
+        })),
+      ],
+      blockNumber: block,
+    });
+    return answers.map((answer, i): CallResult => {
+      const call = contracts[i] as ContractFunctionParameters<Abi>;
+      if (!answer.success || answer.returnData === "0x") return { status: "failure" };
+      try {
+        const result = decodeFunctionResult({
+          abi: call.abi,
+          functionName: call.functionName,
+          args: call.args,
+          data: answer.returnData,
+        } as DecodeFunctionResultParameters);
+        return { status: "success", result };
+      } catch {
+        return { status: "failure" };
+      }
+    });
+  };
   return {
     block,
-    read: async (calls) => {
+    read: async (calls, options) => {
+      const perRequest = Math.max(1, Math.floor(size / (options?.weight ?? 1)));
       const chunks: ContractFunctionParameters<Abi>[][] = [];
-      for (let i = 0; i < calls.length; i += size) chunks.push(calls.slice(i, i + size));
+      for (let i = 0; i < calls.length; i += perRequest)
+        chunks.push(calls.slice(i, i + perRequest));
       try {
-        const answers = await Promise.all(
-          chunks.map((contracts) =>
-            context.client.multicall({
-              contracts,
-              blockNumber: block,
-              allowFailure: true,
-              ...(deployless ? { deployless: true } : { multicallAddress: MULTICALL3 }),
-            }),
-          ),
-        );
-        return answers.flat() as CallResult[];
+        return (await Promise.all(chunks.map(request))).flat();
       } catch (error) {
         throw stateReadError(context, block, error);
       }

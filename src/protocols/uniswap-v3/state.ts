@@ -1,7 +1,6 @@
 import type { Context } from "ponder:registry";
 import { v3Pool, v3Tick } from "ponder:schema";
 import { eq } from "ponder";
-import { erc20Abi } from "viem";
 import { UniswapV3PoolAbi } from "../../../abis/UniswapV3Pool.js";
 import { answerOf, type StateReader, type StateSeed } from "../../state-start/reads.js";
 import { bitmapWords, ticksOfWord } from "../../state-start/tick-bitmap.js";
@@ -9,8 +8,8 @@ import { bitmapWords, ticksOfWord } from "../../state-start/tick-bitmap.js";
 const Q192 = 1n << 192n;
 
 /**
- * Every pool recorded before the chain's start, read at its end: `slot0`, `liquidity`, what it
- * holds of each token, and every initialized tick with its liquidity (`tickBitmap` over every word
+ * Every pool recorded before the chain's start, read at its end: `slot0`, `liquidity` and every
+ * initialized tick with its liquidity (`tickBitmap` over every word
  * the pool's spacing allows, then `ticks` of each tick a word marks): two rounds of batched reads.
  */
 export async function readV3State(context: Context, reader: StateReader): Promise<StateSeed> {
@@ -32,8 +31,6 @@ export async function readV3State(context: Context, reader: StateReader): Promis
     pools.flatMap((p, i) => [
       { address: p.address, abi: UniswapV3PoolAbi, functionName: "slot0" } as const,
       { address: p.address, abi: UniswapV3PoolAbi, functionName: "liquidity" } as const,
-      { address: p.token0, abi: erc20Abi, functionName: "balanceOf", args: [p.address] } as const,
-      { address: p.token1, abi: erc20Abi, functionName: "balanceOf", args: [p.address] } as const,
       ...(words[i] ?? []).map(
         (w) =>
           ({
@@ -48,15 +45,10 @@ export async function readV3State(context: Context, reader: StateReader): Promis
   // Where each pool's answers begin, and the ticks its bitmap marks.
   let at = 0;
   const ticksOf: number[][] = [];
-  const heads: { slot0: unknown; liquidity: unknown; balance0: unknown; balance1: unknown }[] = [];
+  const heads: { slot0: unknown; liquidity: unknown }[] = [];
   for (const [i, p] of pools.entries()) {
-    heads.push({
-      slot0: answerOf(first[at]),
-      liquidity: answerOf(first[at + 1]),
-      balance0: answerOf(first[at + 2]),
-      balance1: answerOf(first[at + 3]),
-    });
-    at += 4;
+    heads.push({ slot0: answerOf(first[at]), liquidity: answerOf(first[at + 1]) });
+    at += 2;
     const ticks: number[] = [];
     for (const w of words[i] ?? []) {
       const bits = answerOf<bigint>(first[at++]);
@@ -115,8 +107,10 @@ export async function readV3State(context: Context, reader: StateReader): Promis
       token1: p.token1,
       fee: p.fee,
       createdBlock: p.createdBlock,
-      balance0: (head?.balance0 as bigint | undefined) ?? 0n,
-      balance1: (head?.balance1 as bigint | undefined) ?? 0n,
+      // Only the pool's own code is called: a token's `balanceOf` could burn a whole batch's
+      // gas. What the pool held before the start is not counted (analysts.md).
+      balance0: 0n,
+      balance1: 0n,
       price: initialized
         ? { numerator: sqrtPriceX96 ** 2n, denominator: Q192 }
         : { numerator: 0n, denominator: 0n },
