@@ -13,11 +13,20 @@ export type RpcMeter = {
   close: () => Promise<void>;
 };
 
-type RpcRequest = { id?: unknown; method?: string };
+type RpcRequest = { id?: unknown; method?: string; params?: unknown };
 type RpcAnswer = { id?: unknown; result?: unknown };
 
+export type StartRpcMeterParameters = {
+  target: string;
+  /**
+   * The name a request is counted under (default: its method), to tell apart requests of one
+   * method by what they ask (the `eth_call`s of a batched read from single reads).
+   */
+  label?: (request: { method: string; params: unknown }) => string;
+};
+
 /** Starts a metering proxy to `target` on a free loopback port. */
-export async function startRpcMeter(params: { target: string }): Promise<RpcMeter> {
+export async function startRpcMeter(params: StartRpcMeterParameters): Promise<RpcMeter> {
   const usage = new Map<string, MethodUse>();
   const count = (method: string, bytes: number, logs: number) => {
     const use = usage.get(method) ?? { requests: 0, bytes: 0, logs: 0 };
@@ -46,7 +55,9 @@ export async function startRpcMeter(params: { target: string }): Promise<RpcMete
           const answer = answers.find((a) => a.id === r.id);
           const bytes = Buffer.byteLength(JSON.stringify(answer ?? null));
           const logs = Array.isArray(answer?.result) ? answer.result.length : 0;
-          count(r.method ?? "?", bytes, r.method === "eth_getLogs" ? logs : 0);
+          const method = r.method ?? "?";
+          const name = params.label ? params.label({ method, params: r.params }) : method;
+          count(name, bytes, method === "eth_getLogs" ? logs : 0);
         }
         res.writeHead(upstream.status, { "content-type": "application/json" });
         res.end(text);
