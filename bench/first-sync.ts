@@ -29,6 +29,7 @@ import { decodeFunctionData, type Hex, multicall3Abi, toFunctionSelector } from 
 import { startAnvil } from "../devnet/anvil.js";
 import { purgeSyncCache } from "../devnet/sync-cache.js";
 import { freePort } from "../test/harness/net.js";
+import { cpuSeconds, stopChild } from "./child-process.js";
 import { type FirstSyncWorld, seedFirstSyncWorld } from "./first-sync-world.js";
 import { type MethodUse, type RpcMeter, startRpcMeter } from "./rpc-meter.js";
 
@@ -235,7 +236,7 @@ async function syncOnce(params: {
     await new Promise((r) => setTimeout(r, 250));
   }
   const ponderCpuSeconds = cpuSeconds(ponder.pid);
-  await stopProcess(ponder);
+  await stopChild(ponder);
   log.end();
   const usage = meter.usage();
   await meter.close();
@@ -290,24 +291,6 @@ async function measureSchema(
   } finally {
     await db.end();
   }
-}
-
-/** User + system CPU seconds a live process has used (Linux `/proc/<pid>/stat`, 1/100 s ticks). */
-function cpuSeconds(pid: number | undefined): number {
-  if (pid === undefined) return Number.NaN;
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return Number.NaN;
-  }
-}
-
-async function stopProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once("exit", r));
-  child.kill("SIGTERM");
-  await exited;
 }
 
 const total = (usage: Map<string, MethodUse>, match: (method: string) => boolean) => {
@@ -523,7 +506,7 @@ try {
     );
   }
 } finally {
-  if (live.child) await stopProcess(live.child);
+  if (live.child) await stopChild(live.child);
   await live.meter?.close().catch(() => {});
   await anvil.stop();
   rmSync(dir, { recursive: true, force: true });

@@ -22,7 +22,7 @@
  * `ponder_sync` cache are its own, and are deleted afterwards with the bench's schema.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -36,6 +36,7 @@ import { mineSwapBursts } from "../devnet/swap-bursts.js";
 import { purgeSyncCache } from "../devnet/sync-cache.js";
 import { chainOf, deployWorld } from "../devnet/world.js";
 import { freePort } from "../test/harness/net.js";
+import { cpuSeconds, stopChild } from "./child-process.js";
 import { type RpcMeter, startRpcMeter } from "./rpc-meter.js";
 
 const root = resolve(import.meta.dirname, "..");
@@ -186,7 +187,7 @@ try {
     );
   }
   const cpu = { ponder: cpuSeconds(ponder.pid), anvil: cpuSeconds(anvil.process.pid) };
-  await stopPonder(ponder);
+  await stopChild(ponder);
   const sizes = databaseUrl ? await postgresSizes(databaseUrl) : undefined;
   const backfillSeconds = (ready - (backfillStarted || started)) / 1000;
   console.log(
@@ -233,7 +234,7 @@ try {
     }
   }
 } finally {
-  if (ponder) await stopPonder(ponder);
+  if (ponder) await stopChild(ponder);
   await meter?.close();
   await anvil.stop();
   rmSync(dir, { recursive: true, force: true });
@@ -245,25 +246,6 @@ try {
     await pgClient.end();
     await purgeSyncCache(databaseUrl, chainId);
   }
-}
-
-/** User + system CPU seconds a live process has used (Linux `/proc/<pid>/stat`; clock ticks of 1/100 s). */
-function cpuSeconds(pid: number | undefined): number {
-  if (pid === undefined) return Number.NaN;
-  try {
-    // Fields after the parenthesised command name: utime and stime are the 12th and 13th.
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return Number.NaN;
-  }
-}
-
-async function stopPonder(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once("exit", r));
-  child.kill("SIGTERM");
-  await exited;
 }
 
 /**

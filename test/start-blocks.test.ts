@@ -9,6 +9,7 @@ import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { indexedChains, startFollowsHead } from "../chains.js";
 import type { AnvilInstance } from "../devnet/anvil.js";
+import { type ChainSetup, stateReadBlock } from "../engine/index.js";
 import { pinHeadStarts, startSetting } from "../start-blocks.js";
 import { startTestAnvil } from "./harness/anvil.js";
 
@@ -129,5 +130,24 @@ describe("START_BLOCK_<id>", () => {
     expect(() => indexedChains(envOf({ START_BLOCK_PIN_FILE: damaged }))).toThrow(
       `${damaged} is not valid JSON (`,
     );
+  });
+
+  test("the state is read at the end of the block before the start, only when pools can predate it", () => {
+    const chain = (startBlock: number, deployedAt: number) =>
+      ({
+        ...indexedChains(envOf())[0],
+        startBlock,
+        uniswapV2: {
+          factory: "0x8909Dc15e40173Ff4699343b6eB8132c65e18eC6",
+          startBlock: deployedAt,
+        },
+      }) as ChainSetup;
+    expect(stateReadBlock(chain(19_000_000, 10_000_835))).toBe(18_999_999);
+    // At or before the deployment: a replay, nothing to read.
+    expect(stateReadBlock(chain(10_000_835, 10_000_835))).toBeUndefined();
+    expect(stateReadBlock(chain(5, 10_000_835))).toBeUndefined();
+    // START_BLOCK 1 on a chain whose deployment block is unknown (0): a replay, no read at genesis.
+    expect(stateReadBlock(chain(1, 0))).toBeUndefined();
+    expect(stateReadBlock(chain(2, 0))).toBe(1);
   });
 });

@@ -346,6 +346,9 @@ describe("an index started from the chain's state", () => {
           process: first.process,
         },
       );
+      // While the state is being read, the index answers nothing from it.
+      const during = await fetch(`${first.url}/v1/tokens?chainId=${chainId}`);
+      expect(during.status).toBe(503);
       first.process.kill("SIGKILL");
       await first.exited;
       const second = await spawnPonder({

@@ -76,5 +76,8 @@ export function stateReadBlock(chain: ChainSetup): number | undefined {
     p ? [p.startBlock] : [],
   );
   const first = Math.min(...deployed);
-  return deployed.length > 0 && first < chain.startBlock ? chain.startBlock - 1 : undefined;
+  // START_BLOCK 1 (or 0) replays everything: nothing exists at the end of the genesis block.
+  return deployed.length > 0 && first < chain.startBlock && chain.startBlock > 1
+    ? chain.startBlock - 1
+    : undefined;
 }
