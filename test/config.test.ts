@@ -17,6 +17,8 @@ describe("configuration", () => {
       snapshotRefreshMs: 200,
       rpcTimeoutMs: 3_000,
       vaultRefreshBlocks: 1,
+      stateReadBatch: 1_000,
+      startBlockPinFile: ".ponder/start-blocks.json",
       analytics: {
         sql: undefined,
         statementTimeoutMs: 5_000,
@@ -59,6 +61,8 @@ describe("configuration", () => {
         SNAPSHOT_REFRESH_MS: "50",
         API_RPC_TIMEOUT_MS: "1500",
         VAULT_REFRESH_BLOCKS: "10",
+        STATE_READ_BATCH: "250",
+        START_BLOCK_PIN_FILE: "/var/lib/shortcuts/start-blocks.json",
         ANALYTICS_SQL: "on",
         ANALYTICS_STATEMENT_TIMEOUT_MS: "2000",
         ANALYTICS_POOL_SIZE: "3",
@@ -93,6 +97,8 @@ describe("configuration", () => {
       snapshotRefreshMs: 50,
       rpcTimeoutMs: 1_500,
       vaultRefreshBlocks: 10,
+      stateReadBatch: 250,
+      startBlockPinFile: "/var/lib/shortcuts/start-blocks.json",
       analytics: {
         sql: true,
         statementTimeoutMs: 2_000,
@@ -140,6 +146,7 @@ describe("configuration", () => {
       [{ SNAPSHOT_REFRESH_MS: "0" }, "SNAPSHOT_REFRESH_MS must be at least 1"],
       [{ API_RPC_TIMEOUT_MS: "3s" }, "API_RPC_TIMEOUT_MS must be a whole number"],
       [{ VAULT_REFRESH_BLOCKS: "0" }, "VAULT_REFRESH_BLOCKS must be at least 1"],
+      [{ STATE_READ_BATCH: "0" }, "STATE_READ_BATCH must be at least 1"],
       [{ ANALYTICS_SQL: "yes" }, "ANALYTICS_SQL must be on or off"],
       [
         { ANALYTICS_STATEMENT_TIMEOUT_MS: "0" },

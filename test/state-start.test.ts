@@ -25,7 +25,7 @@ import {
   toEventSelector,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, onTestFinished, test } from "vitest";
 import { DevTokenAbi } from "../abis/generated/DevToken.js";
 import { UniswapV2PairAbi } from "../abis/UniswapV2Pair.js";
 import { runActivity } from "../devnet/activity.js";
@@ -259,6 +259,7 @@ describe("an index started from the chain's state", () => {
 
   test("at the head when told latest: the head is pinned, and a restart resumes the same index", async () => {
     const pins = join(mkdtempSync(join(tmpdir(), "state-start-pins-")), "pins.json");
+    onTestFinished(() => rmSync(dirname(pins), { recursive: true, force: true }));
     const index = { name: "latest start", schema: `start_latest_${suffix}` };
     const env = { [`START_BLOCK_${chainId}`]: "latest", START_BLOCK_PIN_FILE: pins };
     indexes.push(index);
@@ -317,7 +318,6 @@ describe("an index started from the chain's state", () => {
         rows: await stateRows(replay.schema, table),
       });
     }
-    rmSync(dirname(pins), { recursive: true, force: true });
   }, 300_000);
 
   test("killed while it reads the state, then restarted: the same tables", async () => {
