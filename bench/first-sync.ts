@@ -28,13 +28,13 @@ import pg from "pg";
 import { decodeFunctionData, type Hex, multicall3Abi, toFunctionSelector } from "viem";
 import { startAnvil } from "../devnet/anvil.js";
 import { purgeSyncCache } from "../devnet/sync-cache.js";
+import { MULTICALL3_ADDRESS } from "../engine/index.js";
 import { freePort } from "../test/harness/net.js";
 import { cpuSeconds, stopChild } from "./child-process.js";
 import { type FirstSyncWorld, seedFirstSyncWorld } from "./first-sync-world.js";
 import { type MethodUse, type RpcMeter, startRpcMeter } from "./rpc-meter.js";
 
 const root = resolve(import.meta.dirname, "..");
-const MULTICALL3 = "0xca11bde05977b3631167028862be2a173976ca11";
 /** The tables both runs must fill alike. */
 const COMPARED_TABLES = [
   "v2_pair",
@@ -119,7 +119,7 @@ const requestLabel =
     const [tx] = params as [{ to?: string; data?: Hex; input?: Hex } | undefined];
     const data = tx?.data ?? tx?.input;
     if (!tx?.to) return "eth_call deployless (token metadata, vault totals)";
-    if (tx.to.toLowerCase() !== MULTICALL3 || !data) return "eth_call single";
+    if (tx.to.toLowerCase() !== MULTICALL3_ADDRESS.toLowerCase() || !data) return "eth_call single";
     try {
       const { args } = decodeFunctionData({ abi: multicall3Abi, data });
       const batch = args?.[0] as readonly { callData: Hex }[] | undefined;

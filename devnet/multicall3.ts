@@ -6,9 +6,9 @@
  * mainnet and the L2s, where it is deployed at that address.
  */
 import { type Address, getAddress, type Hex, type PublicClient, parseEther } from "viem";
+import { MULTICALL3_ADDRESS } from "../engine/index.js";
 
-/** Multicall3's address on every chain it is deployed to. */
-export const MULTICALL3_ADDRESS: Address = getAddress("0xcA11bde05977b3631167028862bE2a173976CA11");
+export { MULTICALL3_ADDRESS };
 
 /** The account that signed the deployment (its only transaction). */
 const MULTICALL3_SIGNER: Address = getAddress("0x05f32B3cC3888453ff71B01135B34FF8e41263F2");

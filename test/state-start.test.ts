@@ -87,6 +87,16 @@ async function stateRows(schema: string, table: string) {
   );
 }
 
+/** Every state table of `schema` equals the one of `expected`, row for row. */
+async function expectSameState(schema: string, expected: string): Promise<void> {
+  for (const table of Object.keys(STATE_TABLES)) {
+    expect({ table, rows: await stateRows(schema, table) }).toEqual({
+      table,
+      rows: await stateRows(expected, table),
+    });
+  }
+}
+
 beforeAll(async () => {
   await purgeSyncCache(TEST_DATABASE_URL, chainId);
   chain = await startDevnetChain({ chainId });
@@ -312,12 +322,7 @@ describe("an index started from the chain's state", () => {
     const reads = [...second.output().matchAll(/state start read .* at block (\d+) in /g)];
     expect(reads.map((m) => m[1])).toEqual(reads.map(() => String(pinnedAt - 1n)));
     expect(second.output()).not.toContain("previously used by a different Ponder app");
-    for (const table of Object.keys(STATE_TABLES)) {
-      expect({ table, rows: await stateRows(index.schema, table) }).toEqual({
-        table,
-        rows: await stateRows(replay.schema, table),
-      });
-    }
+    await expectSameState(index.schema, replay.schema);
   }, 300_000);
 
   test("killed while it reads the state, then restarted: the same tables", async () => {
@@ -367,13 +372,7 @@ describe("an index started from the chain's state", () => {
         timeoutMs: 240_000,
       });
       expect(second.output()).toContain(` at block ${start - 1n} in `);
-      const replay = indexes[0] as { schema: string };
-      for (const table of Object.keys(STATE_TABLES)) {
-        expect({ table, rows: await stateRows(index.schema, table) }).toEqual({
-          table,
-          rows: await stateRows(replay.schema, table),
-        });
-      }
+      await expectSameState(index.schema, (indexes[0] as { schema: string }).schema);
     } finally {
       gate.open();
       await gate.close();
@@ -454,12 +453,7 @@ describe("an index started from the chain's state", () => {
     );
     const [onChain0, onChain1] = await readReserves(pair);
     expect(reserves).toEqual({ reserve0: onChain0.toString(), reserve1: onChain1.toString() });
-    for (const table of Object.keys(STATE_TABLES)) {
-      expect({ table, rows: await stateRows(index.schema, table) }).toEqual({
-        table,
-        rows: await stateRows(replay.schema, table),
-      });
-    }
+    await expectSameState(index.schema, replay.schema);
   }, 300_000);
 });
 

@@ -61,6 +61,9 @@ export type ChainSetup = {
   devnet: boolean;
 };
 
+/** Multicall3's address on every chain it is deployed to (the devnets place it there too). */
+export const MULTICALL3_ADDRESS: Address = "0xcA11bde05977b3631167028862bE2a173976CA11";
+
 /** The block a protocol deployed at `deployedAt` has its pools' events applied from. */
 export function eventsFrom(chain: ChainSetup, deployedAt: number): number {
   return Math.max(chain.startBlock, deployedAt);

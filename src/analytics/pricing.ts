@@ -33,6 +33,11 @@ export function priceX128Of(numerator: bigint, denominator: bigint): bigint {
   return denominator === 0n ? 0n : (numerator * Q128) / denominator;
 }
 
+/** A V3 or V4 pool's price as the exact ratio `sqrtPriceX96² / 2^192` (token1 per token0). */
+export function sqrtPriceRatio(sqrtPriceX96: bigint): { numerator: bigint; denominator: bigint } {
+  return { numerator: sqrtPriceX96 * sqrtPriceX96, denominator: 1n << 192n };
+}
+
 /** V3: `sqrtPriceX96² / 2^192` as Q128. */
 export function priceX128FromSqrt(sqrtPriceX96: bigint): bigint {
   return (sqrtPriceX96 * sqrtPriceX96) >> 64n;

@@ -49,7 +49,7 @@ ponder.on("StateStart:block", async ({ event, context }) => {
     await seedPoolMarket(context, pool, block);
   }
   if (chain.aaveV3) await readAaveState(context, block, chain.aaveV3.startBlock);
-  await readVaultState(context, block, (tokens, at) => ensureTokens(context, tokens, at));
+  await readVaultState(context, block);
   console.info(
     `Chain ${chain.id}: state start read ${pools.length} pools and ${firstSeen.size} tokens at block ${block} in ${((Date.now() - started) / 1000).toFixed(1)} s; events apply from block ${chain.startBlock}.`,
   );

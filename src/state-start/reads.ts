@@ -14,9 +14,7 @@ import {
   multicall3Abi,
 } from "viem";
 import { readConfig } from "../../config.js";
-
-/** Multicall3, at the same address on every chain. */
-export const MULTICALL3 = "0xcA11bde05977b3631167028862bE2a173976CA11";
+import { MULTICALL3_ADDRESS } from "../../engine/index.js";
 
 /**
  * What a node says when it no longer holds the state of an old block (a full, not an archive,
@@ -70,7 +68,7 @@ export type StateReader = {
 export async function stateReader(context: Context, block: bigint): Promise<StateReader> {
   let code: string | undefined;
   try {
-    code = await context.client.getCode({ address: MULTICALL3, blockNumber: block });
+    code = await context.client.getCode({ address: MULTICALL3_ADDRESS, blockNumber: block });
   } catch (error) {
     throw stateReadError(context, block, error);
   }
@@ -90,7 +88,7 @@ export async function stateReader(context: Context, block: bigint): Promise<Stat
     }
     const answers = await context.client.readContract({
       abi: multicall3Abi,
-      address: MULTICALL3,
+      address: MULTICALL3_ADDRESS,
       functionName: "aggregate3",
       args: [
         contracts.map((c) => ({

@@ -2,7 +2,7 @@ import type { Context } from "ponder:registry";
 import { vault } from "ponder:schema";
 import { type Address, erc4626Abi } from "viem";
 import { indexedChains } from "../../../chains.js";
-import type { ensureTokens } from "../../tokens/tokens.js";
+import { ensureTokens } from "../../tokens/tokens.js";
 
 /** Vault address (lowercase) → protocol slug, per chain id, from the configured vault lists. */
 export const vaultSlugs = new Map<number, Map<string, string>>(
@@ -47,11 +47,7 @@ export async function readTotals(
  * gets its row with those totals (a vault deployed later, or empty then, is added by its first
  * event, as in a replay), its asset and its share listed as tokens.
  */
-export async function readVaultState(
-  context: Context,
-  block: bigint,
-  ensure: (tokens: Parameters<typeof ensureTokens>[1], block: bigint) => Promise<void>,
-): Promise<void> {
+export async function readVaultState(context: Context, block: bigint): Promise<void> {
   const chainId = context.chain.id;
   const slugs = vaultSlugs.get(chainId);
   if (!slugs || slugs.size === 0) return;
@@ -67,7 +63,8 @@ export async function readVaultState(
       blockNumber: block,
     });
     const protocolSlug = slugs.get(address) ?? "erc4626";
-    await ensure(
+    await ensureTokens(
+      context,
       [
         { address: asset },
         { address, position: { protocolSlug, underlyingTokens: [asset], primaryAddress: address } },

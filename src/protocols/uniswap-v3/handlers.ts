@@ -1,12 +1,10 @@
 import { type Context, ponder } from "ponder:registry";
 import { v3Pool, v3Tick } from "ponder:schema";
 import type { Address } from "viem";
+import { sqrtPriceRatio } from "../../analytics/pricing.js";
 import { recordLiquidityEvent, recordPoolEvent, registerPool } from "../../analytics/record.js";
 import { ensureNativeToken, ensureTokens } from "../../tokens/tokens.js";
 import { beforeStart } from "../start.js";
-
-/** V3 prices are `sqrtPriceX96² / 2^192` token1 per token0. */
-const Q192 = 1n << 192n;
 
 ponder.on("UniswapV3Factory:setup", async ({ context }) => {
   await ensureNativeToken(context, 0n);
@@ -55,7 +53,7 @@ ponder.on("UniswapV3Pool:Initialize", async ({ event, context }) => {
   });
   await recordPoolEvent(context, event, {
     pool: event.log.address,
-    price: { numerator: event.args.sqrtPriceX96 ** 2n, denominator: Q192 },
+    price: sqrtPriceRatio(event.args.sqrtPriceX96),
   });
 });
 
@@ -67,7 +65,7 @@ ponder.on("UniswapV3Pool:Swap", async ({ event, context }) => {
   await recordPoolEvent(context, event, {
     pool: event.log.address,
     balances: { delta0: amount0, delta1: amount1 },
-    price: { numerator: sqrtPriceX96 ** 2n, denominator: Q192 },
+    price: sqrtPriceRatio(sqrtPriceX96),
     swap: { sender, recipient, amount0, amount1 },
   });
 });

@@ -2,10 +2,9 @@ import type { Context } from "ponder:registry";
 import { v3Pool, v3Tick } from "ponder:schema";
 import { eq } from "ponder";
 import { UniswapV3PoolAbi } from "../../../abis/UniswapV3Pool.js";
+import { sqrtPriceRatio } from "../../analytics/pricing.js";
 import { answerOf, type StateReader, type StateSeed } from "../../state-start/reads.js";
 import { bitmapWords, ticksOfWord } from "../../state-start/tick-bitmap.js";
-
-const Q192 = 1n << 192n;
 
 /**
  * Every pool recorded before the chain's start, read at its end: `slot0`, `liquidity` and every
@@ -111,9 +110,7 @@ export async function readV3State(context: Context, reader: StateReader): Promis
       // gas. What the pool held before the start is not counted (analysts.md).
       balance0: 0n,
       balance1: 0n,
-      price: initialized
-        ? { numerator: sqrtPriceX96 ** 2n, denominator: Q192 }
-        : { numerator: 0n, denominator: 0n },
+      price: initialized ? sqrtPriceRatio(sqrtPriceX96) : { numerator: 0n, denominator: 0n },
     });
   }
   return seed;

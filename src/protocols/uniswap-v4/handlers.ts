@@ -1,6 +1,6 @@
 import { type Context, ponder } from "ponder:registry";
 import { v4Pool, v4Tick } from "ponder:schema";
-import { encodeAbiParameters, type Hex, hexToBigInt, keccak256, zeroAddress } from "viem";
+import { type Hex, hexToBigInt, zeroAddress } from "viem";
 import { PoolManagerAbi } from "../../../abis/PoolManager.js";
 import type { Address } from "../../../engine/index.js";
 import {
@@ -10,15 +10,11 @@ import {
   NATIVE_TOKEN_ADDRESS,
   V4_DYNAMIC_FEE_FLAG,
 } from "../../../engine/index.js";
+import { sqrtPriceRatio } from "../../analytics/pricing.js";
 import { recordLiquidityEvent, recordPoolEvent, registerPool } from "../../analytics/record.js";
 import { ensureNativeToken, ensureTokens } from "../../tokens/tokens.js";
 import { beforeStart } from "../start.js";
-
-/** V4 prices are `sqrtPriceX96² / 2^192` currency1 per currency0, as in V3. */
-const Q192 = 1n << 192n;
-
-/** `StateLibrary.POOLS_SLOT`: the pool manager's mapping from PoolId to pool state. */
-const POOLS_SLOT = 6n;
+import { poolStateSlot } from "./state.js";
 
 /** A currency as the catalogue lists it: the zero address is the native currency. */
 function catalogueToken(currency: Address): Address {
@@ -30,14 +26,11 @@ function catalogueToken(currency: Address): Address {
  * report it, and a protocol fee controller may have set one when the pool was created.
  */
 async function protocolFeeAt(context: Context, manager: Address, id: Hex, block: bigint) {
-  const slot = keccak256(
-    encodeAbiParameters([{ type: "bytes32" }, { type: "uint256" }], [id, POOLS_SLOT]),
-  );
   const word = await context.client.readContract({
     abi: PoolManagerAbi,
     address: manager,
     functionName: "extsload",
-    args: [slot],
+    args: [poolStateSlot(id)],
     blockNumber: block,
   });
   return Number((hexToBigInt(word) >> 184n) & 0xffffffn);
@@ -98,7 +91,7 @@ ponder.on("UniswapV4Pools:Initialize", async ({ event, context }) => {
   });
   await recordPoolEvent(context, event, {
     pool: id,
-    price: { numerator: sqrtPriceX96 ** 2n, denominator: Q192 },
+    price: sqrtPriceRatio(sqrtPriceX96),
   });
 });
 
@@ -111,7 +104,7 @@ ponder.on("PoolManager:Swap", async ({ event, context }) => {
   await recordPoolEvent(context, event, {
     pool: id,
     balances: { delta0: -amount0, delta1: -amount1 },
-    price: { numerator: sqrtPriceX96 ** 2n, denominator: Q192 },
+    price: sqrtPriceRatio(sqrtPriceX96),
     // What the swap paid: the LP fee (a dynamic fee's included) with the protocol fee.
     swap: { sender, recipient: sender, amount0: -amount0, amount1: -amount1, feePpm: fee },
   });

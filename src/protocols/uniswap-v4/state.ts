@@ -4,10 +4,10 @@ import { eq } from "ponder";
 import { encodeAbiParameters, type Hex, hexToBigInt, keccak256, numberToHex } from "viem";
 import { PoolManagerAbi } from "../../../abis/PoolManager.js";
 import { type Address, V4_DYNAMIC_FEE_FLAG } from "../../../engine/index.js";
+import { sqrtPriceRatio } from "../../analytics/pricing.js";
 import { answerOf, type StateReader, type StateSeed } from "../../state-start/reads.js";
 import { bitmapWords, ticksOfWord } from "../../state-start/tick-bitmap.js";
 
-const Q192 = 1n << 192n;
 /** `StateLibrary.POOLS_SLOT`: the pool manager's mapping from PoolId to pool state. */
 const POOLS_SLOT = 6n;
 /** Offsets in a pool's state (`Pool.State`): slot0, …, liquidity, ticks, tickBitmap. */
@@ -21,6 +21,11 @@ const U128 = (1n << 128n) - 1n;
 
 function mappingSlot(keyType: "bytes32" | "int24" | "int16", key: Hex | number, slot: bigint) {
   return keccak256(encodeAbiParameters([{ type: keyType }, { type: "uint256" }], [key, slot]));
+}
+
+/** Where the pool manager keeps a pool's state (its slot0 first), as `StateLibrary` finds it. */
+export function poolStateSlot(poolId: Hex): Hex {
+  return mappingSlot("bytes32", poolId, POOLS_SLOT);
 }
 
 const toSigned = (value: bigint, bits: bigint) =>
@@ -78,7 +83,7 @@ export async function readV4State(context: Context, reader: StateReader): Promis
   const managers = [...new Set(pools.map((p) => p.poolManager))];
   for (const manager of managers) {
     const mine = pools.filter((p) => p.poolManager === manager);
-    const bases = mine.map((p) => hexToBigInt(mappingSlot("bytes32", p.poolId, POOLS_SLOT)));
+    const bases = mine.map((p) => hexToBigInt(poolStateSlot(p.poolId)));
     const words = mine.map((p) => bitmapWords(p.tickSpacing));
     const first = await readSlots(
       reader,
@@ -152,7 +157,7 @@ export async function readV4State(context: Context, reader: StateReader): Promis
         // The manager holds every pool's tokens together: a pool's own holdings are not read.
         balance0: 0n,
         balance1: 0n,
-        price: { numerator: sqrtPriceX96 ** 2n, denominator: Q192 },
+        price: sqrtPriceRatio(sqrtPriceX96),
       });
     }
   }
