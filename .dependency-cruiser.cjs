@@ -88,8 +88,6 @@ const SERVICE_PROTOCOL_MODULE = "^src/(?:api/)?protocols/([^/.]+)(\\.ts$|/)";
 const SERVICE_PROTOCOLS_SHARED = [
   "^src/protocols/per-chain\\.ts$",
   "^src/protocols/factory-children\\.ts$",
-  // Whether an event comes before the chain's start (the state start's record-only mode).
-  "^src/protocols/start\\.ts$",
   "^src/api/protocols/registry\\.ts$",
   "^src/api/protocols/types\\.ts$",
   // The tick loader the V3 and V4 readers share (registers no source itself).

@@ -42,6 +42,7 @@ import {
   waitUntil,
 } from "./harness/ponder-process.js";
 import { startRpcGate } from "./harness/rpc-gate.js";
+import { type RpcRecorder, startRpcRecorder } from "./harness/rpc-recorder.js";
 import { type ServiceInstance, TEST_DATABASE_URL, waitForRoutingGraph } from "./harness/service.js";
 
 const chainId = 900_000 + Math.floor(Math.random() * 90_000);
@@ -61,7 +62,18 @@ const NOT_STATE = new Set(["created_block", "updated_block", "last_swap_fee"]);
 
 let chain: DevnetChain;
 let head: bigint;
-const indexes: { name: string; schema: string; start?: bigint; ponder?: PonderProcess }[] = [];
+const indexes: {
+  name: string;
+  schema: string;
+  start?: bigint;
+  /** The node it is given, when not the chain's own. */
+  rpcUrl?: string;
+  ponder?: PonderProcess;
+}[] = [];
+/** What the mid-world start asks the node for. */
+let recorder: RpcRecorder;
+/** The blocks holding a pool's creation (V2 `PairCreated`, V3 `PoolCreated`, V4 `Initialize`). */
+let creationBlocks: bigint[];
 
 async function rpc<T>(method: string, params: unknown[]): Promise<T> {
   const res = await fetch(chain.anvil.url, {
@@ -119,6 +131,22 @@ beforeAll(async () => {
   ]);
   const blocks = created.map((l) => BigInt(l.blockNumber));
   const midWorld = blocks[Math.floor(blocks.length / 2)] as bigint;
+  const creations = await rpc<{ blockNumber: `0x${string}` }[]>("eth_getLogs", [
+    {
+      address: [d.uniswapV2.factory, d.uniswapV3.factory, d.uniswapV4?.poolManager],
+      fromBlock: "0x0",
+      toBlock: "latest",
+      topics: [
+        [
+          "PairCreated(address,address,address,uint256)",
+          "PoolCreated(address,address,uint24,int24,address)",
+          "Initialize(bytes32,address,address,uint24,int24,address,uint160,int24)",
+        ].map((signature) => toEventSelector(signature)),
+      ],
+    },
+  ]);
+  creationBlocks = [...new Set(creations.map((l) => BigInt(l.blockNumber)))];
+  recorder = await startRpcRecorder({ target: rpcUrl });
   // Activity on both sides of the second start: burns of positions minted in the world, swaps,
   // Aave supplies and borrows (interest accrues between them), vault deposits and yield.
   await runActivity({ rpcUrl, deployment: d, steps: 28, intervalMs: 0, seed: 11 });
@@ -130,7 +158,12 @@ beforeAll(async () => {
 
   indexes.push(
     { name: "full replay", schema: `replay_${suffix}` },
-    { name: "mid-world start", schema: `start_world_${suffix}`, start: midWorld },
+    {
+      name: "mid-world start",
+      schema: `start_world_${suffix}`,
+      start: midWorld,
+      rpcUrl: recorder.url,
+    },
     { name: "mid-activity start", schema: `start_activity_${suffix}`, start: midActivity },
     { name: "head start", schema: `start_head_${suffix}`, start: head },
   );
@@ -140,7 +173,10 @@ beforeAll(async () => {
       chain,
       databaseUrl: TEST_DATABASE_URL,
       schema: index.schema,
-      env: index.start === undefined ? {} : { [`START_BLOCK_${chainId}`]: String(index.start) },
+      env: {
+        ...(index.start === undefined ? {} : { [`START_BLOCK_${chainId}`]: String(index.start) }),
+        ...(index.rpcUrl === undefined ? {} : { RPC_URL: index.rpcUrl }),
+      },
     });
   }
   for (const index of indexes) {
@@ -155,6 +191,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const index of indexes) await index.ponder?.stop();
+  await recorder?.close();
   await chain?.stop();
   for (const index of indexes) await dropSchema(TEST_DATABASE_URL, index.schema);
   await purgeSyncCache(TEST_DATABASE_URL, chainId);
@@ -168,6 +205,26 @@ describe("an index started from the chain's state", () => {
     }
     // A full replay reads no state.
     expect(indexes[0]?.ponder?.output()).not.toContain("state start read");
+  });
+
+  test("finds the pools created before its start from their creators' logs, fetching none of their blocks", () => {
+    const start = indexes[1]?.start as bigint;
+    const before = creationBlocks.filter((b) => b < start - 1n);
+    expect(before.length).toBeGreaterThan(10);
+    const requests = recorder.requests();
+    const fetched = new Set(
+      requests
+        .filter((r) => r.method === "eth_getBlockByNumber" && `${r.params[0]}`.startsWith("0x"))
+        .map((r) => BigInt(r.params[0] as string)),
+    );
+    expect(before.filter((b) => fetched.has(b))).toEqual([]);
+    // The state start's own reading of the creations, up to the block its state is read at.
+    const toStateBlock = requests.filter(
+      (r) =>
+        r.method === "eth_getLogs" &&
+        (r.params[0] as { toBlock?: string }).toBlock === `0x${(start - 1n).toString(16)}`,
+    );
+    expect(toStateBlock.length).toBe(3);
   });
 
   test("holds the same tokens, pairs, pools, ticks, reserves and vaults as a full replay", async () => {

@@ -99,36 +99,69 @@ export async function registerPool(
 }
 
 /**
- * A pool read at a state start: its holdings and price then, and its tokens' value locked grown
- * by those holdings (what the events before the start would have added). No history row: the
- * history tables begin at the start.
+ * The pools read at a state start, in one write: each pool's market row with its holdings and
+ * price then, and each token's value locked grown by what its pools hold (what the events before
+ * the start would have added). No history row: the history tables begin at the start.
  */
-export async function seedPoolMarket(
+export async function seedPoolMarkets(
   context: Context,
-  pool: {
+  pools: readonly {
     address: Address;
+    protocolSlug: string;
     token0: Address;
     token1: Address;
+    fee: number;
+    createdBlock: bigint;
     balance0: bigint;
     balance1: bigint;
     price: { numerator: bigint; denominator: bigint };
-  },
+  }[],
   block: bigint,
 ): Promise<void> {
   const chainId = context.chain.id;
-  await context.db.update(poolMarket, { chainId, address: pool.address }).set({
-    balance0: pool.balance0,
-    balance1: pool.balance1,
-    price: priceX128Of(pool.price.numerator, pool.price.denominator),
-    updatedBlock: block,
-  });
-  for (const [address, held] of [
-    [pool.token0, pool.balance0],
-    [pool.token1, pool.balance1],
-  ] as const) {
-    if (held === 0n) continue;
+  const decimals = new Map<Address, number | null>();
+  const held = new Map<Address, bigint>();
+  for (const pool of pools) {
+    for (const [address, amount] of [
+      [pool.token0, pool.balance0],
+      [pool.token1, pool.balance1],
+    ] as const) {
+      if (!decimals.has(address)) {
+        decimals.set(
+          address,
+          (await context.db.find(token, { chainId, address }))?.decimals ?? null,
+        );
+      }
+      if (amount !== 0n) held.set(address, (held.get(address) ?? 0n) + amount);
+    }
+  }
+  if (pools.length > 0) {
+    await context.db.insert(poolMarket).values(
+      pools.map((pool) => ({
+        chainId,
+        address: pool.address,
+        protocolSlug: pool.protocolSlug,
+        token0: pool.token0,
+        token1: pool.token1,
+        decimals0: decimals.get(pool.token0) ?? null,
+        decimals1: decimals.get(pool.token1) ?? null,
+        fee: pool.fee,
+        balance0: pool.balance0,
+        balance1: pool.balance1,
+        price: priceX128Of(pool.price.numerator, pool.price.denominator),
+        volumeToken0: 0n,
+        volumeToken1: 0n,
+        volumeUsd: 0n,
+        feesUsd: 0n,
+        swapCount: 0,
+        createdBlock: pool.createdBlock,
+        updatedBlock: block,
+      })),
+    );
+  }
+  for (const [address, amount] of held) {
     const market = await readTokenMarket(context, address);
-    market.after.totalValueLocked += held;
+    market.after.totalValueLocked += amount;
     await writeTokenMarket(context, market, block);
   }
 }

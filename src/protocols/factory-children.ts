@@ -9,9 +9,10 @@ type FactoryAt = { factory: Address; startBlock: number };
 /**
  * A factory contract and every contract it creates (Ponder's `factory()` address), on the
  * chains where `at` finds the factory: the two contract entries of a Uniswap-style protocol.
- * The factory's events (a few hundred thousand small logs on mainnet) are read from its
- * deployment, so every child is known; the children's own events only from the chain's start
- * (`eventsFrom`): what they did before it is read as state (src/state-start/).
+ * Ponder discovers the children from the factory's deployment (its creation logs alone, a few
+ * hundred thousand small logs on mainnet, no block fetched), so the events of every child are
+ * followed; the factory's and the children's own events are handled only from the chain's
+ * start (`eventsFrom`): what existed before it is read as state (src/state-start/).
  */
 export function factoryAndChildren<
   FactoryAbi extends Abi,
@@ -32,7 +33,7 @@ export function factoryAndChildren<
       abi: params.factoryAbi,
       chain: perChain(chains, (c) => {
         const where = at(c);
-        return where && { address: where.factory, startBlock: where.startBlock };
+        return where && { address: where.factory, startBlock: eventsFrom(c, where.startBlock) };
       }),
     },
     children: {

@@ -1,13 +1,14 @@
 /**
  * The state start (`START_BLOCK_<id>`, chains.ts): at the end of the block before the start,
- * every pool, pair, reserve and vault that exists is read from the chain — in batched reads
- * pinned to that block — and written as a replay of every event before it would have left it.
- * From the start block on, their events keep it current.
+ * every pool, pair, reserve and vault that exists is found (pools from their creators' logs,
+ * discover.ts) and read from the chain — in batched reads pinned to that block — and written as
+ * a replay of every event before it would have left it. From the start block on, their events
+ * keep it current.
  */
 import { ponder } from "ponder:registry";
 import { indexedChains } from "../../chains.js";
 import { type Address, NATIVE_TOKEN_ADDRESS } from "../../engine/index.js";
-import { registerPool, seedPoolMarket } from "../analytics/record.js";
+import { seedPoolMarkets } from "../analytics/record.js";
 import { readAaveState } from "../protocols/aave-v3/state.js";
 import { readVaultState } from "../protocols/erc4626/totals.js";
 import { readV2State } from "../protocols/uniswap-v2/state.js";
@@ -24,11 +25,12 @@ ponder.on("StateStart:block", async ({ event, context }) => {
   const started = Date.now();
   const block = event.block.number;
   const reader = await stateReader(context, block);
-  const seeds: StateSeed[] = [];
-  if (chain.uniswapV2) seeds.push(await readV2State(context, reader));
-  if (chain.uniswapV3) seeds.push(await readV3State(context, reader));
-  if (chain.uniswapV4) seeds.push(await readV4State(context, reader));
-
+  const { uniswapV2, uniswapV3, uniswapV4 } = chain;
+  const seeds: StateSeed[] = await Promise.all([
+    uniswapV2 ? readV2State(context, reader, uniswapV2) : [],
+    uniswapV3 ? readV3State(context, reader, uniswapV3) : [],
+    uniswapV4 ? readV4State(context, reader, uniswapV4) : [],
+  ]);
   const pools = seeds.flat();
   // Each token as first seen: in the earliest pool that names it.
   const firstSeen = new Map<string, bigint>();
@@ -44,10 +46,7 @@ ponder.on("StateStart:block", async ({ event, context }) => {
     [...firstSeen].map(([address, seenAt]) => ({ address: address as Address, seenAt })),
     block,
   );
-  for (const pool of pools) {
-    await registerPool(context, { ...pool, block: pool.createdBlock });
-    await seedPoolMarket(context, pool, block);
-  }
+  await seedPoolMarkets(context, pools, block);
   if (chain.aaveV3) await readAaveState(context, block, chain.aaveV3.startBlock);
   await readVaultState(context, block);
   console.info(

@@ -3,12 +3,7 @@ import { v2Pair } from "ponder:schema";
 import { type Address, zeroAddress } from "viem";
 import { recordLiquidityEvent, recordPoolEvent, registerPool } from "../../analytics/record.js";
 import { ensureNativeToken, ensureTokens } from "../../tokens/tokens.js";
-import { beforeStart } from "../start.js";
-
-/** Uniswap V2 charges 0.3% on every pair, in millionths as V3 counts fees. */
-const V2_FEE = 3000;
-/** Compile-time constants of every canonical V2 pair's LP token. */
-const LP_METADATA = { name: "Uniswap V2", symbol: "UNI-V2", decimals: 18 };
+import { lpToken, V2_FEE } from "./state.js";
 
 ponder.on("UniswapV2Factory:setup", async ({ context }) => {
   await ensureNativeToken(context, 0n);
@@ -18,23 +13,9 @@ ponder.on("UniswapV2Factory:PairCreated", async ({ event, context }) => {
   // The event's fourth argument is unnamed, so its arguments arrive as a tuple.
   const [token0, token1, pair] = event.args;
   const block = event.block.number;
-  // Before the chain's start the pair is only recorded: its tokens, reserves and supply are read
-  // at the start (src/state-start/).
-  const recordOnly = beforeStart(context, block);
   await ensureTokens(
     context,
-    [
-      ...(recordOnly ? [] : [{ address: token0 }, { address: token1 }]),
-      {
-        address: pair,
-        position: {
-          protocolSlug: "uniswap-v2",
-          underlyingTokens: [token0, token1],
-          primaryAddress: pair,
-          metadata: LP_METADATA,
-        },
-      },
-    ],
+    [{ address: token0 }, { address: token1 }, lpToken(pair, token0, token1)],
     block,
   );
   await context.db
@@ -53,7 +34,6 @@ ponder.on("UniswapV2Factory:PairCreated", async ({ event, context }) => {
       updatedBlock: block,
     })
     .onConflictDoNothing();
-  if (recordOnly) return;
   await registerPool(context, {
     address: pair,
     protocolSlug: "uniswap-v2",

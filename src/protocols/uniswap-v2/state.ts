@@ -1,55 +1,99 @@
 import type { Context } from "ponder:registry";
 import { v2Pair } from "ponder:schema";
-import { eq } from "ponder";
+import { type Address, getAbiItem } from "viem";
+import { UniswapV2FactoryAbi } from "../../../abis/UniswapV2Factory.js";
 import { UniswapV2PairAbi } from "../../../abis/UniswapV2Pair.js";
+import { creationLogs } from "../../state-start/discover.js";
 import { answerOf, type StateReader, type StateSeed } from "../../state-start/reads.js";
+import { ensureTokens, type TokenToEnsure } from "../../tokens/tokens.js";
+
+/** Uniswap V2 charges 0.3% on every pair, in millionths as V3 counts fees. */
+export const V2_FEE = 3000;
+/** Compile-time constants of every canonical V2 pair's LP token. */
+const LP_METADATA = { name: "Uniswap V2", symbol: "UNI-V2", decimals: 18 };
+
+/** A pair's LP token, a position in its two tokens (its metadata needs no read). */
+export function lpToken(pair: Address, token0: Address, token1: Address): TokenToEnsure {
+  return {
+    address: pair,
+    position: {
+      protocolSlug: "uniswap-v2",
+      underlyingTokens: [token0, token1],
+      primaryAddress: pair,
+      metadata: LP_METADATA,
+    },
+  };
+}
 
 /**
- * Every pair recorded before the chain's start, read at its end: reserves (`getReserves`) and LP
- * supply (`totalSupply`), two calls per pair in the batched reads.
+ * Every pair the factory created before the chain's start (its `PairCreated` logs from the
+ * factory's deployment to the reader's block), read at the end of that block: reserves
+ * (`getReserves`) and LP supply (`totalSupply`), two calls per pair in the batched reads. Each
+ * pair and its LP token are written as its creation and events would have left them.
  */
-export async function readV2State(context: Context, reader: StateReader): Promise<StateSeed> {
-  const pairs = await context.db.sql
-    .select({
-      address: v2Pair.address,
-      token0: v2Pair.token0,
-      token1: v2Pair.token1,
-      fee: v2Pair.fee,
-      createdBlock: v2Pair.createdBlock,
-    })
-    .from(v2Pair)
-    .where(eq(v2Pair.chainId, context.chain.id))
-    .orderBy(v2Pair.createdBlock);
+export async function readV2State(
+  context: Context,
+  reader: StateReader,
+  where: { factory: Address; startBlock: number },
+): Promise<StateSeed> {
+  const chainId = context.chain.id;
+  const created = await creationLogs(context, {
+    address: where.factory,
+    event: getAbiItem({ abi: UniswapV2FactoryAbi, name: "PairCreated" }),
+    fromBlock: BigInt(where.startBlock),
+    toBlock: reader.block,
+  });
+  // The event's fourth argument is unnamed, so its arguments arrive as a tuple.
+  const pairs = created.map((log) => {
+    const [token0, token1, address] = log.args as unknown as readonly [Address, Address, Address];
+    return { address, token0, token1, factory: log.address, createdBlock: log.blockNumber };
+  });
   const answers = await reader.read(
     pairs.flatMap((p) => [
       { address: p.address, abi: UniswapV2PairAbi, functionName: "getReserves" } as const,
       { address: p.address, abi: UniswapV2PairAbi, functionName: "totalSupply" } as const,
     ]),
   );
+  await ensureTokens(
+    context,
+    pairs.map((p) => ({ ...lpToken(p.address, p.token0, p.token1), seenAt: p.createdBlock })),
+    reader.block,
+  );
   const seed: StateSeed = [];
-  for (const [i, p] of pairs.entries()) {
+  const rows = pairs.map((p, i) => {
     const reserves = answerOf<readonly [bigint, bigint, number]>(answers[2 * i]);
     const totalSupply = answerOf<bigint>(answers[2 * i + 1]);
     if (reserves === undefined || totalSupply === undefined) {
       throw new Error(
-        `Chain ${context.chain.id}: pair ${p.address} did not answer getReserves/totalSupply at block ${reader.block}`,
+        `Chain ${chainId}: pair ${p.address} did not answer getReserves/totalSupply at block ${reader.block}`,
       );
     }
     const [reserve0, reserve1] = reserves;
-    await context.db
-      .update(v2Pair, { chainId: context.chain.id, address: p.address })
-      .set({ reserve0, reserve1, totalSupply, updatedBlock: reader.block });
     seed.push({
       address: p.address,
       protocolSlug: "uniswap-v2",
       token0: p.token0,
       token1: p.token1,
-      fee: p.fee,
+      fee: V2_FEE,
       createdBlock: p.createdBlock,
       balance0: reserve0,
       balance1: reserve1,
       price: { numerator: reserve1, denominator: reserve0 },
     });
-  }
+    return {
+      chainId,
+      address: p.address,
+      factory: p.factory,
+      token0: p.token0,
+      token1: p.token1,
+      reserve0,
+      reserve1,
+      fee: V2_FEE,
+      totalSupply,
+      createdBlock: p.createdBlock,
+      updatedBlock: reader.block,
+    };
+  });
+  if (rows.length > 0) await context.db.insert(v2Pair).values(rows);
   return seed;
 }

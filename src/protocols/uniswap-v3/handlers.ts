@@ -4,7 +4,6 @@ import type { Address } from "viem";
 import { sqrtPriceRatio } from "../../analytics/pricing.js";
 import { recordLiquidityEvent, recordPoolEvent, registerPool } from "../../analytics/record.js";
 import { ensureNativeToken, ensureTokens } from "../../tokens/tokens.js";
-import { beforeStart } from "../start.js";
 
 ponder.on("UniswapV3Factory:setup", async ({ context }) => {
   await ensureNativeToken(context, 0n);
@@ -13,10 +12,7 @@ ponder.on("UniswapV3Factory:setup", async ({ context }) => {
 ponder.on("UniswapV3Factory:PoolCreated", async ({ event, context }) => {
   const { token0, token1, fee, tickSpacing, pool } = event.args;
   const block = event.block.number;
-  // Before the chain's start the pool is only recorded: its tokens and state are read at the
-  // start (src/state-start/).
-  const recordOnly = beforeStart(context, block);
-  if (!recordOnly) await ensureTokens(context, [{ address: token0 }, { address: token1 }], block);
+  await ensureTokens(context, [{ address: token0 }, { address: token1 }], block);
   await context.db
     .insert(v3Pool)
     .values({
@@ -34,7 +30,6 @@ ponder.on("UniswapV3Factory:PoolCreated", async ({ event, context }) => {
       updatedBlock: block,
     })
     .onConflictDoNothing();
-  if (recordOnly) return;
   await registerPool(context, {
     address: pool,
     protocolSlug: "uniswap-v3",

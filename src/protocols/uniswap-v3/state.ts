@@ -1,30 +1,41 @@
 import type { Context } from "ponder:registry";
 import { v3Pool, v3Tick } from "ponder:schema";
-import { eq } from "ponder";
+import { type Address, getAbiItem } from "viem";
+import { UniswapV3FactoryAbi } from "../../../abis/UniswapV3Factory.js";
 import { UniswapV3PoolAbi } from "../../../abis/UniswapV3Pool.js";
 import { sqrtPriceRatio } from "../../analytics/pricing.js";
+import { creationLogs } from "../../state-start/discover.js";
 import { answerOf, type StateReader, type StateSeed } from "../../state-start/reads.js";
 import { bitmapWords, ticksOfWord } from "../../state-start/tick-bitmap.js";
 
 /**
- * Every pool recorded before the chain's start, read at its end: `slot0`, `liquidity` and every
- * initialized tick with its liquidity (`tickBitmap` over every word
- * the pool's spacing allows, then `ticks` of each tick a word marks): two rounds of batched reads.
+ * Every pool the factory created before the chain's start (its `PoolCreated` logs from the
+ * factory's deployment to the reader's block), read at the end of that block: `slot0`,
+ * `liquidity` and every initialized tick with its liquidity (`tickBitmap` over every word the
+ * pool's spacing allows, then `ticks` of each tick a word marks): two rounds of batched reads.
+ * Each pool and its ticks are written as its creation and events would have left them.
  */
-export async function readV3State(context: Context, reader: StateReader): Promise<StateSeed> {
+export async function readV3State(
+  context: Context,
+  reader: StateReader,
+  where: { factory: Address; startBlock: number },
+): Promise<StateSeed> {
   const chainId = context.chain.id;
-  const pools = await context.db.sql
-    .select({
-      address: v3Pool.address,
-      token0: v3Pool.token0,
-      token1: v3Pool.token1,
-      fee: v3Pool.fee,
-      tickSpacing: v3Pool.tickSpacing,
-      createdBlock: v3Pool.createdBlock,
-    })
-    .from(v3Pool)
-    .where(eq(v3Pool.chainId, chainId))
-    .orderBy(v3Pool.createdBlock);
+  const created = await creationLogs(context, {
+    address: where.factory,
+    event: getAbiItem({ abi: UniswapV3FactoryAbi, name: "PoolCreated" }),
+    fromBlock: BigInt(where.startBlock),
+    toBlock: reader.block,
+  });
+  const pools = created.map(({ args, address, blockNumber }) => ({
+    address: args.pool,
+    factory: address,
+    token0: args.token0,
+    token1: args.token1,
+    fee: args.fee,
+    tickSpacing: args.tickSpacing,
+    createdBlock: blockNumber,
+  }));
   const words = pools.map((p) => bitmapWords(p.tickSpacing));
   const first = await reader.read(
     pools.flatMap((p, i) => [
@@ -69,6 +80,8 @@ export async function readV3State(context: Context, reader: StateReader): Promis
     ),
   );
   const seed: StateSeed = [];
+  const poolRows = [];
+  const tickRows = [];
   at = 0;
   for (const [i, p] of pools.entries()) {
     const head = heads[i];
@@ -81,7 +94,9 @@ export async function readV3State(context: Context, reader: StateReader): Promis
     }
     const [sqrtPriceX96, tick] = slot0;
     const initialized = sqrtPriceX96 !== 0n;
-    await context.db.update(v3Pool, { chainId, address: p.address }).set({
+    poolRows.push({
+      chainId,
+      ...p,
       sqrtPriceX96,
       tick: initialized ? tick : null,
       liquidity,
@@ -90,7 +105,7 @@ export async function readV3State(context: Context, reader: StateReader): Promis
     for (const t of ticksOf[i] ?? []) {
       const info = answerOf<readonly [bigint, bigint, ...unknown[]]>(second[at++]);
       if (!info || info[0] === 0n) continue;
-      await context.db.insert(v3Tick).values({
+      tickRows.push({
         chainId,
         pool: p.address,
         tick: t,
@@ -113,5 +128,7 @@ export async function readV3State(context: Context, reader: StateReader): Promis
       price: initialized ? sqrtPriceRatio(sqrtPriceX96) : { numerator: 0n, denominator: 0n },
     });
   }
+  if (poolRows.length > 0) await context.db.insert(v3Pool).values(poolRows);
+  if (tickRows.length > 0) await context.db.insert(v3Tick).values(tickRows);
   return seed;
 }

@@ -1,6 +1,6 @@
 import { type Context, ponder } from "ponder:registry";
 import { v4Pool, v4Tick } from "ponder:schema";
-import { type Hex, hexToBigInt, zeroAddress } from "viem";
+import { type Hex, hexToBigInt } from "viem";
 import { PoolManagerAbi } from "../../../abis/PoolManager.js";
 import type { Address } from "../../../engine/index.js";
 import {
@@ -13,13 +13,7 @@ import {
 import { sqrtPriceRatio } from "../../analytics/pricing.js";
 import { recordLiquidityEvent, recordPoolEvent, registerPool } from "../../analytics/record.js";
 import { ensureNativeToken, ensureTokens } from "../../tokens/tokens.js";
-import { beforeStart } from "../start.js";
-import { poolStateSlot } from "./state.js";
-
-/** A currency as the catalogue lists it: the zero address is the native currency. */
-function catalogueToken(currency: Address): Address {
-  return currency === zeroAddress ? NATIVE_TOKEN_ADDRESS : currency;
-}
+import { catalogueToken, poolStateSlot } from "./state.js";
 
 /**
  * The pool's protocol fee as the manager holds it in slot0 (bits 184–207). `Initialize` does not
@@ -40,23 +34,20 @@ ponder.on("PoolManager:setup", async ({ context }) => {
   await ensureNativeToken(context, 0n);
 });
 
-// Every pool, from the manager's deployment (contracts.ts); before the chain's start a pool is
-// only recorded: its tokens and state are read at the start (src/state-start/).
-ponder.on("UniswapV4Pools:Initialize", async ({ event, context }) => {
+// Pools initialized from the chain's start on (contracts.ts); those before it are read at the
+// start (src/state-start/).
+ponder.on("PoolManager:Initialize", async ({ event, context }) => {
   const { id, currency0, currency1, fee, tickSpacing, hooks, sqrtPriceX96, tick } = event.args;
   const block = event.block.number;
-  const recordOnly = beforeStart(context, block);
   const manager = event.log.address.toLowerCase() as Address;
   const token0 = catalogueToken(currency0.toLowerCase() as Address);
   const token1 = catalogueToken(currency1.toLowerCase() as Address);
-  if (!recordOnly) {
-    await ensureTokens(
-      context,
-      [token0, token1].filter((t) => t !== NATIVE_TOKEN_ADDRESS).map((address) => ({ address })),
-      block,
-    );
-  }
-  const protocolFee = recordOnly ? 0 : await protocolFeeAt(context, manager, id, block);
+  await ensureTokens(
+    context,
+    [token0, token1].filter((t) => t !== NATIVE_TOKEN_ADDRESS).map((address) => ({ address })),
+    block,
+  );
+  const protocolFee = await protocolFeeAt(context, manager, id, block);
   await context.db
     .insert(v4Pool)
     .values({
@@ -79,7 +70,6 @@ ponder.on("UniswapV4Pools:Initialize", async ({ event, context }) => {
       updatedBlock: block,
     })
     .onConflictDoNothing();
-  if (recordOnly) return;
   await registerPool(context, {
     address: id,
     protocolSlug: "uniswap-v4",

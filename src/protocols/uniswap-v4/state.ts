@@ -1,10 +1,18 @@
 import type { Context } from "ponder:registry";
 import { v4Pool, v4Tick } from "ponder:schema";
-import { eq } from "ponder";
-import { encodeAbiParameters, type Hex, hexToBigInt, keccak256, numberToHex } from "viem";
+import {
+  encodeAbiParameters,
+  getAbiItem,
+  type Hex,
+  hexToBigInt,
+  keccak256,
+  numberToHex,
+  zeroAddress,
+} from "viem";
 import { PoolManagerAbi } from "../../../abis/PoolManager.js";
-import { type Address, V4_DYNAMIC_FEE_FLAG } from "../../../engine/index.js";
+import { type Address, NATIVE_TOKEN_ADDRESS, V4_DYNAMIC_FEE_FLAG } from "../../../engine/index.js";
 import { sqrtPriceRatio } from "../../analytics/pricing.js";
+import { creationLogs } from "../../state-start/discover.js";
 import { answerOf, type StateReader, type StateSeed } from "../../state-start/reads.js";
 import { bitmapWords, ticksOfWord } from "../../state-start/tick-bitmap.js";
 
@@ -26,6 +34,11 @@ function mappingSlot(keyType: "bytes32" | "int24" | "int16", key: Hex | number, 
 /** Where the pool manager keeps a pool's state (its slot0 first), as `StateLibrary` finds it. */
 export function poolStateSlot(poolId: Hex): Hex {
   return mappingSlot("bytes32", poolId, POOLS_SLOT);
+}
+
+/** A currency as the catalogue lists it: the zero address is the native currency. */
+export function catalogueToken(currency: Address): Address {
+  return currency === zeroAddress ? NATIVE_TOKEN_ADDRESS : currency;
 }
 
 const toSigned = (value: bigint, bits: bigint) =>
@@ -60,25 +73,36 @@ async function readSlots(
 }
 
 /**
- * Every pool recorded before the chain's start, read at its end from the pool manager's storage
+ * Every pool the manager initialized before the chain's start (its `Initialize` logs from its
+ * deployment to the reader's block), read at the end of that block from the manager's storage
  * (`extsload`, as `StateLibrary` reads it): slot0 (price, tick, protocol and LP fee), liquidity,
- * and every initialized tick through the pool's tick bitmap. Two rounds of batched reads.
+ * and every initialized tick through the pool's tick bitmap. Two rounds of batched reads. Each
+ * pool and its ticks are written as its initialization and events would have left them.
  */
-export async function readV4State(context: Context, reader: StateReader): Promise<StateSeed> {
+export async function readV4State(
+  context: Context,
+  reader: StateReader,
+  where: { poolManager: Address; startBlock: number },
+): Promise<StateSeed> {
   const chainId = context.chain.id;
-  const pools = await context.db.sql
-    .select({
-      poolId: v4Pool.poolId,
-      poolManager: v4Pool.poolManager,
-      token0: v4Pool.token0,
-      token1: v4Pool.token1,
-      fee: v4Pool.fee,
-      tickSpacing: v4Pool.tickSpacing,
-      createdBlock: v4Pool.createdBlock,
-    })
-    .from(v4Pool)
-    .where(eq(v4Pool.chainId, chainId))
-    .orderBy(v4Pool.createdBlock);
+  const created = await creationLogs(context, {
+    address: where.poolManager,
+    event: getAbiItem({ abi: PoolManagerAbi, name: "Initialize" }),
+    fromBlock: BigInt(where.startBlock),
+    toBlock: reader.block,
+  });
+  const pools = created.map(({ args, address, blockNumber }) => ({
+    poolId: args.id,
+    poolManager: address.toLowerCase() as Address,
+    currency0: args.currency0,
+    currency1: args.currency1,
+    token0: catalogueToken(args.currency0.toLowerCase() as Address),
+    token1: catalogueToken(args.currency1.toLowerCase() as Address),
+    fee: args.fee,
+    tickSpacing: args.tickSpacing,
+    hooks: args.hooks,
+    createdBlock: blockNumber,
+  }));
   const seed: StateSeed = [];
   const managers = [...new Set(pools.map((p) => p.poolManager))];
   for (const manager of managers) {
@@ -118,13 +142,17 @@ export async function readV4State(context: Context, reader: StateReader): Promis
       ),
     );
     at = 0;
+    const poolRows = [];
+    const tickRows = [];
     for (const [i, p] of mine.entries()) {
       const { slot0, liquidity } = heads[i] ?? { slot0: 0n, liquidity: 0n };
       const sqrtPriceX96 = slot0 & ((1n << 160n) - 1n);
       const tick = Number(toSigned((slot0 >> 160n) & 0xffffffn, 24n));
       const protocolFee = Number((slot0 >> 184n) & 0xffffffn);
       const lpFee = Number((slot0 >> 208n) & 0xffffffn);
-      await context.db.update(v4Pool, { chainId, poolId: p.poolId }).set({
+      poolRows.push({
+        chainId,
+        ...p,
         sqrtPriceX96,
         tick,
         protocolFee,
@@ -138,7 +166,7 @@ export async function readV4State(context: Context, reader: StateReader): Promis
         const info = tickWords[at++] ?? 0n;
         const liquidityGross = info & U128;
         if (liquidityGross === 0n) continue;
-        await context.db.insert(v4Tick).values({
+        tickRows.push({
           chainId,
           poolId: p.poolId,
           tick: t,
@@ -160,6 +188,8 @@ export async function readV4State(context: Context, reader: StateReader): Promis
         price: sqrtPriceRatio(sqrtPriceX96),
       });
     }
+    if (poolRows.length > 0) await context.db.insert(v4Pool).values(poolRows);
+    if (tickRows.length > 0) await context.db.insert(v4Tick).values(tickRows);
   }
   return seed;
 }
