@@ -35,6 +35,11 @@ export type AnvilParameters = {
   verbose?: boolean;
   /** A state file (`anvil_dumpState`, unzipped) to start from: the chain continues from it. */
   loadState?: string;
+  /**
+   * Keep EIP-170's 24,576-byte limit on the code a creation returns, as every public chain does
+   * (an `eth_call` without `to` included). Default off: the devnet world is deployed without it.
+   */
+  codeSizeLimit?: boolean;
 };
 
 export type AnvilInstance = {
@@ -91,8 +96,8 @@ export async function startAnvil(params: AnvilParameters = {}): Promise<AnvilIns
     "1000000",
     "--hardfork",
     "prague",
-    "--disable-code-size-limit",
   ];
+  if (!params.codeSizeLimit) args.push("--disable-code-size-limit");
   if (params.blockTime !== undefined) args.push("--block-time", String(params.blockTime));
   if (params.baseFee !== undefined) args.push("--block-base-fee-per-gas", String(params.baseFee));
   if (params.loadState !== undefined) args.push("--load-state", params.loadState);

@@ -113,7 +113,10 @@ export {
 } from "./core/quote.js";
 export {
   decodeTokenMetadata,
+  decodeTokenMetadataBatch,
+  TOKEN_METADATA_BATCH,
   type TokenMetadata,
+  tokenMetadataBatchCall,
   tokenMetadataCall,
 } from "./core/token-metadata.js";
 export type {

@@ -1,32 +1,8 @@
 import type { Context } from "ponder:registry";
 import { token } from "ponder:schema";
 import { type Address, getAddress } from "viem";
-import {
-  decodeTokenMetadata,
-  NATIVE_TOKEN_ADDRESS,
-  type TokenMetadata,
-  tokenMetadataCall,
-} from "../../engine/index.js";
-
-/**
- * Reads a token's name, symbol and decimals in one `eth_call` (immutable facts, cached by
- * Ponder). Each field is read with a gas budget, so a token that reverts, loops or answers
- * garbage gives "unreadable" for that field instead of an RPC error that would be retried.
- */
-async function readMetadata(context: Context, address: Address): Promise<TokenMetadata> {
-  try {
-    const answer = await context.client.call({
-      data: tokenMetadataCall(address),
-      cache: "immutable",
-    });
-    return decodeTokenMetadata(answer.data ?? "0x");
-  } catch (error) {
-    console.warn(
-      `Token ${getAddress(address)} on chain ${context.chain.id}: its metadata could not be read (${(error as Error).message.split("\n")[0]}).`,
-    );
-    return { name: undefined, symbol: undefined, decimals: undefined };
-  }
-}
+import { NATIVE_TOKEN_ADDRESS } from "../../engine/index.js";
+import { readTokenMetadata, UNREADABLE_METADATA } from "./metadata.js";
 
 export type PositionTokenFields = {
   protocolSlug: string;
@@ -45,11 +21,12 @@ export type TokenToEnsure = {
 
 /**
  * Inserts each token the first time it is seen, reading its name, symbol and decimals once
- * (immutable facts; one `eth_call` per token). A position token is a `defi` token; anything else
- * is `base`. The reads of all new tokens go out together: an indexing function's `eth_call`s
- * wait behind the backfill's own requests, so one round trip per event instead of one per token
- * is what makes a `PairCreated` cheap. A token whose decimals cannot be read is left out, with
- * the reason in the log.
+ * (immutable facts, cached by Ponder; `TOKEN_METADATA_BATCH` tokens an `eth_call`, so a state
+ * start's hundreds of thousands of tokens cost a few thousand requests). A position token is a
+ * `defi` token; anything else is `base`. The reads of all new tokens go out together: an
+ * indexing function's `eth_call`s wait behind the backfill's own requests, so one round trip per
+ * event instead of one per token is what makes a `PairCreated` cheap. A token whose decimals
+ * cannot be read is left out, with the reason in the log.
  */
 export async function ensureTokens(
   context: Context,
@@ -76,15 +53,15 @@ export async function ensureTokens(
       });
     }
   }
-  const read = await Promise.all(
-    missing.map(async ({ address, position, seenAt }) => ({
-      address,
-      position,
-      seenAt,
-      ...(position?.metadata ?? (await readMetadata(context, address))),
-    })),
-  );
-  for (const { address, position, seenAt, name, symbol, decimals } of read) {
+  // A position token whose metadata is given (a V2 LP token) costs no read.
+  const read = await readTokenMetadata({
+    client: context.client,
+    chainId,
+    tokens: missing.filter((t) => !t.position?.metadata).map((t) => t.address),
+  });
+  for (const { address, position, seenAt } of missing) {
+    const { name, symbol, decimals } =
+      position?.metadata ?? read.get(address) ?? UNREADABLE_METADATA;
     if (decimals === undefined) {
       // Amounts of a token without decimals cannot be shown or priced: its pools are indexed
       // and routed, but the catalogue does not list it.

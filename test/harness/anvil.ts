@@ -1,7 +1,9 @@
-import { type AnvilInstance, startAnvil } from "../../devnet/anvil.js";
+import { type AnvilInstance, type AnvilParameters, startAnvil } from "../../devnet/anvil.js";
 import { freePort } from "./net.js";
 
 /** Starts a fresh anvil on a free loopback port for one suite. */
-export async function startTestAnvil(params: { chainId?: number } = {}): Promise<AnvilInstance> {
-  return await startAnvil({ port: await freePort(), chainId: params.chainId });
+export async function startTestAnvil(
+  params: Pick<AnvilParameters, "chainId" | "codeSizeLimit"> = {},
+): Promise<AnvilInstance> {
+  return await startAnvil({ ...params, port: await freePort() });
 }

@@ -8,7 +8,9 @@ import { describe, expect, it } from "vitest";
 import { indexerInitCode } from "../../abis/generated/IndexerInitCode.js";
 import {
   decodeTokenMetadata,
+  decodeTokenMetadataBatch,
   storableText,
+  tokenMetadataBatchCall,
   tokenMetadataCall,
 } from "../../engine/core/token-metadata.js";
 
@@ -75,5 +77,33 @@ describe("decodeTokenMetadata: what the deployless reader answers", () => {
     const data = tokenMetadataCall(token);
     expect(data.slice(-40)).toBe(token.slice(2).toLowerCase());
     expect(data.length).toBe(indexerInitCode.TokenMetadataReader.length + 64);
+  });
+
+  it("decodes each answer of a batch as it decodes a single one", () => {
+    const usdt = answer([
+      [true, text("Tether USD")],
+      [true, text("USDT")],
+      [true, word(6n)],
+    ]);
+    const unreadable = answer([
+      [false, "0x"],
+      [true, "0x"],
+      [true, word(256n)],
+    ]);
+    const batch = encodeAbiParameters([{ type: "bytes[]" }], [[usdt, unreadable]]);
+    expect(decodeTokenMetadataBatch(batch)).toEqual([
+      { name: "Tether USD", symbol: "USDT", decimals: 6 },
+      { name: undefined, symbol: undefined, decimals: undefined },
+    ]);
+  });
+
+  it("asks the batch reader with its creation code and the tokens as an address array", () => {
+    const tokens = [
+      "0xdAC17F958D2ee523a2206206994597C13D831ec7",
+      "0x9f8F72aA9304c8B593d555F12eF6589cC3A579A2",
+    ] as const;
+    expect(tokenMetadataBatchCall(tokens)).toBe(
+      `${indexerInitCode.TokenMetadataBatchReader}${encodeAbiParameters([{ type: "address[]" }], [tokens]).slice(2)}`,
+    );
   });
 });
