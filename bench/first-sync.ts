@@ -28,7 +28,7 @@ import pg from "pg";
 import { decodeFunctionData, type Hex, multicall3Abi, toFunctionSelector } from "viem";
 import { startAnvil } from "../devnet/anvil.js";
 import { purgeSyncCache } from "../devnet/sync-cache.js";
-import { MULTICALL3_ADDRESS } from "../engine/index.js";
+import { MULTICALL3_ADDRESS, multicall3TryAggregateAbi } from "../engine/index.js";
 import { freePort } from "../test/harness/net.js";
 import { cpuSeconds, stopChild } from "./child-process.js";
 import { type FirstSyncWorld, seedFirstSyncWorld } from "./first-sync-world.js";
@@ -121,8 +121,14 @@ const requestLabel =
     if (!tx?.to) return "eth_call deployless (token metadata, vault totals)";
     if (tx.to.toLowerCase() !== MULTICALL3_ADDRESS.toLowerCase() || !data) return "eth_call single";
     try {
-      const { args } = decodeFunctionData({ abi: multicall3Abi, data });
-      const batch = args?.[0] as readonly { callData: Hex }[] | undefined;
+      // The state start's `tryAggregate(requireSuccess, calls)`, or an `aggregate3(calls)`.
+      const { functionName, args } = decodeFunctionData({
+        abi: [...multicall3Abi, ...multicall3TryAggregateAbi],
+        data,
+      });
+      const batch = (functionName === "tryAggregate" ? args?.[1] : args?.[0]) as
+        | readonly { callData: Hex }[]
+        | undefined;
       const first = batch?.[0]?.callData.slice(0, 10) ?? "";
       const name = `eth_call Multicall3 ${READ_OF_SELECTOR.get(first) ?? "other"} state`;
       calls.set(name, (calls.get(name) ?? 0) + (batch?.length ?? 0));

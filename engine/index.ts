@@ -74,7 +74,12 @@ export {
 } from "./bundle/build.js";
 export { type CompiledBundle, MAX_BUNDLE_ACTIONS } from "./bundle/compile.js";
 export type { ChainSetup, VaultConfig } from "./core/chain-setup.js";
-export { eventsFrom, MULTICALL3_ADDRESS, stateReadBlock } from "./core/chain-setup.js";
+export {
+  eventsFrom,
+  MULTICALL3_ADDRESS,
+  multicall3TryAggregateAbi,
+  stateReadBlock,
+} from "./core/chain-setup.js";
 export {
   ChainUnavailableError,
   DuplicateProtocolError,

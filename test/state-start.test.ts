@@ -31,6 +31,7 @@ import { UniswapV2PairAbi } from "../abis/UniswapV2Pair.js";
 import { runActivity } from "../devnet/activity.js";
 import { DEVNET_DEPLOYER_KEY } from "../devnet/anvil.js";
 import { purgeSyncCache } from "../devnet/sync-cache.js";
+import { NATIVE_TOKEN_ADDRESS } from "../engine/index.js";
 import {
   type DevnetChain,
   dropSchema,
@@ -205,6 +206,25 @@ describe("an index started from the chain's state", () => {
     }
     // A full replay reads no state.
     expect(indexes[0]?.ponder?.output()).not.toContain("state start read");
+  });
+
+  test("counts each pool and each token it read once, as the full replay's tables hold them", async () => {
+    const replay = indexes[0]?.schema as string;
+    for (const index of indexes.slice(1)) {
+      const start = index.start as bigint;
+      const [counts] = await query<{ pools: string; tokens: string }>(
+        `with pools as (
+           select token0, token1 from "${replay}".v2_pair where chain_id = $1 and created_block < $2
+           union all select token0, token1 from "${replay}".v3_pool where chain_id = $1 and created_block < $2
+           union all select token0, token1 from "${replay}".v4_pool where chain_id = $1 and created_block < $2)
+         select (select count(*) from pools) as pools,
+                (select count(distinct t) from pools, unnest(array[token0, token1]) as t where t <> $3) as tokens`,
+        [chainId, start, NATIVE_TOKEN_ADDRESS],
+      );
+      expect(index.ponder?.output()).toContain(
+        `state start read ${counts?.pools} pools and ${counts?.tokens} tokens at block ${start - 1n}`,
+      );
+    }
   });
 
   test("finds the pools created before its start from their creators' logs, fetching none of their blocks", () => {

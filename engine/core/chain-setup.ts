@@ -3,7 +3,7 @@
  * through and the execution layer's addresses. `chains.ts` builds these from the devnet
  * deployment and the environment; the engine only reads them.
  */
-import type { Address } from "viem";
+import { type Address, parseAbi } from "viem";
 import type { ExecutionAddresses } from "./execution-addresses.js";
 
 export type VaultConfig = { address: Address; protocolSlug: string };
@@ -63,6 +63,16 @@ export type ChainSetup = {
 
 /** Multicall3's address on every chain it is deployed to (the devnets place it there too). */
 export const MULTICALL3_ADDRESS: Address = "0xcA11bde05977b3631167028862bE2a173976CA11";
+
+/**
+ * Multicall3's `tryAggregate`: many calls, each answered or failed on its own (`payable` in the
+ * contract; declared `view` here, as it is only ever read with `eth_call`).
+ */
+export const multicall3TryAggregateAbi = parseAbi([
+  "struct Call { address target; bytes callData; }",
+  "struct Result { bool success; bytes returnData; }",
+  "function tryAggregate(bool requireSuccess, Call[] calls) view returns (Result[] returnData)",
+]);
 
 /** The block a protocol deployed at `deployedAt` has its pools' events applied from. */
 export function eventsFrom(chain: ChainSetup, deployedAt: number): number {

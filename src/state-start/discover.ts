@@ -26,6 +26,11 @@ import {
  */
 const FIRST_RANGE = 10_000n;
 
+/** An address as the tables hold it (viem decodes logs to checksummed addresses). */
+export function lowercase(address: Address): Address {
+  return address.toLowerCase() as Address;
+}
+
 /** Every `event` of `address` from `fromBlock` to `toBlock`, decoded, in chain order. */
 export async function creationLogs<const E extends AbiEvent>(
   context: Context,

@@ -11,10 +11,9 @@ import {
   decodeFunctionResult,
   type EncodeFunctionDataParameters,
   encodeFunctionData,
-  multicall3Abi,
 } from "viem";
 import { readConfig } from "../../config.js";
-import { MULTICALL3_ADDRESS } from "../../engine/index.js";
+import { MULTICALL3_ADDRESS, multicall3TryAggregateAbi } from "../../engine/index.js";
 
 /**
  * What a node says when it no longer holds the state of an old block (a full, not an archive,
@@ -74,7 +73,11 @@ export async function stateReader(context: Context, block: bigint): Promise<Stat
   }
   const deployless = code === undefined || code === "0x";
   const size = readConfig().stateReadBatch;
-  /** One request: `aggregate3` of Multicall3 (one answer, one cache row), or deployless. */
+  /**
+   * One request: Multicall3's `tryAggregate` (one answer, one row of Ponder's cache), or
+   * deployless. Not `aggregate3`, which Ponder's client takes apart into one cache lookup and
+   * one cache row per call: CPU and rows for each of a state start's hundreds of thousands.
+   */
   const request = async (contracts: ContractFunctionParameters<Abi>[]): Promise<CallResult[]> => {
     if (deployless) {
       return (await context.client.multicall({
@@ -87,13 +90,13 @@ export async function stateReader(context: Context, block: bigint): Promise<Stat
       })) as CallResult[];
     }
     const answers = await context.client.readContract({
-      abi: multicall3Abi,
+      abi: multicall3TryAggregateAbi,
       address: MULTICALL3_ADDRESS,
-      functionName: "aggregate3",
+      functionName: "tryAggregate",
       args: [
+        false,
         contracts.map((c) => ({
           target: c.address,
-          allowFailure: true,
           callData: encodeFunctionData(c as EncodeFunctionDataParameters),
         })),
       ],

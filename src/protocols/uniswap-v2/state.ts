@@ -3,7 +3,7 @@ import { v2Pair } from "ponder:schema";
 import { type Address, getAbiItem } from "viem";
 import { UniswapV2FactoryAbi } from "../../../abis/UniswapV2Factory.js";
 import { UniswapV2PairAbi } from "../../../abis/UniswapV2Pair.js";
-import { creationLogs } from "../../state-start/discover.js";
+import { creationLogs, lowercase } from "../../state-start/discover.js";
 import { answerOf, type StateReader, type StateSeed } from "../../state-start/reads.js";
 import { ensureTokens, type TokenToEnsure } from "../../tokens/tokens.js";
 
@@ -43,10 +43,17 @@ export async function readV2State(
     fromBlock: BigInt(where.startBlock),
     toBlock: reader.block,
   });
-  // The event's fourth argument is unnamed, so its arguments arrive as a tuple.
+  // The event's fourth argument is unnamed, so its arguments arrive as a tuple. Addresses as
+  // the tables hold them (lowercase), so that a token is one key wherever it is named.
   const pairs = created.map((log) => {
-    const [token0, token1, address] = log.args as unknown as readonly [Address, Address, Address];
-    return { address, token0, token1, factory: log.address, createdBlock: log.blockNumber };
+    const [token0, token1, pair] = log.args as unknown as readonly [Address, Address, Address];
+    return {
+      address: lowercase(pair),
+      token0: lowercase(token0),
+      token1: lowercase(token1),
+      factory: lowercase(log.address),
+      createdBlock: log.blockNumber,
+    };
   });
   const answers = await reader.read(
     pairs.flatMap((p) => [

@@ -4,7 +4,7 @@ import { type Address, getAbiItem } from "viem";
 import { UniswapV3FactoryAbi } from "../../../abis/UniswapV3Factory.js";
 import { UniswapV3PoolAbi } from "../../../abis/UniswapV3Pool.js";
 import { sqrtPriceRatio } from "../../analytics/pricing.js";
-import { creationLogs } from "../../state-start/discover.js";
+import { creationLogs, lowercase } from "../../state-start/discover.js";
 import { answerOf, type StateReader, type StateSeed } from "../../state-start/reads.js";
 import { bitmapWords, ticksOfWord } from "../../state-start/tick-bitmap.js";
 
@@ -27,11 +27,12 @@ export async function readV3State(
     fromBlock: BigInt(where.startBlock),
     toBlock: reader.block,
   });
+  // Addresses as the tables hold them (lowercase): a token is one key wherever it is named.
   const pools = created.map(({ args, address, blockNumber }) => ({
-    address: args.pool,
-    factory: address,
-    token0: args.token0,
-    token1: args.token1,
+    address: lowercase(args.pool),
+    factory: lowercase(address),
+    token0: lowercase(args.token0),
+    token1: lowercase(args.token1),
     fee: args.fee,
     tickSpacing: args.tickSpacing,
     createdBlock: blockNumber,

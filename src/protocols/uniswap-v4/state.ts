@@ -12,7 +12,7 @@ import {
 import { PoolManagerAbi } from "../../../abis/PoolManager.js";
 import { type Address, NATIVE_TOKEN_ADDRESS, V4_DYNAMIC_FEE_FLAG } from "../../../engine/index.js";
 import { sqrtPriceRatio } from "../../analytics/pricing.js";
-import { creationLogs } from "../../state-start/discover.js";
+import { creationLogs, lowercase } from "../../state-start/discover.js";
 import { answerOf, type StateReader, type StateSeed } from "../../state-start/reads.js";
 import { bitmapWords, ticksOfWord } from "../../state-start/tick-bitmap.js";
 
@@ -93,11 +93,11 @@ export async function readV4State(
   });
   const pools = created.map(({ args, address, blockNumber }) => ({
     poolId: args.id,
-    poolManager: address.toLowerCase() as Address,
+    poolManager: lowercase(address),
     currency0: args.currency0,
     currency1: args.currency1,
-    token0: catalogueToken(args.currency0.toLowerCase() as Address),
-    token1: catalogueToken(args.currency1.toLowerCase() as Address),
+    token0: catalogueToken(lowercase(args.currency0)),
+    token1: catalogueToken(lowercase(args.currency1)),
     fee: args.fee,
     tickSpacing: args.tickSpacing,
     hooks: args.hooks,
