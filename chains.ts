@@ -156,10 +156,19 @@ function realChain(id: number, rpc: string[], env: NodeJS.ProcessEnv): ChainSetu
     addressFromEnv(env, `UNISWAP_V4_POOL_MANAGER_${id}`) ?? known?.uniswapV4?.poolManager;
   const start = startSetting(env, id);
   // Where a protocol's pools are discovered from: its deployment block, or the start block when
-  // that comes first (a chain whose history begins before the recorded deployment, such as a
-  // local copy of the chain's contracts, is replayed from its start).
-  const discoverFrom = (deployed: number | undefined) =>
-    typeof start === "number" ? Math.min(deployed ?? 0, start) : (deployed ?? 0);
+  // that comes first. A start before every recorded deployment means this chain's history is not
+  // the recorded one (a local copy of the chain's contracts at their canonical addresses, in a
+  // history of its own): its pools may have been created in any block before the start, and a
+  // state start must know them all, so they are discovered from genesis.
+  const recorded = Math.min(
+    ...[known?.uniswapV2, known?.uniswapV3, known?.uniswapV4, known?.aaveV3].map(
+      (p) => p?.startBlock ?? Number.POSITIVE_INFINITY,
+    ),
+  );
+  const discoverFrom = (deployed: number | undefined) => {
+    if (typeof start !== "number") return deployed ?? 0;
+    return start < recorded ? 0 : Math.min(deployed ?? 0, start);
+  };
   const execution = parseExecution(env[`EXECUTION_${id}`], `EXECUTION_${id}`);
   const uniswapV2 = v2Factory
     ? {

@@ -8,6 +8,7 @@ import {
   CANONICAL_UNISWAP_V3_FACTORY,
   deterministicExecutionAddresses,
 } from "../../engine/core/execution-addresses.js";
+import { stateReadBlock } from "../../engine/index.js";
 
 describe("indexedChains", () => {
   test("a real chain comes from PONDER_RPC_URL_<id> with its canonical Uniswap factories", () => {
@@ -178,6 +179,51 @@ describe("indexedChains", () => {
       DEVNET: "false",
     });
     expect(other?.uniswapV4).toBeUndefined();
+  });
+
+  test("a start before every recorded deployment: pools are discovered from genesis, and the state is read before the start", () => {
+    // A chain with id 1 whose history is not mainnet's (a local copy of its contracts, as
+    // test/mainnet-shaped-state-start.test.ts runs): pools may predate a start at block 150.
+    const [copy] = indexedChains({
+      PONDER_RPC_URL_1: "http://127.0.0.1:8545",
+      START_BLOCK_1: "150",
+      DEVNET: "false",
+    });
+    expect({
+      startBlock: copy?.startBlock,
+      uniswapV2: copy?.uniswapV2?.startBlock,
+      uniswapV3: copy?.uniswapV3?.startBlock,
+      uniswapV4: copy?.uniswapV4?.startBlock,
+      aaveV3: copy?.aaveV3?.startBlock,
+      stateRead: copy && stateReadBlock(copy),
+    }).toEqual({
+      startBlock: 150,
+      uniswapV2: 0,
+      uniswapV3: 0,
+      uniswapV4: 0,
+      aaveV3: 0,
+      stateRead: 149,
+    });
+    // After a recorded deployment the history is the recorded one: discovery begins at each
+    // deployment, or at the start when that comes first.
+    const [mainnet] = indexedChains({
+      PONDER_RPC_URL_1: "https://rpc.example/1",
+      START_BLOCK_1: "15000000",
+      DEVNET: "false",
+    });
+    expect({
+      uniswapV2: mainnet?.uniswapV2?.startBlock,
+      uniswapV3: mainnet?.uniswapV3?.startBlock,
+      uniswapV4: mainnet?.uniswapV4?.startBlock,
+      aaveV3: mainnet?.aaveV3?.startBlock,
+      stateRead: mainnet && stateReadBlock(mainnet),
+    }).toEqual({
+      uniswapV2: 10_000_835,
+      uniswapV3: 12_369_621,
+      uniswapV4: 15_000_000,
+      aaveV3: 15_000_000,
+      stateRead: 14_999_999,
+    });
   });
 
   test("Aave V3: AAVE_V3_POOL_<id> with AAVE_V3_POOL_ADDRESSES_PROVIDER_<id>; the canonical market's configurator and data provider come with it only", () => {
