@@ -342,28 +342,15 @@ export async function deployWorld(params: DeployWorldParameters): Promise<Deploy
         args: [t0.address, t1.address, fee],
       }),
     );
-    const sqrtPriceX96 = sqrtPriceX96FromPrice(t0, t1);
-    await d.write(pool, UniswapV3PoolAbi, "initialize", [sqrtPriceX96]);
-    const spacing = TICK_SPACING[fee];
-    const center = Math.floor(tickFromSqrtPriceX96(sqrtPriceX96) / spacing) * spacing;
-    const halfWidths = usd >= 1_000_000 ? POSITION_HALF_WIDTHS : POSITION_HALF_WIDTHS.slice(0, 1);
-    for (const half of halfWidths) {
-      await d.write(positionManager, NonfungiblePositionManagerAbi, "mint", [
-        {
-          token0: t0.address,
-          token1: t1.address,
-          fee,
-          tickLower: clampTick(center - half * spacing, spacing),
-          tickUpper: clampTick(center + (half + 1) * spacing, spacing),
-          amount0Desired: amountForUsd(t0, usd),
-          amount1Desired: amountForUsd(t1, usd),
-          amount0Min: 0n,
-          amount1Min: 0n,
-          recipient: d.address,
-          deadline: maxUint256,
-        },
-      ]);
-    }
+    await seedV3Positions(d, {
+      pool,
+      positionManager,
+      token0: t0,
+      token1: t1,
+      fee,
+      halfWidths: usd >= 1_000_000 ? POSITION_HALF_WIDTHS : POSITION_HALF_WIDTHS.slice(0, 1),
+      usd,
+    });
     pools.push(pool);
   }
   log(`deployed Uniswap V3 with ${pools.length} pools`);
@@ -445,6 +432,48 @@ export async function deployWorld(params: DeployWorldParameters): Promise<Deploy
 
 function sortTokens<T extends { address: Address }>(a: T, b: T): [T, T] {
   return a.address.toLowerCase() < b.address.toLowerCase() ? [a, b] : [b, a];
+}
+
+/**
+ * Initializes a new V3 pool at its tokens' USD prices and mints the deployer one position per
+ * half width around that price (`half` tick spacings below it, `half + 1` above), each paying
+ * up to `usd` worth of each token; the deployer must have approved the position manager for both.
+ * Position manager token ids follow in mint order.
+ */
+export async function seedV3Positions(
+  d: Deployer,
+  params: {
+    pool: Address;
+    positionManager: Address;
+    token0: { address: Address; decimals: number; usdPrice: number };
+    token1: { address: Address; decimals: number; usdPrice: number };
+    fee: keyof typeof TICK_SPACING;
+    halfWidths: readonly number[];
+    usd: number;
+  },
+): Promise<void> {
+  const { token0: t0, token1: t1, fee, usd } = params;
+  const sqrtPriceX96 = sqrtPriceX96FromPrice(t0, t1);
+  await d.write(params.pool, UniswapV3PoolAbi, "initialize", [sqrtPriceX96]);
+  const spacing = TICK_SPACING[fee];
+  const center = Math.floor(tickFromSqrtPriceX96(sqrtPriceX96) / spacing) * spacing;
+  for (const half of params.halfWidths) {
+    await d.write(params.positionManager, NonfungiblePositionManagerAbi, "mint", [
+      {
+        token0: t0.address,
+        token1: t1.address,
+        fee,
+        tickLower: clampTick(center - half * spacing, spacing),
+        tickUpper: clampTick(center + (half + 1) * spacing, spacing),
+        amount0Desired: amountForUsd(t0, usd),
+        amount1Desired: amountForUsd(t1, usd),
+        amount0Min: 0n,
+        amount1Min: 0n,
+        recipient: d.address,
+        deadline: maxUint256,
+      },
+    ]);
+  }
 }
 
 const MAX_TICK = 887272;

@@ -7,9 +7,9 @@
  *
  * Start blocks: in the middle of the world's deployment (V3 pools created both before and after
  * it, positions minted before it and burned after it), in the middle of later activity (every
- * pool exists; swaps, burns, Aave borrows and vault yield follow), and at the head. Columns that
- * record when the index wrote a row (`created_block`, `updated_block`) are not state, and a V4
- * pool's `last_swap_fee` is the fee of its last swap, history the state start does not read.
+ * pool exists; swaps, burns, Aave borrows and vault yield follow), and at the head. What counts
+ * as state, and how it is compared: test/harness/same-state.ts; the same proof on the
+ * mainnet-shaped chain: test/mainnet-shaped-state-start.test.ts.
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -40,27 +40,16 @@ import {
   spawnPonder,
   startDevnetChain,
   waitForBlock,
+  waitForIndexes,
   waitUntil,
 } from "./harness/ponder-process.js";
 import { startRpcGate } from "./harness/rpc-gate.js";
 import { type RpcRecorder, startRpcRecorder } from "./harness/rpc-recorder.js";
+import { expectSameAnswers, expectSameState, routePath } from "./harness/same-state.js";
 import { type ServiceInstance, TEST_DATABASE_URL, waitForRoutingGraph } from "./harness/service.js";
 
 const chainId = 900_000 + Math.floor(Math.random() * 90_000);
 const suffix = `${process.pid}_${randomBytes(3).toString("hex")}`;
-/** The tables of current state, each with the columns that order it. */
-const STATE_TABLES: Record<string, string[]> = {
-  token: ["address"],
-  v2_pair: ["address"],
-  v3_pool: ["address"],
-  v3_tick: ["pool", "tick"],
-  v4_pool: ["pool_id"],
-  v4_tick: ["pool_id", "tick"],
-  aave_reserve: ["a_token"],
-  vault: ["address"],
-};
-const NOT_STATE = new Set(["created_block", "updated_block", "last_swap_fee"]);
-
 let chain: DevnetChain;
 let head: bigint;
 const indexes: {
@@ -88,27 +77,14 @@ async function rpc<T>(method: string, params: unknown[]): Promise<T> {
 const query = <T extends pg.QueryResultRow>(sql: string, values: unknown[] = []) =>
   queryRows<T>(TEST_DATABASE_URL, sql, values);
 
-/** The state rows of `table` in `schema`, without the bookkeeping columns, in key order. */
-async function stateRows(schema: string, table: string) {
-  const order = STATE_TABLES[table] ?? [];
-  const rows = await query(
-    `select * from "${schema}"."${table}" where chain_id = $1 order by ${order.map((c) => `"${c}"`).join(", ")}`,
-    [chainId],
-  );
-  return rows.map((row) =>
-    Object.fromEntries(Object.entries(row).filter(([column]) => !NOT_STATE.has(column))),
-  );
-}
-
-/** Every state table of `schema` equals the one of `expected`, row for row. */
-async function expectSameState(schema: string, expected: string): Promise<void> {
-  for (const table of Object.keys(STATE_TABLES)) {
-    expect({ table, rows: await stateRows(schema, table) }).toEqual({
-      table,
-      rows: await stateRows(expected, table),
-    });
-  }
-}
+/** Every state table of `schema` equals the one of the full replay, row for row. */
+const expectSameAsReplay = async (index: { name: string; schema: string }) =>
+  await expectSameState({
+    databaseUrl: TEST_DATABASE_URL,
+    chainId,
+    replay: (indexes[0] as { schema: string }).schema,
+    starts: [index],
+  });
 
 beforeAll(async () => {
   await purgeSyncCache(TEST_DATABASE_URL, chainId);
@@ -180,14 +156,7 @@ beforeAll(async () => {
       },
     });
   }
-  for (const index of indexes) {
-    await waitForBlock(index.ponder as PonderProcess, {
-      databaseUrl: TEST_DATABASE_URL,
-      schema: index.schema,
-      block: head,
-      timeoutMs: 240_000,
-    });
-  }
+  await waitForIndexes(indexes, { databaseUrl: TEST_DATABASE_URL, block: head });
 }, 600_000);
 
 afterAll(async () => {
@@ -249,16 +218,14 @@ describe("an index started from the chain's state", () => {
 
   test("holds the same tokens, pairs, pools, ticks, reserves and vaults as a full replay", async () => {
     const [replay, ...starts] = indexes;
-    for (const table of Object.keys(STATE_TABLES)) {
-      const expected = await stateRows(replay?.schema as string, table);
-      if (table !== "vault") expect(expected.length, table).toBeGreaterThan(0);
-      for (const index of starts) {
-        expect({ index: index.name, table, rows: await stateRows(index.schema, table) }).toEqual({
-          index: index.name,
-          table,
-          rows: expected,
-        });
-      }
+    const replayed = await expectSameState({
+      databaseUrl: TEST_DATABASE_URL,
+      chainId,
+      replay: replay?.schema as string,
+      starts,
+    });
+    for (const [table, rows] of Object.entries(replayed)) {
+      if (table !== "vault") expect(rows.length, table).toBeGreaterThan(0);
     }
   });
 
@@ -306,42 +273,26 @@ describe("an index started from the chain's state", () => {
       `/v1/tokens?chainId=${chainId}&protocolSlug=uniswap-v2`,
       `/v1/tokens?chainId=${chainId}&protocolSlug=aave-v3`,
       `/v1/prices/${chainId}?${d.tokens.map((t) => `addresses=${t.address}`).join("&")}`,
-      ...[
-        [symbol("USDC"), symbol("WETH"), "2500000000"],
-        [symbol("WETH"), symbol("DAI"), "1000000000000000000"],
-      ].map(
-        ([tokenIn, tokenOut, amountIn]) =>
-          `/v1/shortcuts/route?${new URLSearchParams({
-            chainId: String(chainId),
-            fromAddress: "0x1111111111111111111111111111111111111111",
-            receiver: "0x1111111111111111111111111111111111111111",
-            tokenIn: tokenIn as string,
-            tokenOut: tokenOut as string,
-            amountIn: amountIn as string,
-            routingStrategy: "router",
-          })}`,
-      ),
+      routePath({
+        chainId,
+        tokenIn: symbol("USDC"),
+        tokenOut: symbol("WETH"),
+        amountIn: 2_500_000_000n,
+      }),
+      routePath({
+        chainId,
+        tokenIn: symbol("WETH"),
+        tokenOut: symbol("DAI"),
+        amountIn: 1_000_000_000_000_000_000n,
+      }),
     ];
-    const answer = async (url: string) => {
-      const res = await fetch(url);
-      const body = (await res.json()) as Record<string, unknown>;
-      // What a route answers of the state; its transaction carries a deadline from the clock.
-      const { amountOut, route, priceImpact } = body;
-      return url.includes("/route?")
-        ? { status: res.status, amountOut, route, priceImpact }
-        : { status: res.status, body };
-    };
-    for (const path of paths) {
-      const expected = await answer(`${indexes[0]?.ponder?.url}${path}`);
-      expect(expected.status, path).toBe(200);
-      for (const index of indexes.slice(1)) {
-        expect({
-          index: index.name,
-          path,
-          ...(await answer(`${index.ponder?.url}${path}`)),
-        }).toEqual({ index: index.name, path, ...expected });
-      }
-    }
+    await expectSameAnswers({
+      replay: indexes[0]?.ponder?.url as string,
+      starts: indexes
+        .slice(1)
+        .map((index) => ({ name: index.name, url: index.ponder?.url as string })),
+      paths,
+    });
   });
 
   test("at the head when told latest: the head is pinned, and a restart resumes the same index", async () => {
@@ -399,7 +350,7 @@ describe("an index started from the chain's state", () => {
     const reads = [...second.output().matchAll(/state start read .* at block (\d+) in /g)];
     expect(reads.map((m) => m[1])).toEqual(reads.map(() => String(pinnedAt - 1n)));
     expect(second.output()).not.toContain("previously used by a different Ponder app");
-    await expectSameState(index.schema, replay.schema);
+    await expectSameAsReplay(index);
   }, 300_000);
 
   test("killed while it reads the state, then restarted: the same tables", async () => {
@@ -449,7 +400,7 @@ describe("an index started from the chain's state", () => {
         timeoutMs: 240_000,
       });
       expect(second.output()).toContain(` at block ${start - 1n} in `);
-      await expectSameState(index.schema, (indexes[0] as { schema: string }).schema);
+      await expectSameAsReplay(index);
     } finally {
       gate.open();
       await gate.close();
@@ -530,7 +481,7 @@ describe("an index started from the chain's state", () => {
     );
     const [onChain0, onChain1] = await readReserves(pair);
     expect(reserves).toEqual({ reserve0: onChain0.toString(), reserve1: onChain1.toString() });
-    await expectSameState(index.schema, replay.schema);
+    await expectSameAsReplay(index);
   }, 300_000);
 });
 

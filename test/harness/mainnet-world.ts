@@ -21,17 +21,19 @@ import {
   parseAbi,
   parseUnits,
 } from "viem";
-import { NonfungiblePositionManagerAbi } from "../../abis/NonfungiblePositionManager.js";
 import { UniswapV2FactoryAbi } from "../../abis/UniswapV2Factory.js";
 import { UniswapV2PairAbi } from "../../abis/UniswapV2Pair.js";
 import { UniswapV3FactoryAbi } from "../../abis/UniswapV3Factory.js";
-import { UniswapV3PoolAbi } from "../../abis/UniswapV3Pool.js";
 import { WETH9Abi } from "../../abis/WETH9.js";
 import { buildContracts, loadArtifact } from "../../contracts/build.js";
 import { readNpmArtifact } from "../../devnet/artifacts.js";
 import { placeMulticall3 } from "../../devnet/multicall3.js";
-import { sqrtPriceX96FromPrice, tickFromSqrtPriceX96 } from "../../devnet/price.js";
-import { amountForUsd, type Deployer, devnetDeployer } from "../../devnet/world.js";
+import {
+  amountForUsd,
+  type Deployer,
+  devnetDeployer,
+  seedV3Positions,
+} from "../../devnet/world.js";
 
 /** Canonical Ethereum mainnet addresses the world reproduces. */
 export const MAINNET = {
@@ -159,6 +161,73 @@ export const bareErc20Abi = parseAbi([
 ]);
 
 /**
+ * Creates the V2 pair of `a` and `b` on the canonical factory and seeds it with `usd` worth of
+ * each from the deployer's inventory; returns the pair.
+ */
+export async function seedV2Pair(
+  d: Deployer,
+  a: WorldToken,
+  b: WorldToken,
+  usd: number,
+): Promise<Address> {
+  await d.write(MAINNET.uniswapV2Factory, UniswapV2FactoryAbi, "createPair", [
+    a.address,
+    b.address,
+  ]);
+  const pair = getAddress(
+    await d.client.readContract({
+      address: MAINNET.uniswapV2Factory,
+      abi: UniswapV2FactoryAbi,
+      functionName: "getPair",
+      args: [a.address, b.address],
+    }),
+  );
+  for (const t of [a, b]) {
+    await d.write(t.address, bareErc20Abi, "transfer", [pair, amountForUsd(t, usd)]);
+  }
+  await d.write(pair, UniswapV2PairAbi, "mint", [d.address]);
+  return pair;
+}
+
+/**
+ * Creates the V3 pool of `a` and `b` at `fee` on the canonical factory with three positions of
+ * the deployer around their USD price (`seedV3Positions`); the deployer must have approved the
+ * position manager for both. Returns the pool.
+ */
+export async function seedV3Pool(
+  d: Deployer,
+  a: WorldToken,
+  b: WorldToken,
+  fee: 500 | 3000,
+  usd: number,
+): Promise<Address> {
+  const [t0, t1] = a.address.toLowerCase() < b.address.toLowerCase() ? [a, b] : [b, a];
+  await d.write(MAINNET.uniswapV3Factory, UniswapV3FactoryAbi, "createPool", [
+    t0.address,
+    t1.address,
+    fee,
+  ]);
+  const pool = getAddress(
+    await d.client.readContract({
+      address: MAINNET.uniswapV3Factory,
+      abi: UniswapV3FactoryAbi,
+      functionName: "getPool",
+      args: [t0.address, t1.address, fee],
+    }),
+  );
+  await seedV3Positions(d, {
+    pool,
+    positionManager: MAINNET.positionManager,
+    token0: t0,
+    token1: t1,
+    fee,
+    halfWidths: [12, 60, 600],
+    usd,
+  });
+  return pool;
+}
+
+/**
  * Deploys the mainnet-shaped world on an anvil started with `--chain-id 1`, from anvil's first
  * dev account. The execution layer is not part of it: `npm run deploy` puts it there.
  */
@@ -216,25 +285,7 @@ export async function deployMainnetWorld(rpcUrl: string): Promise<MainnetWorld> 
     return t;
   };
   const v2Pairs: Address[] = [];
-  for (const [a, b, usd] of V2_PAIRS) {
-    await d.write(MAINNET.uniswapV2Factory, UniswapV2FactoryAbi, "createPair", [
-      token(a).address,
-      token(b).address,
-    ]);
-    const pair = getAddress(
-      await client.readContract({
-        address: MAINNET.uniswapV2Factory,
-        abi: UniswapV2FactoryAbi,
-        functionName: "getPair",
-        args: [token(a).address, token(b).address],
-      }),
-    );
-    for (const t of [token(a), token(b)]) {
-      await d.write(t.address, bareErc20Abi, "transfer", [pair, amountForUsd(t, usd)]);
-    }
-    await d.write(pair, UniswapV2PairAbi, "mint", [deployer]);
-    v2Pairs.push(pair);
-  }
+  for (const [a, b, usd] of V2_PAIRS) v2Pairs.push(await seedV2Pair(d, token(a), token(b), usd));
 
   const v3Factory = readNpmArtifact("UniswapV3Factory");
   await deployAt(d, MAINNET.uniswapV3Factory, v3Factory.abi, v3Factory.bytecode);
@@ -262,45 +313,7 @@ export async function deployMainnetWorld(rpcUrl: string): Promise<MainnetWorld> 
   }
   const v3Pools: Address[] = [];
   for (const [a, b, fee, usd] of V3_POOLS) {
-    const [t0, t1] =
-      token(a).address.toLowerCase() < token(b).address.toLowerCase()
-        ? [token(a), token(b)]
-        : [token(b), token(a)];
-    await d.write(MAINNET.uniswapV3Factory, UniswapV3FactoryAbi, "createPool", [
-      t0.address,
-      t1.address,
-      fee,
-    ]);
-    const pool = getAddress(
-      await client.readContract({
-        address: MAINNET.uniswapV3Factory,
-        abi: UniswapV3FactoryAbi,
-        functionName: "getPool",
-        args: [t0.address, t1.address, fee],
-      }),
-    );
-    const sqrtPriceX96 = sqrtPriceX96FromPrice(t0, t1);
-    await d.write(pool, UniswapV3PoolAbi, "initialize", [sqrtPriceX96]);
-    const spacing = fee === 500 ? 10 : 60;
-    const center = Math.floor(tickFromSqrtPriceX96(sqrtPriceX96) / spacing) * spacing;
-    for (const half of [12, 60, 600]) {
-      await d.write(MAINNET.positionManager, NonfungiblePositionManagerAbi, "mint", [
-        {
-          token0: t0.address,
-          token1: t1.address,
-          fee,
-          tickLower: center - half * spacing,
-          tickUpper: center + (half + 1) * spacing,
-          amount0Desired: amountForUsd(t0, usd),
-          amount1Desired: amountForUsd(t1, usd),
-          amount0Min: 0n,
-          amount1Min: 0n,
-          recipient: deployer,
-          deadline: maxUint256,
-        },
-      ]);
-    }
-    v3Pools.push(pool);
+    v3Pools.push(await seedV3Pool(d, token(a), token(b), fee, usd));
   }
 
   const poolManager = readNpmArtifact("PoolManager");

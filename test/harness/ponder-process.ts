@@ -90,12 +90,25 @@ export async function spawnPonder(params: SpawnPonderParameters): Promise<Ponder
     PONDER_LOG_LEVEL: logLevel,
     ...params.env,
   };
-  let log = "";
   const child = spawn(
     join(root, "node_modules/.bin/ponder"),
     [params.command, "--port", String(port), "--schema", params.schema, "--log-level", logLevel],
     { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] },
   );
+  return ponderProcess(child, port);
+}
+
+/**
+ * A spawned Ponder process (its output piped) as a {@link PonderProcess}; `group`: it was spawned
+ * detached, as the leader of a process group that `stop` ends whole (`npm run` starts Ponder in a
+ * shell).
+ */
+export function ponderProcess(
+  child: ChildProcess,
+  port: number,
+  params: { group?: boolean } = {},
+): PonderProcess {
+  let log = "";
   child.stdout?.on("data", (d: Buffer) => {
     log += d.toString();
   });
@@ -110,7 +123,10 @@ export async function spawnPonder(params: SpawnPonderParameters): Promise<Ponder
     // Without colours: Ponder's logger colours its lines when `CI` is set, as in CI runs.
     output: () => log.replace(ANSI_ESCAPE, ""),
     stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+      if (child.pid && child.exitCode === null && child.signalCode === null) {
+        if (params.group) process.kill(-child.pid, "SIGTERM");
+        else child.kill("SIGTERM");
+      }
       await exited;
     },
   };
@@ -186,6 +202,25 @@ export async function waitForBlock(
     },
     { timeoutMs: params.timeoutMs, output: ponder.output, process: ponder.process },
   );
+}
+
+/**
+ * Resolves once each of `indexes` answers `/ready` and its checkpoint has reached `block`, each
+ * within `timeoutMs` (default 240 s: indexes started together share the machine's cores).
+ */
+export async function waitForIndexes(
+  indexes: readonly { schema: string; ponder?: PonderProcess }[],
+  params: { databaseUrl: string; block: bigint; timeoutMs?: number },
+): Promise<void> {
+  for (const index of indexes) {
+    if (!index.ponder) throw new Error(`${index.schema} has no process`);
+    await waitForBlock(index.ponder, {
+      databaseUrl: params.databaseUrl,
+      schema: index.schema,
+      block: params.block,
+      timeoutMs: params.timeoutMs ?? 240_000,
+    });
+  }
 }
 
 /** Drops `schema` (and what is in it) from the database at `databaseUrl`. */
