@@ -75,8 +75,11 @@ export type SpawnPonderParameters = {
   chain: DevnetChain;
   databaseUrl: string;
   schema: string;
-  /** Ponder's log level; `info` shows crash recovery and backfill progress. Default `warn`. */
-  logLevel?: "warn" | "info";
+  /**
+   * Ponder's log level; `info` shows crash recovery and backfill progress, `error` leaves out
+   * the warnings of each failed RPC request (with its whole body). Default `warn`.
+   */
+  logLevel?: "error" | "warn" | "info";
   env?: Record<string, string>;
 };
 
@@ -115,7 +118,8 @@ export function ponderProcess(
   child.stderr?.on("data", (d: Buffer) => {
     log += d.toString();
   });
-  const exited = new Promise<void>((r) => child.once("exit", () => r()));
+  // "close", not "exit": by then the output the process wrote before it exited has been read.
+  const exited = new Promise<void>((r) => child.once("close", () => r()));
   return {
     url: `http://127.0.0.1:${port}`,
     process: child,
