@@ -6,6 +6,7 @@
 import type { Context } from "ponder:registry";
 import {
   type Abi,
+  BaseError,
   type ContractFunctionParameters,
   type DecodeFunctionResultParameters,
   decodeFunctionResult,
@@ -17,18 +18,36 @@ import { MULTICALL3_ADDRESS, multicall3TryAggregateAbi } from "../../engine/inde
 
 /**
  * What a node says when it no longer holds the state of an old block (a full, not an archive,
- * node) or cannot serve it.
+ * node) or cannot serve it: geth (`missing trie node <hash> (path …) <err>` in the hash scheme,
+ * `state 0x… is not available` and `historical state … is not available` in the path scheme,
+ * `header not found` for a block it does not know), Erigon (`old data not available due to
+ * pruning`), Nethermind (`No state available for block 0x…`), Besu (`World state unavailable`),
+ * Reth (`state at block #N is pruned`), Infura (`project ID does not have access to archive
+ * state`).
  */
 const PRUNED =
-  /missing trie node|header not found|state (is )?not available|historical state|pruned|unknown block|state histories/i;
+  /missing trie node|header not found|state (0x[0-9a-f]+ )?(is )?not available|no state available|world state unavailable|historical state|prun(ed|ing)|unknown block|state histories|archive state/i;
+
+/**
+ * The node's own words: viem puts the JSON-RPC error's message in `details` and wraps it in
+ * its own summary (`Missing or invalid parameters.` for any -32000), which names no cause.
+ */
+function nodeMessage(error: unknown): string {
+  if (error instanceof BaseError && error.details !== "") return error.details;
+  return error instanceof Error ? (error.message.split("\n")[0] as string) : String(error);
+}
 
 /**
  * An error reading the state at `block`, naming what to change: an archive node for an old
  * start block, or a smaller batch when the node refuses the request's size or gas.
  */
-export function stateReadError(context: Context, block: bigint, error: unknown): Error {
-  const id = context.chain.id;
-  const message = (error as Error).message?.split("\n")[0] ?? String(error);
+export function stateReadError(
+  chain: Pick<Context["chain"], "id">,
+  block: bigint,
+  error: unknown,
+): Error {
+  const id = chain.id;
+  const message = nodeMessage(error);
   const remedy = PRUNED.test(message)
     ? `the node does not hold the state of block ${block}: use an archive node (PONDER_RPC_URL_${id}), or set START_BLOCK_${id} to a recent block`
     : `if the node limits eth_call gas, batch size or response size, lower STATE_READ_BATCH (now ${readConfig().stateReadBatch}) or raise the node's limits`;
@@ -69,7 +88,7 @@ export async function stateReader(context: Context, block: bigint): Promise<Stat
   try {
     code = await context.client.getCode({ address: MULTICALL3_ADDRESS, blockNumber: block });
   } catch (error) {
-    throw stateReadError(context, block, error);
+    throw stateReadError(context.chain, block, error);
   }
   const deployless = code === undefined || code === "0x";
   const size = readConfig().stateReadBatch;
@@ -128,7 +147,7 @@ export async function stateReader(context: Context, block: bigint): Promise<Stat
       try {
         return (await Promise.all(chunks.map(request))).flat();
       } catch (error) {
-        throw stateReadError(context, block, error);
+        throw stateReadError(context.chain, block, error);
       }
     },
   };

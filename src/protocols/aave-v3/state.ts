@@ -29,7 +29,7 @@ export async function readAaveState(
     // No market at that block yet: the pool (or its implementation) is deployed after it.
     if (error instanceof BaseError && error.walk((e) => e instanceof ContractFunctionZeroDataError))
       return;
-    throw stateReadError(context, block, error);
+    throw stateReadError(context.chain, block, error);
   }
   for (const asset of assets) await listReserve(context, asset.toLowerCase() as Address, block);
 }

@@ -10,6 +10,7 @@ import {
   zeroAddress,
 } from "viem";
 import { PoolManagerAbi } from "../../../abis/PoolManager.js";
+import { readConfig } from "../../../config.js";
 import { type Address, NATIVE_TOKEN_ADDRESS, V4_DYNAMIC_FEE_FLAG } from "../../../engine/index.js";
 import { sqrtPriceRatio } from "../../analytics/pricing.js";
 import { creationLogs, lowercase } from "../../state-start/discover.js";
@@ -22,8 +23,6 @@ const POOLS_SLOT = 6n;
 const LIQUIDITY_OFFSET = 3n;
 const TICKS_OFFSET = 4n;
 const BITMAP_OFFSET = 5n;
-/** Slots per `extsload` call (about 2.1 M gas of cold reads). */
-const SLOTS_PER_CALL = 1_000;
 
 const U128 = (1n << 128n) - 1n;
 
@@ -53,16 +52,20 @@ async function readSlots(
   manager: Address,
   slots: readonly Hex[],
 ): Promise<bigint[]> {
+  // A slot costs what one of the cheapest calls does (a cold storage read): an `extsload` reads
+  // as many as a request holds calls, so a smaller STATE_READ_BATCH shrinks these requests too
+  // (1,000 slots: about 2.1 M gas of cold reads and a 32 KB answer).
+  const slotsPerCall = readConfig().stateReadBatch;
   const calls = [];
-  for (let i = 0; i < slots.length; i += SLOTS_PER_CALL) {
+  for (let i = 0; i < slots.length; i += slotsPerCall) {
     calls.push({
       address: manager,
       abi: PoolManagerAbi,
       functionName: "extsload",
-      args: [slots.slice(i, i + SLOTS_PER_CALL)],
+      args: [slots.slice(i, i + slotsPerCall)],
     } as const);
   }
-  // An extsload of SLOTS_PER_CALL cold slots costs millions of gas: one per request.
+  // Each extsload is a full request of its own.
   const answers = await reader.read(calls, { weight: Number.POSITIVE_INFINITY });
   return answers.flatMap((a, i) => {
     const words = answerOf<readonly Hex[]>(a);
