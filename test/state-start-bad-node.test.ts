@@ -38,6 +38,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { runActivity } from "../devnet/activity.js";
 import { purgeSyncCache } from "../devnet/sync-cache.js";
 import { stateReadError } from "../src/state-start/reads.js";
+import { jsonRpc } from "./harness/json-rpc.js";
 import {
   type DevnetChain,
   dropSchema,
@@ -46,12 +47,7 @@ import {
   startDevnetChain,
   waitForBlock,
 } from "./harness/ponder-process.js";
-import {
-  type NodeBehaviour,
-  type RecordedRequest,
-  type RpcRecorder,
-  startRpcRecorder,
-} from "./harness/rpc-recorder.js";
+import { type NodeBehaviour, type RpcRecorder, startRpcRecorder } from "./harness/rpc-recorder.js";
 import { expectSameState } from "./harness/same-state.js";
 import { TEST_DATABASE_URL } from "./harness/service.js";
 
@@ -68,29 +64,25 @@ const RETURN_DATA_LIMIT = 100_000;
 const KEPT_BLOCKS = 128n;
 /** Ponder's attempts per request: the first and RETRY_COUNT (9) retries. */
 const ATTEMPTS = 10;
-/** The batch the refusals name as the one to lower, and the smaller one that then starts. */
-const DEFAULT_BATCH = 1_000;
-const SMALLER_BATCH = 500;
-const SMALLER_SIZE_BATCH = 400;
+/**
+ * `STATE_READ_BATCH`: the default the refusals name as the one to lower, and the smaller ones
+ * the second runs take (not the same two, or the second would find the first's answers in
+ * Ponder's cache).
+ */
+const BATCH = { default: 1_000, gasCapped: 500, sizeLimited: 400 } as const;
 
 let chain: DevnetChain;
 /**
- * The start block of the uncapped index and of the capped nodes' second runs. Ponder caches every `eth_call` answer by chain and block for every index of
- * the chain (`ponder_sync`, with or without `disableCache`), so each refusing node's index starts
- * at a block of its own, one of the empty blocks after `start` (the same state, the same answers).
+ * The start block of the uncapped index and of the capped nodes' second runs. Ponder caches
+ * every `eth_call` answer by chain and block for every index of the chain (`ponder_sync`, with
+ * or without `disableCache`), so each refusing node's index starts at a block of its own, one of
+ * the empty blocks after `start` (the same state, the same answers).
  */
 let start: bigint;
 /** The block every index that starts goes on to. */
 let head: bigint;
 
-async function rpc<T>(method: string, params: unknown[]): Promise<T> {
-  const res = await fetch(chain.anvil.url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-  });
-  return ((await res.json()) as { result: T }).result;
-}
+const rpc = <T>(method: string, params: unknown[]) => jsonRpc<T>(chain.anvil.url, method, params);
 
 /** geth with `--rpc.gascap`: every `eth_call` runs with at most `cap` gas. */
 function gasCappedNode(cap: bigint): NodeBehaviour {
@@ -125,7 +117,7 @@ function returnDataLimitedNode(limit: number): NodeBehaviour {
   };
 }
 
-/** The block a state read asks for: its last parameter. */
+/** Methods that read the state at a block, which they take as their last parameter. */
 const STATE_METHODS = new Set([
   "eth_call",
   "eth_getCode",
@@ -173,12 +165,12 @@ async function startBehind(params: {
 }): Promise<Run> {
   const { name, node, batch } = params;
   const run = { name, schema: `hb_bad_node_${runs.length}_${suffix}`, from: params.from } as Run;
-  const refusing: NodeBehaviour = async (request, forward) => {
+  const watched: NodeBehaviour = async (request, forward) => {
     const answer = node ? await node(request, forward) : await forward(request);
     if ("error" in answer) run.refusedAt ??= Date.now();
     return answer;
   };
-  run.recorder = await startRpcRecorder({ target: chain.anvil.url, node: refusing, batchLimit: 1 });
+  run.recorder = await startRpcRecorder({ target: chain.anvil.url, node: watched, batchLimit: 1 });
   run.ponder = await spawnPonder({
     command: "start",
     chain,
@@ -204,7 +196,7 @@ async function startBehind(params: {
  */
 function stateReads(run: Run, method: string): number[] {
   const sent = new Map<string, number>();
-  for (const r of run.recorder.requests() as RecordedRequest[]) {
+  for (const r of run.recorder.requests()) {
     if (r.method !== method || r.params.at(-1) !== toHex(run.from - 1n)) continue;
     const key = JSON.stringify(r.params);
     sent.set(key, (sent.get(key) ?? 0) + 1);
@@ -247,7 +239,7 @@ function expectGaveUpAfterPonderRetries(run: Run): void {
 
 /** The error a refusal of the gas or size kind ends in, with the node's own words. */
 const batchError = (run: Run, words: string) =>
-  `Chain ${chainId}: reading the state at block ${run.from - 1n} for the state start failed (${words}); if the node limits eth_call gas, batch size or response size, lower STATE_READ_BATCH (now ${DEFAULT_BATCH}) or raise the node's limits`;
+  `Chain ${chainId}: reading the state at block ${run.from - 1n} for the state start failed (${words}); if the node limits eth_call gas, batch size or response size, lower STATE_READ_BATCH (now ${BATCH.default}) or raise the node's limits`;
 
 let reference: Run;
 let gasCapped: Run;
@@ -297,14 +289,13 @@ beforeAll(async () => {
     name: "gas cap, smaller batch",
     node: gasCappedNode(GAS_CAP),
     from: start,
-    batch: SMALLER_BATCH,
+    batch: BATCH.gasCapped,
   });
-  // Another batch than the gas-capped run's: its requests are then not in Ponder's cache.
   sizeLimitedSmaller = await startBehind({
     name: "response size limit, smaller batch",
     node: returnDataLimitedNode(RETURN_DATA_LIMIT),
     from: start,
-    batch: SMALLER_SIZE_BATCH,
+    batch: BATCH.sizeLimited,
   });
   for (const run of [gasCappedSmaller, sizeLimitedSmaller]) await reachHead(run);
   for (const run of [gasCapped, sizeLimited, pruned]) await run.ponder.exited;

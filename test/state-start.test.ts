@@ -32,6 +32,7 @@ import { runActivity } from "../devnet/activity.js";
 import { DEVNET_DEPLOYER_KEY } from "../devnet/anvil.js";
 import { purgeSyncCache } from "../devnet/sync-cache.js";
 import { NATIVE_TOKEN_ADDRESS } from "../engine/index.js";
+import { jsonRpc } from "./harness/json-rpc.js";
 import {
   type DevnetChain,
   dropSchema,
@@ -65,14 +66,7 @@ let recorder: RpcRecorder;
 /** The blocks holding a pool's creation (V2 `PairCreated`, V3 `PoolCreated`, V4 `Initialize`). */
 let creationBlocks: bigint[];
 
-async function rpc<T>(method: string, params: unknown[]): Promise<T> {
-  const res = await fetch(chain.anvil.url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-  });
-  return ((await res.json()) as { result: T }).result;
-}
+const rpc = <T>(method: string, params: unknown[]) => jsonRpc<T>(chain.anvil.url, method, params);
 
 const query = <T extends pg.QueryResultRow>(sql: string, values: unknown[] = []) =>
   queryRows<T>(TEST_DATABASE_URL, sql, values);

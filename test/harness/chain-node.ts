@@ -9,17 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { type AnvilInstance, startAnvil } from "../../devnet/anvil.js";
-
-async function rpc(url: string, method: string, params: unknown[] = []): Promise<unknown> {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-  });
-  const body = (await res.json()) as { result?: unknown; error?: { message: string } };
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result;
-}
+import { jsonRpc } from "./json-rpc.js";
 
 export type ChainNodeState = {
   /** The JSON file `anvil --load-state` reads. */
@@ -33,7 +23,7 @@ export type ChainNodeState = {
 /** Dumps the running node's state to a file `--load-state` accepts. */
 export async function dumpChainState(node: AnvilInstance): Promise<ChainNodeState> {
   // `anvil_dumpState` answers gzip-compressed JSON as hex; `--load-state` reads the JSON.
-  const hex = (await rpc(node.url, "anvil_dumpState")) as string;
+  const hex = await jsonRpc<string>(node.url, "anvil_dumpState");
   const json = gunzipSync(Buffer.from(hex.slice(2), "hex")).toString("utf8");
   const dir = mkdtempSync(join(tmpdir(), "anvil-state-"));
   const file = join(dir, "state.json");
