@@ -7,6 +7,16 @@ import { configDefaults, defineConfig } from "vitest/config";
  * after every other suite, one file at a time.
  */
 const ALONE = ["test/reliability/load.test.ts"];
+/**
+ * Suites that run several indexers of one chain at once (four to six `ponder start`s, each with
+ * its own pool of Postgres connections): two of them side by side would pass the database's 100
+ * connections. They run after the other suites, one file at a time.
+ */
+const INDEXERS = [
+  "test/state-start.test.ts",
+  "test/state-start-bad-node.test.ts",
+  "test/mainnet-shaped-state-start.test.ts",
+];
 
 export default defineConfig({
   test: {
@@ -22,8 +32,17 @@ export default defineConfig({
         test: {
           name: "suites",
           include: ["test/**/*.test.ts"],
-          exclude: [...configDefaults.exclude, ...ALONE],
+          exclude: [...configDefaults.exclude, ...ALONE, ...INDEXERS],
           sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "indexers",
+          include: INDEXERS,
+          maxWorkers: 1,
+          sequence: { groupOrder: 1 },
         },
       },
       {
@@ -32,7 +51,7 @@ export default defineConfig({
           name: "alone",
           include: ALONE,
           maxWorkers: 1,
-          sequence: { groupOrder: 1 },
+          sequence: { groupOrder: 2 },
         },
       },
     ],

@@ -205,24 +205,20 @@ function stateReads(run: Run, method: string): number[] {
 }
 
 /**
- * The requests a refused batch cost: the read's first two requests answered once (the V2 pairs'
- * and the V3 pools' last, smaller one), its two full ones refused ATTEMPTS times each, but for
- * the one still in its last wait when the process exits (both wait the same, so by a few
- * milliseconds one runs out first and ends the read).
+ * The requests a refused batch cost: the state read's requests go out together (V2, V3 and V4
+ * at once), those the node answers once each, and each it refuses ATTEMPTS times (Ponder's
+ * retries), but for those still in their last wait when the process exits (they wait alike, so
+ * by a few milliseconds one runs out first and ends the read): never more.
  */
 function expectRefusedBatch(run: Run): void {
-  const [once, alsoOnce, last, first] = stateReads(run, "eth_call");
+  const sent = stateReads(run, "eth_call");
+  const refused = sent.filter((n) => n > 1);
   expect({
-    once,
-    alsoOnce,
-    first,
-    atMostAsOften: last === ATTEMPTS - 1 || last === ATTEMPTS,
-  }).toEqual({
-    once: 1,
-    alsoOnce: 1,
-    first: ATTEMPTS,
-    atMostAsOften: true,
-  });
+    answeredOnce: sent.filter((n) => n === 1).length > 0,
+    refused: refused.length > 0,
+    most: Math.max(...sent),
+    eachRefusedAsOften: refused.every((n) => n === ATTEMPTS - 1 || n === ATTEMPTS),
+  }).toEqual({ answeredOnce: true, refused: true, most: ATTEMPTS, eachRefusedAsOften: true });
   // Multicall3's code, read once: it is there.
   expect(stateReads(run, "eth_getCode")).toEqual([1]);
 }
