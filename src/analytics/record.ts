@@ -56,17 +56,48 @@ const NO_ANCHORS: PricingAnchors = { weth: undefined, stablecoins: new Set() };
 type PoolRow = typeof poolMarket.$inferSelect;
 type TokenRow = typeof tokenMarket.$inferSelect;
 
+/** What a new pool's market row holds: its identity, and no volume or swap yet. */
+type NewPool = {
+  address: Address;
+  protocolSlug: string;
+  token0: Address;
+  token1: Address;
+  fee: number;
+};
+
+/**
+ * A new pool's market row, with its holdings and price as of `updatedBlock` (none at its
+ * creation; what a state start reads, before it).
+ */
+function newPoolMarketRow(
+  chainId: number,
+  pool: NewPool,
+  decimals: { decimals0: number | null; decimals1: number | null },
+  state: { balance0: bigint; balance1: bigint; price: bigint },
+  blocks: { createdBlock: bigint; updatedBlock: bigint },
+): PoolRow {
+  return {
+    chainId,
+    address: pool.address,
+    protocolSlug: pool.protocolSlug,
+    token0: pool.token0,
+    token1: pool.token1,
+    ...decimals,
+    fee: pool.fee,
+    ...state,
+    volumeToken0: 0n,
+    volumeToken1: 0n,
+    volumeUsd: 0n,
+    feesUsd: 0n,
+    swapCount: 0,
+    ...blocks,
+  };
+}
+
 /** Adds a pool to the history tables when it is created (its tokens already in the catalogue). */
 export async function registerPool(
   context: Context,
-  params: {
-    address: Address;
-    protocolSlug: string;
-    token0: Address;
-    token1: Address;
-    fee: number;
-    block: bigint;
-  },
+  params: NewPool & { block: bigint },
 ): Promise<void> {
   const chainId = context.chain.id;
   const [t0, t1] = await Promise.all([
@@ -75,26 +106,15 @@ export async function registerPool(
   ]);
   await context.db
     .insert(poolMarket)
-    .values({
-      chainId,
-      address: params.address,
-      protocolSlug: params.protocolSlug,
-      token0: params.token0,
-      token1: params.token1,
-      decimals0: t0?.decimals ?? null,
-      decimals1: t1?.decimals ?? null,
-      fee: params.fee,
-      balance0: 0n,
-      balance1: 0n,
-      price: 0n,
-      volumeToken0: 0n,
-      volumeToken1: 0n,
-      volumeUsd: 0n,
-      feesUsd: 0n,
-      swapCount: 0,
-      createdBlock: params.block,
-      updatedBlock: params.block,
-    })
+    .values(
+      newPoolMarketRow(
+        chainId,
+        params,
+        { decimals0: t0?.decimals ?? null, decimals1: t1?.decimals ?? null },
+        { balance0: 0n, balance1: 0n, price: 0n },
+        { createdBlock: params.block, updatedBlock: params.block },
+      ),
+    )
     .onConflictDoNothing();
 }
 
@@ -105,17 +125,12 @@ export async function registerPool(
  */
 export async function seedPoolMarkets(
   context: Context,
-  pools: readonly {
-    address: Address;
-    protocolSlug: string;
-    token0: Address;
-    token1: Address;
-    fee: number;
+  pools: readonly (NewPool & {
     createdBlock: bigint;
     balance0: bigint;
     balance1: bigint;
     price: { numerator: bigint; denominator: bigint };
-  }[],
+  })[],
   block: bigint,
 ): Promise<void> {
   const chainId = context.chain.id;
@@ -137,26 +152,22 @@ export async function seedPoolMarkets(
   }
   if (pools.length > 0) {
     await context.db.insert(poolMarket).values(
-      pools.map((pool) => ({
-        chainId,
-        address: pool.address,
-        protocolSlug: pool.protocolSlug,
-        token0: pool.token0,
-        token1: pool.token1,
-        decimals0: decimals.get(pool.token0) ?? null,
-        decimals1: decimals.get(pool.token1) ?? null,
-        fee: pool.fee,
-        balance0: pool.balance0,
-        balance1: pool.balance1,
-        price: priceX128Of(pool.price.numerator, pool.price.denominator),
-        volumeToken0: 0n,
-        volumeToken1: 0n,
-        volumeUsd: 0n,
-        feesUsd: 0n,
-        swapCount: 0,
-        createdBlock: pool.createdBlock,
-        updatedBlock: block,
-      })),
+      pools.map((pool) =>
+        newPoolMarketRow(
+          chainId,
+          pool,
+          {
+            decimals0: decimals.get(pool.token0) ?? null,
+            decimals1: decimals.get(pool.token1) ?? null,
+          },
+          {
+            balance0: pool.balance0,
+            balance1: pool.balance1,
+            price: priceX128Of(pool.price.numerator, pool.price.denominator),
+          },
+          { createdBlock: pool.createdBlock, updatedBlock: block },
+        ),
+      ),
     );
   }
   for (const [address, amount] of held) {

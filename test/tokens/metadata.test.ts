@@ -236,7 +236,6 @@ describe("the worst batch", () => {
     const data = tokenMetadataBatchCall(bombs);
     const gas = await client.estimateGas({ data });
     expect(gas).toBe(21_737_998n);
-    expect(gas < 50_000_000n).toBe(true);
     // Under anvil's cap (its 30 M block gas limit) every field is read and found unreadable.
     const read = await readTokenMetadata({ client, chainId: DEVNET_CHAIN_ID, tokens: bombs });
     expect(bombs.map((token) => read.get(token))).toEqual(

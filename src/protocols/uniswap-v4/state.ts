@@ -107,92 +107,90 @@ export async function readV4State(
     createdBlock: blockNumber,
   }));
   const seed: StateSeed = [];
-  const managers = [...new Set(pools.map((p) => p.poolManager))];
-  for (const manager of managers) {
-    const mine = pools.filter((p) => p.poolManager === manager);
-    const bases = mine.map((p) => hexToBigInt(poolStateSlot(p.poolId)));
-    const words = mine.map((p) => bitmapWords(p.tickSpacing));
-    const first = await readSlots(
-      reader,
-      manager as Address,
-      mine.flatMap((_, i) => {
-        const base = bases[i] ?? 0n;
-        return [
-          numberToHex(base, { size: 32 }),
-          numberToHex(base + LIQUIDITY_OFFSET, { size: 32 }),
-          ...(words[i] ?? []).map((w) => mappingSlot("int16", w, base + BITMAP_OFFSET)),
-        ];
-      }),
-    );
-    let at = 0;
-    const heads: { slot0: bigint; liquidity: bigint }[] = [];
-    const ticksOf: number[][] = [];
-    for (const [i, p] of mine.entries()) {
-      heads.push({ slot0: first[at] ?? 0n, liquidity: (first[at + 1] ?? 0n) & U128 });
-      at += 2;
-      const ticks: number[] = [];
-      for (const w of words[i] ?? []) {
-        const bits = first[at++] ?? 0n;
-        if (bits !== 0n) ticks.push(...ticksOfWord(w, bits, p.tickSpacing));
-      }
-      ticksOf.push(ticks);
+  // Every pool is the one manager's (its `Initialize` logs).
+  const manager = where.poolManager;
+  const bases = pools.map((p) => hexToBigInt(poolStateSlot(p.poolId)));
+  const words = pools.map((p) => bitmapWords(p.tickSpacing));
+  const first = await readSlots(
+    reader,
+    manager,
+    pools.flatMap((_, i) => {
+      const base = bases[i] ?? 0n;
+      return [
+        numberToHex(base, { size: 32 }),
+        numberToHex(base + LIQUIDITY_OFFSET, { size: 32 }),
+        ...(words[i] ?? []).map((w) => mappingSlot("int16", w, base + BITMAP_OFFSET)),
+      ];
+    }),
+  );
+  let at = 0;
+  const heads: { slot0: bigint; liquidity: bigint }[] = [];
+  const ticksOf: number[][] = [];
+  for (const [i, p] of pools.entries()) {
+    heads.push({ slot0: first[at] ?? 0n, liquidity: (first[at + 1] ?? 0n) & U128 });
+    at += 2;
+    const ticks: number[] = [];
+    for (const w of words[i] ?? []) {
+      const bits = first[at++] ?? 0n;
+      if (bits !== 0n) ticks.push(...ticksOfWord(w, bits, p.tickSpacing));
     }
-    const tickWords = await readSlots(
-      reader,
-      manager as Address,
-      mine.flatMap((_, i) =>
-        (ticksOf[i] ?? []).map((t) => mappingSlot("int24", t, (bases[i] ?? 0n) + TICKS_OFFSET)),
-      ),
-    );
-    at = 0;
-    const poolRows = [];
-    const tickRows = [];
-    for (const [i, p] of mine.entries()) {
-      const { slot0, liquidity } = heads[i] ?? { slot0: 0n, liquidity: 0n };
-      const sqrtPriceX96 = slot0 & ((1n << 160n) - 1n);
-      const tick = Number(toSigned((slot0 >> 160n) & 0xffffffn, 24n));
-      const protocolFee = Number((slot0 >> 184n) & 0xffffffn);
-      const lpFee = Number((slot0 >> 208n) & 0xffffffn);
-      poolRows.push({
+    ticksOf.push(ticks);
+  }
+  const tickWords = await readSlots(
+    reader,
+    manager,
+    pools.flatMap((_, i) =>
+      (ticksOf[i] ?? []).map((t) => mappingSlot("int24", t, (bases[i] ?? 0n) + TICKS_OFFSET)),
+    ),
+  );
+  at = 0;
+  const poolRows = [];
+  const tickRows = [];
+  for (const [i, p] of pools.entries()) {
+    const { slot0, liquidity } = heads[i] ?? { slot0: 0n, liquidity: 0n };
+    const sqrtPriceX96 = slot0 & ((1n << 160n) - 1n);
+    const tick = Number(toSigned((slot0 >> 160n) & 0xffffffn, 24n));
+    const protocolFee = Number((slot0 >> 184n) & 0xffffffn);
+    const lpFee = Number((slot0 >> 208n) & 0xffffffn);
+    poolRows.push({
+      chainId,
+      ...p,
+      sqrtPriceX96,
+      tick,
+      protocolFee,
+      liquidity,
+      // A dynamic-fee pool's next swap pays its stored LP fee unless its hook overrides it:
+      // the estimate until a swap reports its own fee (a static pool's fee is its key's).
+      lastSwapFee: p.fee === V4_DYNAMIC_FEE_FLAG ? lpFee : null,
+      updatedBlock: reader.block,
+    });
+    for (const t of ticksOf[i] ?? []) {
+      const info = tickWords[at++] ?? 0n;
+      const liquidityGross = info & U128;
+      if (liquidityGross === 0n) continue;
+      tickRows.push({
         chainId,
-        ...p,
-        sqrtPriceX96,
-        tick,
-        protocolFee,
-        liquidity,
-        // A dynamic-fee pool's next swap pays its stored LP fee unless its hook overrides it:
-        // the estimate until a swap reports its own fee (a static pool's fee is its key's).
-        lastSwapFee: p.fee === V4_DYNAMIC_FEE_FLAG ? lpFee : null,
+        poolId: p.poolId,
+        tick: t,
+        liquidityGross,
+        liquidityNet: toSigned(info >> 128n, 128n),
         updatedBlock: reader.block,
       });
-      for (const t of ticksOf[i] ?? []) {
-        const info = tickWords[at++] ?? 0n;
-        const liquidityGross = info & U128;
-        if (liquidityGross === 0n) continue;
-        tickRows.push({
-          chainId,
-          poolId: p.poolId,
-          tick: t,
-          liquidityGross,
-          liquidityNet: toSigned(info >> 128n, 128n),
-          updatedBlock: reader.block,
-        });
-      }
-      seed.push({
-        address: p.poolId,
-        protocolSlug: "uniswap-v4",
-        token0: p.token0,
-        token1: p.token1,
-        fee: p.fee === V4_DYNAMIC_FEE_FLAG ? 0 : p.fee,
-        createdBlock: p.createdBlock,
-        // The manager holds every pool's tokens together: a pool's own holdings are not read.
-        balance0: 0n,
-        balance1: 0n,
-        price: sqrtPriceRatio(sqrtPriceX96),
-      });
     }
-    if (poolRows.length > 0) await context.db.insert(v4Pool).values(poolRows);
-    if (tickRows.length > 0) await context.db.insert(v4Tick).values(tickRows);
+    seed.push({
+      address: p.poolId,
+      protocolSlug: "uniswap-v4",
+      token0: p.token0,
+      token1: p.token1,
+      fee: p.fee === V4_DYNAMIC_FEE_FLAG ? 0 : p.fee,
+      createdBlock: p.createdBlock,
+      // The manager holds every pool's tokens together: a pool's own holdings are not read.
+      balance0: 0n,
+      balance1: 0n,
+      price: sqrtPriceRatio(sqrtPriceX96),
+    });
   }
+  if (poolRows.length > 0) await context.db.insert(v4Pool).values(poolRows);
+  if (tickRows.length > 0) await context.db.insert(v4Tick).values(tickRows);
   return seed;
 }
