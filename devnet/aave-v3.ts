@@ -155,6 +155,8 @@ export type DeployAaveV3Parameters = {
   deployer: Deployer;
   /** The world's tokens by symbol (WETH included). */
   token: (symbol: string) => AaveV3Asset;
+  /** The reserves to list, in order: `AAVE_V3_RESERVES` unless a world lacks some of their tokens. */
+  reserves?: readonly AaveV3ReserveSpec[];
 };
 
 /**
@@ -225,7 +227,7 @@ export async function deployAaveV3(params: DeployAaveV3Parameters): Promise<Aave
 
   const feedArt = loadArtifact("DevPriceFeed");
   const listed: { spec: AaveV3ReserveSpec; asset: AaveV3Asset; feed: Address }[] = [];
-  for (const spec of AAVE_V3_RESERVES) {
+  for (const spec of params.reserves ?? AAVE_V3_RESERVES) {
     const asset = params.token(spec.symbol);
     const feed = await d.deploy(feedArt.abi, feedArt.bytecode, [
       `${asset.symbol} / USD`,

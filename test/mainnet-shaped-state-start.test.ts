@@ -8,11 +8,12 @@
  * Start blocks: the block the first pool is created in (the state read finds nothing), the middle
  * of the activity (test/harness/mainnet-activity.ts: V2 pairs, a V3 pool and a V4 pool created
  * both before and after it, V3 and V4 positions minted before it and burned after it, swaps
- * through the odd tokens, a rebase, vault deposits, redemptions and yield), and the head.
+ * through the odd tokens, a rebase, vault deposits, redemptions and yield, Aave V3 supplies,
+ * borrows, repayments and withdrawals with interest accruing), and the head.
  *
- * The world has no Aave V3 market: chain 1's known market has no code there, so the Aave tables
- * are compared (both empty) but no reserve with accrued interest is; test/state-start.test.ts
- * covers one on the devnet.
+ * The world's Aave V3 market (WETH, USDC, DAI) sits at addresses of its own, so each index is
+ * given the `AAVE_V3_POOL_1` variables an operator sets for a market other than chain 1's known
+ * one.
  */
 import { type Address, parseAbiItem, parseUnits } from "viem";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -35,7 +36,7 @@ let head: bigint;
 const indexes: { name: string; schema: string; start: bigint; ponder?: PonderProcess }[] = [];
 
 beforeAll(async () => {
-  chain = await startMainnetChain();
+  chain = await startMainnetChain({ aaveV3: true });
   const { world } = chain;
   const [firstPair] = await world.client.getLogs({
     address: MAINNET.uniswapV2Factory,
@@ -125,8 +126,9 @@ describe("an index started from the mainnet-shaped chain's state", () => {
     expect(
       Object.fromEntries(Object.entries(replayed).map(([table, rows]) => [table, rows.length])),
     ).toEqual({
-      // Ten base tokens (NODEC left out), ether, 13 V2 LP tokens, the vault's share.
-      token: 25,
+      // Ten base tokens (NODEC left out), ether, 13 V2 LP tokens, the vault's share, three
+      // aTokens.
+      token: 28,
       v2_pair: 13,
       v3_pool: 4,
       // Three positions in each pool, one more in USDC/WETH; two of those burned.
@@ -134,17 +136,44 @@ describe("an index started from the mainnet-shaped chain's state", () => {
       v4_pool: 2,
       // Two positions in the ether pool, one in DAI/USDC; one of the first two removed.
       v4_tick: 3 * 2 - 2,
-      aave_reserve: 0,
+      aave_reserve: 3,
       vault: 1,
     });
+    // Interest accrued on every reserve before the middle start read it, and after.
+    const [, middle] = indexes;
+    const reserves = await queryRows<{ schema: string; accrued: number; moved: number }>(
+      chain.databaseUrl,
+      [replay?.schema, middle?.schema]
+        .map(
+          (schema) =>
+            `select '${schema}' as schema, count(*) filter (where liquidity_index > 10::numeric ^ 27 and variable_borrow_index > 10::numeric ^ 27)::int as accrued, count(*) filter (where updated_block >= $1)::int as moved from "${schema}".aave_reserve`,
+        )
+        .join(" union all ")
+        .concat(" order by 1"),
+      [middle?.start],
+    );
+    expect(reserves).toEqual(
+      [
+        { schema: replay?.schema, accrued: 3, moved: 3 },
+        { schema: middle?.schema, accrued: 3, moved: 3 },
+      ].sort((a, b) => String(a.schema).localeCompare(String(b.schema))),
+    );
   });
 
   test("answers /v1/tokens, /v1/prices and routes through the odd tokens as the full replay does", async () => {
     const t = (symbol: keyof MainnetChain["world"]["tokens"]): Address =>
       chain.world.tokens[symbol].address;
+    const aaveV3 = chain.world.aaveV3;
+    if (!aaveV3) throw new Error("the world has no Aave V3 market");
+    const aToken = (symbol: string): Address => {
+      const reserve = aaveV3.reserves.find((r) => r.symbol === symbol);
+      if (!reserve) throw new Error(`no Aave V3 reserve of ${symbol}`);
+      return reserve.aToken;
+    };
     const addresses = [
       ...Object.values(chain.world.tokens).map((x) => x.address),
       chain.world.vault,
+      ...aaveV3.reserves.map((r) => r.aToken),
     ];
     const route = (tokenIn: Address, tokenOut: Address, amountIn: bigint) =>
       routePath({ chainId, tokenIn, tokenOut, amountIn });
@@ -153,6 +182,7 @@ describe("an index started from the mainnet-shaped chain's state", () => {
       `/v1/tokens?chainId=${chainId}&type=base`,
       `/v1/tokens?chainId=${chainId}&protocolSlug=uniswap-v2`,
       `/v1/tokens?chainId=${chainId}&protocolSlug=savings-vaults`,
+      `/v1/tokens?chainId=${chainId}&protocolSlug=aave-v3`,
       `/v1/prices/${chainId}?${addresses.map((a) => `addresses=${a}`).join("&")}`,
       route(t("USDC"), t("WETH"), parseUnits("50000", 6)),
       route(t("USDT"), t("WETH"), parseUnits("20000", 6)),
@@ -167,6 +197,8 @@ describe("an index started from the mainnet-shaped chain's state", () => {
       route(t("WETH"), t("FEE"), parseUnits("1", 18)),
       route(t("WETH"), t("REBASE"), parseUnits("1", 18)),
       route(t("USDC"), chain.world.vault, parseUnits("1000", 6)),
+      route(t("DAI"), aToken("DAI"), parseUnits("5000", 18)),
+      route(t("WETH"), aToken("USDC"), parseUnits("2", 18)),
     ];
     for (const index of indexes) {
       const { url, output } = index.ponder as PonderProcess;

@@ -3,12 +3,15 @@
  * that an index started there holds what a full replay holds: pools created before and after it,
  * positions minted before it and burned after it, swaps through the odd tokens, Uniswap V4 pools
  * (native ether among them) on the canonical PoolManager, a rebase, and the vault's deposits,
- * redemptions and yield (assets sent to it without an event of its own).
+ * redemptions and yield (assets sent to it without an event of its own), and, when the world has
+ * its Aave V3 market, supplies, variable-rate borrows, repayments and withdrawals on both sides
+ * (interest accruing from block to block between them).
  *
  * Uniswap V4 liquidity and swaps go through the devnet's helpers (`contracts/devnet/`), deployed
  * here against the canonical PoolManager: the world itself has the manager but no pool.
  */
 import { type Address, maxUint256, parseUnits, zeroAddress } from "viem";
+import { AaveV3PoolAbi } from "../../abis/AaveV3Pool.js";
 import { DevVaultAbi } from "../../abis/generated/DevVault.js";
 import { RebasingTokenAbi } from "../../abis/generated/RebasingToken.js";
 import { V4LiquidityHelperAbi } from "../../abis/generated/V4LiquidityHelper.js";
@@ -18,6 +21,7 @@ import { PoolManagerAbi } from "../../abis/PoolManager.js";
 import { SwapRouterAbi } from "../../abis/SwapRouter.js";
 import { UniswapV2Router02Abi } from "../../abis/UniswapV2Router02.js";
 import { loadArtifact } from "../../contracts/build.js";
+import { AAVE_VARIABLE_RATE_MODE } from "../../devnet/aave-v3.js";
 import { sqrtPriceX96FromPrice, tickFromSqrtPriceX96 } from "../../devnet/price.js";
 import { liquidityForAmounts } from "../../devnet/uniswap-v4.js";
 import { amountForUsd, type Deployer, devnetDeployer } from "../../devnet/world.js";
@@ -88,6 +92,28 @@ export async function runMainnetActivity(params: {
   ] as const) {
     await d.write(t(symbol).address, bareErc20Abi, "approve", [spender, maxUint256]);
   }
+  const aavePool = world.aaveV3?.pool;
+  const aave = async (
+    action: "supply" | "borrow" | "repay" | "withdraw",
+    symbol: WorldSymbol,
+    whole: string,
+  ) => {
+    if (!aavePool) return;
+    const asset = t(symbol).address;
+    const value = amount(world, symbol, whole);
+    const args = {
+      supply: [asset, value, d.address, 0],
+      borrow: [asset, value, AAVE_VARIABLE_RATE_MODE, 0, d.address],
+      repay: [asset, value, AAVE_VARIABLE_RATE_MODE, d.address],
+      withdraw: [asset, value, d.address],
+    }[action];
+    await d.write(aavePool, AaveV3PoolAbi, action, args);
+  };
+  if (aavePool) {
+    for (const symbol of ["WETH", "USDC", "DAI"] as const) {
+      await d.write(t(symbol).address, bareErc20Abi, "approve", [aavePool, maxUint256]);
+    }
+  }
 
   const v2Swap = async (path: WorldSymbol[], whole: string) => {
     const first = path[0] as WorldSymbol;
@@ -148,6 +174,9 @@ export async function runMainnetActivity(params: {
     },
   ]);
   await d.write(world.vault, DevVaultAbi, "deposit", [amount(world, "USDC", "50000"), d.address]);
+  await aave("supply", "USDC", "1000000");
+  await aave("borrow", "DAI", "300000");
+  await aave("borrow", "WETH", "40");
 
   const middle = (await d.client.getBlockNumber({ cacheTime: 0 })) + 1n;
 
@@ -179,6 +208,10 @@ export async function runMainnetActivity(params: {
     d.address,
     d.address,
   ]);
+  await aave("repay", "DAI", "120000");
+  await aave("supply", "WETH", "25");
+  await aave("borrow", "USDC", "250000");
+  await aave("withdraw", "USDC", "100000");
   return { middle };
 }
 

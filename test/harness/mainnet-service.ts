@@ -78,10 +78,11 @@ function operatorEnvironment(): NodeJS.ProcessEnv {
 }
 
 /**
- * A fresh anvil with chain id 1, the mainnet-shaped world deployed on it, the execution layer put
- * there by `npm run deploy`, and an empty database of its own.
+ * A fresh anvil with chain id 1, the mainnet-shaped world deployed on it (its Aave V3 market too
+ * when `aaveV3` is set), the execution layer put there by `npm run deploy`, and an empty database
+ * of its own.
  */
-export async function startMainnetChain(): Promise<MainnetChain> {
+export async function startMainnetChain(options: { aaveV3?: boolean } = {}): Promise<MainnetChain> {
   const anvil = await startTestAnvil({ chainId: 1 });
   const database = `mainnet_shaped_${process.pid}_${anvil.port}`;
   let created = false;
@@ -90,7 +91,7 @@ export async function startMainnetChain(): Promise<MainnetChain> {
     if (created) await adminQuery(`drop database if exists "${database}" with (force)`);
   };
   try {
-    const world = await deployMainnetWorld(anvil.url);
+    const world = await deployMainnetWorld(anvil.url, options);
     const deployOutput = await run(
       "npm",
       ["run", "--silent", "deploy", "--", "--rpc-url", anvil.url, "--unlocked", OPERATOR],
@@ -108,7 +109,8 @@ export async function startMainnetChain(): Promise<MainnetChain> {
 
 /**
  * Spawns `npm run indexer` on the chain into `schema` of its database, with the operator's
- * variables and `START_BLOCK_1=startBlock`; does not wait for anything.
+ * variables and `START_BLOCK_1=startBlock` (and the `AAVE_V3_POOL_1` variables naming the world's
+ * market, when it has one); does not wait for anything.
  */
 export async function spawnMainnetIndexer(
   chain: MainnetChain,
@@ -126,6 +128,11 @@ export async function spawnMainnetIndexer(
         DATABASE_URL: chain.databaseUrl,
         VAULTS_1: `savings-vaults:${chain.world.vault}`,
         START_BLOCK_1: String(params.startBlock),
+        ...(chain.world.aaveV3 && {
+          AAVE_V3_POOL_1: chain.world.aaveV3.pool,
+          AAVE_V3_POOL_ADDRESSES_PROVIDER_1: chain.world.aaveV3.poolAddressesProvider,
+          AAVE_V3_POOL_CONFIGURATOR_1: chain.world.aaveV3.poolConfigurator,
+        }),
       },
       stdio: ["ignore", "pipe", "pipe"],
       detached: true,

@@ -26,7 +26,9 @@ import { UniswapV2PairAbi } from "../../abis/UniswapV2Pair.js";
 import { UniswapV3FactoryAbi } from "../../abis/UniswapV3Factory.js";
 import { WETH9Abi } from "../../abis/WETH9.js";
 import { buildContracts, loadArtifact } from "../../contracts/build.js";
+import { AAVE_V3_RESERVES, deployAaveV3 } from "../../devnet/aave-v3.js";
 import { readNpmArtifact } from "../../devnet/artifacts.js";
+import type { AaveV3Deployment } from "../../devnet/deployment.js";
 import { placeMulticall3 } from "../../devnet/multicall3.js";
 import {
   amountForUsd,
@@ -83,6 +85,12 @@ export type MainnetWorld = {
   v3Pools: Address[];
   /** An ERC4626 savings vault of USDC (what `VAULTS_1` names). */
   vault: Address;
+  /**
+   * An Aave V3 market of WETH, USDC and DAI, when asked for: deployed at addresses of its own,
+   * so an index follows it as an operator follows a market other than chain 1's known one (the
+   * `AAVE_V3_POOL_1` variables).
+   */
+  aaveV3?: AaveV3Deployment;
 };
 
 type StateDiff = {
@@ -229,9 +237,13 @@ export async function seedV3Pool(
 
 /**
  * Deploys the mainnet-shaped world on an anvil started with `--chain-id 1`, from anvil's first
- * dev account. The execution layer is not part of it: `npm run deploy` puts it there.
+ * dev account, with an Aave V3 market when `aaveV3` is set. The execution layer is not part of
+ * it: `npm run deploy` puts it there.
  */
-export async function deployMainnetWorld(rpcUrl: string): Promise<MainnetWorld> {
+export async function deployMainnetWorld(
+  rpcUrl: string,
+  options: { aaveV3?: boolean } = {},
+): Promise<MainnetWorld> {
   buildContracts();
   const d = await devnetDeployer(rpcUrl);
   const { client, chain } = d;
@@ -343,9 +355,18 @@ export async function deployMainnetWorld(rpcUrl: string): Promise<MainnetWorld> 
   await d.write(token("REBASE").address, loadArtifact("RebasingToken").abi, "rebase", [
     1_010_000_000_000_000_000n,
   ]);
+  // The world's reserves of the devnet market's list: USDT-style approvals return nothing, and
+  // the world has no WBTC.
+  const aaveV3 = options.aaveV3
+    ? await deployAaveV3({
+        deployer: d,
+        token,
+        reserves: AAVE_V3_RESERVES.filter((r) => ["WETH", "USDC", "DAI"].includes(r.symbol)),
+      })
+    : undefined;
   // Multicall3 where mainnet has it, deployed as it was there: by its pre-signed transaction.
   if (!(await placeMulticall3(client))) throw new Error("the chain node cannot place Multicall3");
-  return { startBlock, deployer, client, tokens, v2Pairs, v3Pools, vault };
+  return { startBlock, deployer, client, tokens, v2Pairs, v3Pools, vault, aaveV3 };
 }
 
 /** Sends `amount` of a token (USDT-style included) from the world's deployer to `to`. */
