@@ -1,0 +1,123 @@
+/**
+ * Exact quotes of a Balancer V2 weighted pool (`WeightedPool` of the 2023 factory, through
+ * `BaseMinimalSwapInfoPool`), from the state the vault and the pool report.
+ */
+import type { Address } from "viem";
+import {
+  addSwapFeeAmount,
+  downscaleDown,
+  downscaleUp,
+  perToken,
+  subtractSwapFeeAmount,
+  tokenIndex,
+  upscale,
+} from "./base-pool.js";
+import { calcBptOutGivenExactTokensIn, calcInGivenOut, calcOutGivenIn } from "./weighted-math.js";
+
+/** A weighted pool as the chain holds it; per-token arrays follow `tokens`. */
+export type WeightedPoolState = {
+  /** The pool's tokens in the vault's order (`Vault.getPoolTokens`). */
+  tokens: readonly Address[];
+  /** Balances in token units (cash plus managed, as the vault passes them to the pool). */
+  balances: readonly bigint[];
+  /** `getScalingFactors()`: 1e18 · 10^(18 - decimals). */
+  scalingFactors: readonly bigint[];
+  /** `getNormalizedWeights()`, summing to 1e18. */
+  normalizedWeights: readonly bigint[];
+  /** `getSwapFeePercentage()`, 18 decimals. */
+  swapFeePercentage: bigint;
+  /** `getActualSupply()`: the BPT supply with protocol fees due, the supply a join mints against. */
+  actualSupply: bigint;
+};
+
+export type WeightedSwapParameters = {
+  pool: WeightedPoolState;
+  tokenIn: Address;
+  tokenOut: Address;
+};
+
+type Side = { balance: bigint; weight: bigint; scalingFactor: bigint };
+
+function side(pool: WeightedPoolState, token: Address): Side {
+  const i = tokenIndex(pool.tokens, token);
+  return {
+    balance: upscale(
+      perToken(pool.balances, i, "balance"),
+      perToken(pool.scalingFactors, i, "scaling factor"),
+    ),
+    weight: perToken(pool.normalizedWeights, i, "weight"),
+    scalingFactor: perToken(pool.scalingFactors, i, "scaling factor"),
+  };
+}
+
+/**
+ * The amount of `tokenOut` a swap of exactly `amountIn` gets, as the vault's GIVEN_IN swap:
+ * fee off (rounded up), upscale, `calcOutGivenIn`, downscale rounding down. Throws
+ * `BalancerMathError` where the pool reverts (`MAX_IN_RATIO` past 30% of the balance in).
+ */
+export function quoteWeightedExactIn(
+  params: WeightedSwapParameters & { amountIn: bigint },
+): bigint {
+  const { pool } = params;
+  const tokenIn = side(pool, params.tokenIn);
+  const tokenOut = side(pool, params.tokenOut);
+  const amountIn = upscale(
+    subtractSwapFeeAmount(params.amountIn, pool.swapFeePercentage),
+    tokenIn.scalingFactor,
+  );
+  const amountOut = calcOutGivenIn({
+    balanceIn: tokenIn.balance,
+    weightIn: tokenIn.weight,
+    balanceOut: tokenOut.balance,
+    weightOut: tokenOut.weight,
+    amountIn,
+  });
+  return downscaleDown(amountOut, tokenOut.scalingFactor);
+}
+
+/**
+ * The amount of `tokenIn` a swap for exactly `amountOut` takes, as the vault's GIVEN_OUT swap:
+ * upscale, `calcInGivenOut`, downscale rounding up, fee on (rounded up). `MAX_OUT_RATIO` past
+ * 30% of the balance out.
+ */
+export function quoteWeightedExactOut(
+  params: WeightedSwapParameters & { amountOut: bigint },
+): bigint {
+  const { pool } = params;
+  const tokenIn = side(pool, params.tokenIn);
+  const tokenOut = side(pool, params.tokenOut);
+  const amountIn = calcInGivenOut({
+    balanceIn: tokenIn.balance,
+    weightIn: tokenIn.weight,
+    balanceOut: tokenOut.balance,
+    weightOut: tokenOut.weight,
+    amountOut: upscale(params.amountOut, tokenOut.scalingFactor),
+  });
+  return addSwapFeeAmount(downscaleUp(amountIn, tokenIn.scalingFactor), pool.swapFeePercentage);
+}
+
+/**
+ * BPT minted by a join with exactly `amountIn` of one token (`EXACT_TOKENS_IN_FOR_BPT_OUT` with
+ * the other amounts zero): the non-proportional share of the amount pays the swap fee.
+ */
+export function quoteWeightedJoinExactTokenIn(params: {
+  pool: WeightedPoolState;
+  tokenIn: Address;
+  amountIn: bigint;
+}): bigint {
+  const { pool } = params;
+  const index = tokenIndex(pool.tokens, params.tokenIn);
+  const balances = pool.balances.map((balance, i) =>
+    upscale(balance, perToken(pool.scalingFactors, i, "scaling factor")),
+  );
+  const amountsIn = pool.tokens.map((_, i) =>
+    i === index ? upscale(params.amountIn, perToken(pool.scalingFactors, i, "scaling factor")) : 0n,
+  );
+  return calcBptOutGivenExactTokensIn({
+    balances,
+    normalizedWeights: pool.normalizedWeights,
+    amountsIn,
+    bptTotalSupply: pool.actualSupply,
+    swapFeePercentage: pool.swapFeePercentage,
+  });
+}
