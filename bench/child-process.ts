@@ -14,6 +14,17 @@ export function cpuSeconds(pid: number | undefined): number {
   }
 }
 
+/** The most resident memory a live process has had, in MiB (Linux `/proc/<pid>/status`, VmHWM). */
+export function peakRssMiB(pid: number | undefined): number {
+  if (pid === undefined) return Number.NaN;
+  try {
+    const kib = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+    return kib === undefined ? Number.NaN : Number(kib) / 1024;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 /** SIGTERM, unless it has exited already, then waits for the exit. */
 export async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;

@@ -30,7 +30,7 @@ import { startAnvil } from "../devnet/anvil.js";
 import { purgeSyncCache } from "../devnet/sync-cache.js";
 import { MULTICALL3_ADDRESS, multicall3TryAggregateAbi } from "../engine/index.js";
 import { freePort } from "../test/harness/net.js";
-import { cpuSeconds, stopChild } from "./child-process.js";
+import { cpuSeconds, peakRssMiB, stopChild } from "./child-process.js";
 import { type FirstSyncWorld, seedFirstSyncWorld } from "./first-sync-world.js";
 import { type MethodUse, type RpcMeter, startRpcMeter } from "./rpc-meter.js";
 
@@ -103,6 +103,8 @@ type Run = {
   syncCacheBytes: number;
   rows: Map<string, number>;
   ponderCpuSeconds: number;
+  /** The Ponder process's peak resident memory, MiB. */
+  ponderPeakRssMiB: number;
   /** Calls inside the Multicall3 batches, by the meter's name for them. */
   calls: Map<string, number>;
 };
@@ -242,6 +244,7 @@ async function syncOnce(params: {
     await new Promise((r) => setTimeout(r, 250));
   }
   const ponderCpuSeconds = cpuSeconds(ponder.pid);
+  const ponderPeakRssMiB = peakRssMiB(ponder.pid);
   await stopChild(ponder);
   log.end();
   const usage = meter.usage();
@@ -257,6 +260,7 @@ async function syncOnce(params: {
     usage,
     ...measured,
     ponderCpuSeconds,
+    ponderPeakRssMiB,
     calls,
   };
 }
@@ -359,6 +363,7 @@ function printReport(world: FirstSyncWorld, head: number, state: Run, replay: Ru
       : "–",
   );
   row("Ponder CPU to the head", (x) => `${x.ponderCpuSeconds.toFixed(0)} s`);
+  row("Ponder's peak RSS", (x) => `${x.ponderPeakRssMiB.toFixed(0)} MiB`);
   const methods = [...new Set(runs.flatMap((x) => [...x.usage.keys()]))].sort();
   for (const method of methods) {
     row(`\`${method}\` requests (MB answered)`, (x) => {

@@ -13,7 +13,7 @@
  *      [--anvil-port 8610] [--port 42110]
  * Writes bench/results/scale.md. Drops the schema at the end unless --keep.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join, resolve } from "node:path";
@@ -24,7 +24,6 @@ import { purgeSyncCache } from "../devnet/sync-cache.js";
 import type { Address } from "../engine/index.js";
 import {
   createRoutingGraph,
-  EXECUTION_ADDRESS_NAMES,
   findRoute,
   prepareRouteSearch,
   type RoutingGraph,
@@ -113,19 +112,41 @@ const rssMiB = (pid: number) =>
 
 type Served = { url: string; child: ChildProcess; pid: number; output: () => string };
 
+/**
+ * Puts the execution layer on the benchmark's chain as an operator does (`npm run deploy`, from
+ * anvil's first dev account) and returns the `EXECUTION_<id>` value it prints: the service
+ * refuses routes (503) when the contracts it names are not its own.
+ */
+function deployExecution(rpcUrl: string): string {
+  const out = execFileSync(
+    "npm",
+    [
+      "run",
+      "--silent",
+      "deploy",
+      "--",
+      "--rpc-url",
+      rpcUrl,
+      "--unlocked",
+      "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
+    ],
+    { cwd: root, encoding: "utf8" },
+  );
+  const line = new RegExp(`^EXECUTION_${CHAIN_ID}=(.+)$`, "m").exec(out)?.[1];
+  if (!line) throw new Error(`npm run deploy printed no EXECUTION_${CHAIN_ID}:\n${out}`);
+  return line;
+}
+
 /** `npm run serve` (the start script, with its heap settings) on the schema; resolves at spawn. */
-function serve(schema: string, port: number, rpcUrl: string): Served {
+function serve(schema: string, port: number, rpcUrl: string, execution: string): Served {
   let log = "";
-  const execution = EXECUTION_ADDRESS_NAMES.map(
-    (name, i) => `${name}:0x${(0xe0 + i).toString(16)}${"0".repeat(38)}`,
-  ).join(",");
   const child = spawn("npm", ["run", "serve", "--", "--schema", schema, "--port", String(port)], {
     cwd: root,
     env: {
       ...process.env,
       ...scaleChainEnv(CHAIN_ID, rpcUrl),
-      // Routes need the execution layer's addresses to be searched at all; the empty anvil has
-      // no pools, so their simulations revert (422) after the search.
+      // The execution layer is deployed, but the chain has no token or pool contracts: routes
+      // are searched, then refused at simulation (422).
       [`EXECUTION_${CHAIN_ID}`]: execution,
       DATABASE_URL,
       LOG_REQUESTS: "false",
@@ -372,6 +393,7 @@ async function main(): Promise<void> {
   const heap = /--max-old-space-size=(\d+)/.exec(packageJson.scripts.serve)?.[1];
 
   const anvil = await startAnvil({ port: anvilPort, chainId: CHAIN_ID });
+  const execution = deployExecution(anvil.url);
   const db = new pg.Client({ connectionString: DATABASE_URL });
   await db.connect();
   type Result = { what: string; bar: string; value: string; met: boolean; load: string };
@@ -384,7 +406,7 @@ async function main(): Promise<void> {
   try {
     // ── Cold build: from process start to /ready ───────────────────────────────────────────
     const t0 = performance.now();
-    served = serve(schema, port, anvil.url);
+    served = serve(schema, port, anvil.url, execution);
     const current = served;
     let firstAnswer: number | undefined;
     await waitFor(
@@ -473,27 +495,25 @@ async function main(): Promise<void> {
     // ── Blocks of 300 changed pools, then a reorg of the last one ──────────────────────────
     const refreshSum = async () => {
       const text = await (await fetch(`${current.url}/metrics/api`)).text();
+      const refresh = (series: string, kind = "incremental") =>
+        sample(
+          text,
+          `shortcuts_snapshot_refresh_${series}{chain_id="${CHAIN_ID}",kind="${kind}"}`,
+        ) ?? 0;
       return {
-        sum:
-          sample(
-            text,
-            `shortcuts_snapshot_refresh_duration_seconds_sum{chain_id="${CHAIN_ID}",kind="incremental"}`,
-          ) ?? 0,
-        count:
-          sample(
-            text,
-            `shortcuts_snapshot_refresh_duration_seconds_count{chain_id="${CHAIN_ID}",kind="incremental"}`,
-          ) ?? 0,
-        fullCount:
-          sample(
-            text,
-            `shortcuts_snapshot_refresh_duration_seconds_count{chain_id="${CHAIN_ID}",kind="full"}`,
-          ) ?? 0,
+        sum: refresh("duration_seconds_sum"),
+        count: refresh("duration_seconds_count"),
+        fullCount: refresh("duration_seconds_count", "full"),
         block: sample(text, `shortcuts_snapshot_block{chain_id="${CHAIN_ID}"}`) ?? 0,
+        cpu: refresh("cpu_seconds_sum"),
+        gc: refresh("gc_seconds_sum"),
       };
     };
     const blockRandom = mulberry32(seed + 11);
     const refreshMs: number[] = [];
+    /** Per block: the process's CPU and the main thread's GC pauses during its refresh. */
+    const refreshCpuMs: number[] = [];
+    const refreshGcMs: number[] = [];
     let before = await refreshSum();
     for (let b = 1; b <= BLOCKS; b++) {
       const block = SEEDED_HEAD_BLOCK + BigInt(b);
@@ -504,7 +524,10 @@ async function main(): Promise<void> {
         30_000,
       );
       const after = await refreshSum();
-      refreshMs.push(((after.sum - before.sum) * 1000) / Math.max(1, after.count - before.count));
+      const refreshes = Math.max(1, after.count - before.count);
+      refreshMs.push(((after.sum - before.sum) * 1000) / refreshes);
+      refreshCpuMs.push(((after.cpu - before.cpu) * 1000) / refreshes);
+      refreshGcMs.push(((after.gc - before.gc) * 1000) / refreshes);
       before = after;
     }
     const reverted = await revertAbove(db, schema, SEEDED_HEAD_BLOCK + BigInt(BLOCKS - 1));
@@ -524,6 +547,9 @@ async function main(): Promise<void> {
       met: percentile(refreshMs, 0.5) <= 50 && Math.max(...refreshMs) <= 50,
       load: load(),
     });
+    note(
+      `where each block's refresh went (wall / the process's CPU / main-thread GC pauses, ms): ${refreshMs.map((wall, i) => `${wall.toFixed(0)}/${(refreshCpuMs[i] ?? 0).toFixed(0)}/${(refreshGcMs[i] ?? 0).toFixed(0)}`).join(", ")}; GC pauses ${ms(refreshGcMs.reduce((a, b) => a + b, 0))} of ${ms(refreshMs.reduce((a, b) => a + b, 0))} in all`,
+    );
     // The repricing that follows refreshes, in the background, in steps.
     const metricsAfter = await (await fetch(`${current.url}/metrics/api`)).text();
     const series = (name: string, le?: number) =>

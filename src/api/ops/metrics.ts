@@ -4,6 +4,7 @@
  * it on `/metrics/api`, which is public: labels carry route patterns and kinds of caller, never
  * paths with values in them, API keys, key names or client addresses.
  */
+import { PerformanceObserver } from "node:perf_hooks";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import { errorFields, log } from "./log.js";
 
@@ -20,6 +21,8 @@ export type ChainLag = {
 };
 
 const SECONDS_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/** A refresh of the routing snapshot: milliseconds for a block, tens of seconds for a build. */
+const REFRESH_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 40];
 
 function createOpsMetrics() {
   const registry = new Registry();
@@ -101,7 +104,21 @@ function createOpsMetrics() {
       name: "shortcuts_snapshot_refresh_duration_seconds",
       help: "Time of one refresh of a chain's routing graph that changed it: `full` loads the whole graph and prices it (start-up), `incremental` applies new blocks and reorgs (a graph of 100 pools or more is repriced after it, in the background: shortcuts_repricing_*).",
       labelNames: ["chain_id", "kind"] as const,
-      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 40],
+      buckets: REFRESH_BUCKETS,
+      registers,
+    }),
+    snapshotRefreshCpu: new Histogram({
+      name: "shortcuts_snapshot_refresh_cpu_seconds",
+      help: "CPU time the process used (all its threads) during one refresh counted in shortcuts_snapshot_refresh_duration_seconds: the rest of that refresh's wall time was spent waiting, on the database's answers or behind other work of the process.",
+      labelNames: ["chain_id", "kind"] as const,
+      buckets: REFRESH_BUCKETS,
+      registers,
+    }),
+    snapshotRefreshGc: new Histogram({
+      name: "shortcuts_snapshot_refresh_gc_seconds",
+      help: "Garbage-collection pauses of the main thread during one refresh counted in shortcuts_snapshot_refresh_duration_seconds.",
+      labelNames: ["chain_id", "kind"] as const,
+      buckets: REFRESH_BUCKETS,
       registers,
     }),
     repricing: new Histogram({
@@ -139,6 +156,23 @@ export const metrics = createOpsMetrics();
 const snapshotBlocks = new Map<number, bigint>();
 let chainLagSource: (() => Promise<ChainLag[]>) | undefined;
 
+let gcPauseMs = 0;
+let gcObserver: PerformanceObserver | undefined;
+
+/**
+ * Seconds of garbage-collection pauses of this process's main thread since the first call: a
+ * running total, read before and after a piece of work to count the pauses inside it.
+ */
+export function gcPauseSeconds(): number {
+  if (!gcObserver) {
+    gcObserver = new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) gcPauseMs += entry.duration;
+    });
+    gcObserver.observe({ entryTypes: ["gc"] });
+  }
+  return gcPauseMs / 1000;
+}
+
 /** Hook for the route code: how long one route search took. */
 export function recordRouteSearch(ms: number): void {
   metrics.routeSearch.observe(ms / 1000);
@@ -151,20 +185,23 @@ export function recordSimulation(ms: number, ok: boolean): void {
 }
 
 /**
- * Hook for the routing snapshot: a refresh that changed a chain's graph took `seconds` (`full`:
+ * Hook for the routing snapshot: a refresh that changed a chain's graph took `seconds` of wall
+ * time, `cpuSeconds` of the process's CPU and `gcSeconds` of garbage-collection pauses (`full`:
  * the whole graph was loaded), leaving `pools` pools.
  */
 export function recordSnapshotRefresh(params: {
   chainId: number;
   full: boolean;
   seconds: number;
+  cpuSeconds: number;
+  gcSeconds: number;
   pools: number;
 }): void {
   const chainId = String(params.chainId);
-  metrics.snapshotRefresh.observe(
-    { chain_id: chainId, kind: params.full ? "full" : "incremental" },
-    params.seconds,
-  );
+  const labels = { chain_id: chainId, kind: params.full ? "full" : "incremental" };
+  metrics.snapshotRefresh.observe(labels, params.seconds);
+  metrics.snapshotRefreshCpu.observe(labels, params.cpuSeconds);
+  metrics.snapshotRefreshGc.observe(labels, params.gcSeconds);
   metrics.snapshotPools.set({ chain_id: chainId }, params.pools);
 }
 

@@ -30,7 +30,12 @@ import {
   staleSpotPrices,
 } from "../../../engine/index.js";
 import type { ApiDatabase, SnapshotSource } from "../database.js";
-import { recordRepricing, recordSnapshotRefresh, setSnapshotBlock } from "../ops/metrics.js";
+import {
+  gcPauseSeconds,
+  recordRepricing,
+  recordSnapshotRefresh,
+  setSnapshotBlock,
+} from "../ops/metrics.js";
 import { indexedSources } from "../protocols/registry.js";
 import { AddressInterner } from "./address-interner.js";
 import { lower, type Reader, rowsOf } from "./reader.js";
@@ -339,6 +344,8 @@ export function refreshSnapshots(): Promise<void> {
             const chain = chains.get(at.chainId);
             if (!chain) continue;
             const started = performance.now();
+            const cpu = process.cpuUsage();
+            const gc = gcPauseSeconds();
             const result = await refreshChain(tx, chain, at, snapshots.get(chain.id));
             if (!result) continue;
             const { s, full } = result;
@@ -350,10 +357,13 @@ export function refreshSnapshots(): Promise<void> {
             if (full && chain.weth) prepareRouteSearch({ graph: s.graph, weth: lower(chain.weth) });
             else repriceAhead(chain.id, s.graph);
             snapshots.set(chain.id, s);
+            const used = process.cpuUsage(cpu);
             recordSnapshotRefresh({
               chainId: chain.id,
               full,
               seconds: (performance.now() - started) / 1000,
+              cpuSeconds: (used.user + used.system) / 1e6,
+              gcSeconds: gcPauseSeconds() - gc,
               pools: s.graph.size,
             });
             setSnapshotBlock(chain.id, at.indexedBlock);
