@@ -59,6 +59,8 @@ const indexes: {
   start?: bigint;
   /** The node it is given, when not the chain's own. */
   rpcUrl?: string;
+  /** `STATE_READ_BATCH`, when not the default. */
+  batch?: number;
   ponder?: PonderProcess;
 }[] = [];
 /** What the mid-world start asks the node for. */
@@ -135,7 +137,14 @@ beforeAll(async () => {
       start: midWorld,
       rpcUrl: recorder.url,
     },
-    { name: "mid-activity start", schema: `start_activity_${suffix}`, start: midActivity },
+    // Ten calls a request: a state read group holds 640 calls, less than one fee-500 pool's
+    // (2 + 694 bitmap words), so the V3 and V4 pools are read and written group by group.
+    {
+      name: "mid-activity start",
+      schema: `start_activity_${suffix}`,
+      start: midActivity,
+      batch: 10,
+    },
     { name: "head start", schema: `start_head_${suffix}`, start: head },
   );
   for (const index of indexes) {
@@ -147,6 +156,7 @@ beforeAll(async () => {
       env: {
         ...(index.start === undefined ? {} : { [`START_BLOCK_${chainId}`]: String(index.start) }),
         ...(index.rpcUrl === undefined ? {} : { RPC_URL: index.rpcUrl }),
+        ...(index.batch === undefined ? {} : { STATE_READ_BATCH: String(index.batch) }),
       },
     });
   }

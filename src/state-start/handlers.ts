@@ -15,7 +15,9 @@ import { readV2State } from "../protocols/uniswap-v2/state.js";
 import { readV3State } from "../protocols/uniswap-v3/state.js";
 import { readV4State } from "../protocols/uniswap-v4/state.js";
 import { ensureTokens } from "../tokens/tokens.js";
+import { readGroups } from "./groups.js";
 import { type StateSeed, stateReader } from "./reads.js";
+import { releaseIndexingCache } from "./release.js";
 
 const chains = new Map(indexedChains().map((c) => [c.id, c]));
 
@@ -41,12 +43,19 @@ ponder.on("StateStart:block", async ({ event, context }) => {
       if (seen === undefined || pool.createdBlock < seen) firstSeen.set(address, pool.createdBlock);
     }
   }
-  await ensureTokens(
-    context,
-    [...firstSeen].map(([address, seenAt]) => ({ address: address as Address, seenAt })),
-    block,
-  );
-  await seedPoolMarkets(context, pools, block);
+  // Tokens and market rows group by group too, Ponder's cache emptied after each (reads.ts).
+  const tokens = [...firstSeen].map(([address, seenAt]) => ({
+    address: address as Address,
+    seenAt,
+  }));
+  for (const group of readGroups(tokens, () => 1)) {
+    await ensureTokens(context, group, block);
+    await releaseIndexingCache(context);
+  }
+  for (const group of readGroups(pools, () => 1)) {
+    await seedPoolMarkets(context, group, block);
+    await releaseIndexingCache(context);
+  }
   if (chain.aaveV3) await readAaveState(context, block, chain.aaveV3.startBlock);
   await readVaultState(context, block);
   console.info(

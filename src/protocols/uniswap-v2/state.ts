@@ -4,7 +4,9 @@ import { type Address, getAbiItem } from "viem";
 import { UniswapV2FactoryAbi } from "../../../abis/UniswapV2Factory.js";
 import { UniswapV2PairAbi } from "../../../abis/UniswapV2Pair.js";
 import { creationLogs, lowercase } from "../../state-start/discover.js";
+import { inGroups } from "../../state-start/groups.js";
 import { answerOf, type StateReader, type StateSeed } from "../../state-start/reads.js";
+import { releaseIndexingCache } from "../../state-start/release.js";
 import { ensureTokens, type TokenToEnsure } from "../../tokens/tokens.js";
 
 /** Uniswap V2 charges 0.3% on every pair, in millionths as V3 counts fees. */
@@ -28,15 +30,15 @@ export function lpToken(pair: Address, token0: Address, token1: Address): TokenT
 /**
  * Every pair the factory created before the chain's start (its `PairCreated` logs from the
  * factory's deployment to the reader's block), read at the end of that block: reserves
- * (`getReserves`) and LP supply (`totalSupply`), two calls per pair in the batched reads. Each
- * pair and its LP token are written as its creation and events would have left them.
+ * (`getReserves`) and LP supply (`totalSupply`), two calls per pair in the batched reads, group
+ * by group (`readGroups`). Each pair and its LP token are written as its creation and events
+ * would have left them.
  */
 export async function readV2State(
   context: Context,
   reader: StateReader,
   where: { factory: Address; startBlock: number },
 ): Promise<StateSeed> {
-  const chainId = context.chain.id;
   const created = await creationLogs(context, {
     address: where.factory,
     event: getAbiItem({ abi: UniswapV2FactoryAbi, name: "PairCreated" }),
@@ -55,6 +57,28 @@ export async function readV2State(
       createdBlock: log.blockNumber,
     };
   });
+  return await inGroups(
+    pairs,
+    () => 2,
+    (group) => readV2Pairs(context, reader, group),
+  );
+}
+
+type V2PairCreated = {
+  address: Address;
+  token0: Address;
+  token1: Address;
+  factory: Address;
+  createdBlock: bigint;
+};
+
+/** One group of pairs (`readGroups`): their state read, their rows and LP tokens written. */
+async function readV2Pairs(
+  context: Context,
+  reader: StateReader,
+  pairs: readonly V2PairCreated[],
+): Promise<StateSeed> {
+  const chainId = context.chain.id;
   const answers = await reader.read(
     pairs.flatMap((p) => [
       { address: p.address, abi: UniswapV2PairAbi, functionName: "getReserves" } as const,
@@ -102,5 +126,6 @@ export async function readV2State(
     };
   });
   if (rows.length > 0) await context.db.insert(v2Pair).values(rows);
+  await releaseIndexingCache(context);
   return seed;
 }

@@ -5,22 +5,24 @@ import { UniswapV3FactoryAbi } from "../../../abis/UniswapV3Factory.js";
 import { UniswapV3PoolAbi } from "../../../abis/UniswapV3Pool.js";
 import { sqrtPriceRatio } from "../../analytics/pricing.js";
 import { creationLogs, lowercase } from "../../state-start/discover.js";
+import { inGroups } from "../../state-start/groups.js";
 import { answerOf, type StateReader, type StateSeed } from "../../state-start/reads.js";
+import { releaseIndexingCache } from "../../state-start/release.js";
 import { bitmapWords, ticksOfWord } from "../../state-start/tick-bitmap.js";
 
 /**
  * Every pool the factory created before the chain's start (its `PoolCreated` logs from the
  * factory's deployment to the reader's block), read at the end of that block: `slot0`,
  * `liquidity` and every initialized tick with its liquidity (`tickBitmap` over every word the
- * pool's spacing allows, then `ticks` of each tick a word marks): two rounds of batched reads.
- * Each pool and its ticks are written as its creation and events would have left them.
+ * pool's spacing allows, then `ticks` of each tick a word marks): two rounds of batched reads,
+ * group by group (`readGroups`). Each pool and its ticks are written as its creation and events
+ * would have left them.
  */
 export async function readV3State(
   context: Context,
   reader: StateReader,
   where: { factory: Address; startBlock: number },
 ): Promise<StateSeed> {
-  const chainId = context.chain.id;
   const created = await creationLogs(context, {
     address: where.factory,
     event: getAbiItem({ abi: UniswapV3FactoryAbi, name: "PoolCreated" }),
@@ -37,6 +39,30 @@ export async function readV3State(
     tickSpacing: args.tickSpacing,
     createdBlock: blockNumber,
   }));
+  return await inGroups(
+    pools,
+    (p) => 2 + bitmapWords(p.tickSpacing).length,
+    (group) => readV3Pools(context, reader, group),
+  );
+}
+
+type V3PoolCreated = {
+  address: Address;
+  factory: Address;
+  token0: Address;
+  token1: Address;
+  fee: number;
+  tickSpacing: number;
+  createdBlock: bigint;
+};
+
+/** One group of pools (`readGroups`): their state read, their rows written. */
+async function readV3Pools(
+  context: Context,
+  reader: StateReader,
+  pools: readonly V3PoolCreated[],
+): Promise<StateSeed> {
+  const chainId = context.chain.id;
   const words = pools.map((p) => bitmapWords(p.tickSpacing));
   const first = await reader.read(
     pools.flatMap((p, i) => [
@@ -131,5 +157,6 @@ export async function readV3State(
   }
   if (poolRows.length > 0) await context.db.insert(v3Pool).values(poolRows);
   if (tickRows.length > 0) await context.db.insert(v3Tick).values(tickRows);
+  await releaseIndexingCache(context);
   return seed;
 }

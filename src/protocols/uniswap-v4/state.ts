@@ -14,7 +14,9 @@ import { readConfig } from "../../../config.js";
 import { type Address, NATIVE_TOKEN_ADDRESS, V4_DYNAMIC_FEE_FLAG } from "../../../engine/index.js";
 import { sqrtPriceRatio } from "../../analytics/pricing.js";
 import { creationLogs, lowercase } from "../../state-start/discover.js";
+import { inGroups } from "../../state-start/groups.js";
 import { answerOf, type StateReader, type StateSeed } from "../../state-start/reads.js";
+import { releaseIndexingCache } from "../../state-start/release.js";
 import { bitmapWords, ticksOfWord } from "../../state-start/tick-bitmap.js";
 
 /** `StateLibrary.POOLS_SLOT`: the pool manager's mapping from PoolId to pool state. */
@@ -79,15 +81,15 @@ async function readSlots(
  * Every pool the manager initialized before the chain's start (its `Initialize` logs from its
  * deployment to the reader's block), read at the end of that block from the manager's storage
  * (`extsload`, as `StateLibrary` reads it): slot0 (price, tick, protocol and LP fee), liquidity,
- * and every initialized tick through the pool's tick bitmap. Two rounds of batched reads. Each
- * pool and its ticks are written as its initialization and events would have left them.
+ * and every initialized tick through the pool's tick bitmap. Two rounds of batched reads, group
+ * by group (`readGroups`). Each pool and its ticks are written as its initialization and events
+ * would have left them.
  */
 export async function readV4State(
   context: Context,
   reader: StateReader,
   where: { poolManager: Address; startBlock: number },
 ): Promise<StateSeed> {
-  const chainId = context.chain.id;
   const created = await creationLogs(context, {
     address: where.poolManager,
     event: getAbiItem({ abi: PoolManagerAbi, name: "Initialize" }),
@@ -106,9 +108,38 @@ export async function readV4State(
     hooks: args.hooks,
     createdBlock: blockNumber,
   }));
+  return await inGroups(
+    pools,
+    (p) => 2 + bitmapWords(p.tickSpacing).length,
+    (group) => readV4Pools(context, reader, where.poolManager, group),
+  );
+}
+
+type V4PoolInitialized = {
+  poolId: Hex;
+  poolManager: Address;
+  currency0: Address;
+  currency1: Address;
+  token0: Address;
+  token1: Address;
+  fee: number;
+  tickSpacing: number;
+  hooks: Address;
+  createdBlock: bigint;
+};
+
+/**
+ * One group of pools (`readGroups`), every one of them the one manager's (its `Initialize`
+ * logs): their state read, their rows written.
+ */
+async function readV4Pools(
+  context: Context,
+  reader: StateReader,
+  manager: Address,
+  pools: readonly V4PoolInitialized[],
+): Promise<StateSeed> {
+  const chainId = context.chain.id;
   const seed: StateSeed = [];
-  // Every pool is the one manager's (its `Initialize` logs).
-  const manager = where.poolManager;
   const bases = pools.map((p) => hexToBigInt(poolStateSlot(p.poolId)));
   const words = pools.map((p) => bitmapWords(p.tickSpacing));
   const first = await readSlots(
@@ -192,5 +223,6 @@ export async function readV4State(
   }
   if (poolRows.length > 0) await context.db.insert(v4Pool).values(poolRows);
   if (tickRows.length > 0) await context.db.insert(v4Tick).values(tickRows);
+  await releaseIndexingCache(context);
   return seed;
 }
