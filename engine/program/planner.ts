@@ -173,11 +173,16 @@ export class ProgramPlanner {
         ...this.#flatten({ type: "uint256", name: "value" }, params.value, `${where} value`),
       );
     }
-    fn.inputs.forEach((param, i) => {
-      inputs.push(
-        ...this.#flatten(param, args[i], `${where} argument ${i} (${param.name || param.type})`),
-      );
-    });
+    const labels = fn.inputs.map(
+      (param, i) => `${where} argument ${i} (${param.name || param.type})`,
+    );
+    if (fn.inputs.some((param, i) => holdsValuesInStruct(param, args[i]))) {
+      inputs.push(...this.#wordByWord(fn.inputs, args, labels));
+    } else {
+      fn.inputs.forEach((param, i) => {
+        inputs.push(...this.#flatten(param, args[i], labels[i] as string));
+      });
+    }
     if (inputs.length > MAX_INPUTS) {
       throw new PlannerError(`${where}: ${inputs.length} input words exceed ${MAX_INPUTS}`);
     }
@@ -324,16 +329,92 @@ export class ProgramPlanner {
       return value.flatMap((item, i) => this.#flatten(element, item, `${where}[${i}]`));
     }
     if (param.type === "tuple") {
-      const components = (param as { components: readonly AbiParameter[] }).components;
-      return components.flatMap((component, i) => {
-        const field = Array.isArray(value)
-          ? value[i]
-          : (value as Record<string, unknown> | undefined)?.[component.name ?? String(i)];
-        return this.#flatten(component, field, `${where}.${component.name ?? i}`);
-      });
+      return componentsOf(param).flatMap((component, i) =>
+        this.#flatten(component, fieldOf(value, component, i), `${where}.${component.name ?? i}`),
+      );
     }
     return [{ kind: "literal", bytes: encodeLiteral(param, value, where), dynamic: false }];
   }
+
+  /**
+   * The arguments' whole ABI encoding, heads then tails, as static input words, the offsets of
+   * the dynamic ones counted here. A dynamic slot is a whole tail the VM copies as it is, so a
+   * return value in a dynamic struct's static field (an amount beside a `bytes` field) can only
+   * be placed when every word of the call is an input of its own; the calldata is the same.
+   */
+  #wordByWord(params: readonly AbiParameter[], values: readonly unknown[], labels: string[]) {
+    const parts = params.map((param, i) => {
+      const where = labels[i] as string;
+      return isDynamic(param)
+        ? { head: undefined, tail: this.#tailWords(param, values[i], where) }
+        : { head: this.#flatten(param, values[i], where), tail: [] };
+    });
+    let offset = parts.reduce((words, part) => words + (part.head?.length ?? 1), 0) * 32;
+    const heads = parts.flatMap((part) => {
+      if (part.head) return part.head;
+      const head = wordInput(BigInt(offset));
+      offset += part.tail.length * 32;
+      return [head];
+    });
+    return [...heads, ...parts.flatMap((part) => part.tail)];
+  }
+
+  /** The tail of one dynamic argument of {@link #wordByWord}, word by word. */
+  #tailWords(param: AbiParameter, value: unknown, where: string): Input[] {
+    if (value instanceof ProgramValue) {
+      throw new PlannerError(
+        `${where}: a dynamic ${param.type} returned by call ${value.call} cannot be laid out beside return values in a struct`,
+      );
+    }
+    if (!containsProgramValue(value)) {
+      const tail = sliceHex(encodeLiteral(param, value, where), 32);
+      return Array.from({ length: (tail.length - 2) / 64 }, (_, i) => ({
+        kind: "literal" as const,
+        bytes: `0x${tail.slice(2 + i * 64, 2 + (i + 1) * 64)}` as Hex,
+        dynamic: false,
+      }));
+    }
+    if (param.type !== "tuple") {
+      throw new PlannerError(
+        `${where}: return values inside a dynamic ${param.type} are not supported`,
+      );
+    }
+    const components = componentsOf(param);
+    return this.#wordByWord(
+      components,
+      components.map((component, i) => fieldOf(value, component, i)),
+      components.map((component, i) => `${where}.${component.name ?? i}`),
+    );
+  }
+}
+
+function componentsOf(param: AbiParameter): readonly AbiParameter[] {
+  return (param as { components: readonly AbiParameter[] }).components;
+}
+
+/** A struct's field, from its positional or named form. */
+function fieldOf(value: unknown, component: AbiParameter, index: number): unknown {
+  return Array.isArray(value)
+    ? value[index]
+    : (value as Record<string, unknown> | undefined)?.[component.name ?? String(index)];
+}
+
+function wordInput(value: bigint): Input {
+  return {
+    kind: "literal",
+    bytes: encodeAbiParameters([{ type: "uint256" }], [value]),
+    dynamic: false,
+  };
+}
+
+/** A dynamic struct literal holding return values (not itself one): laid out word by word. */
+function holdsValuesInStruct(param: AbiParameter, value: unknown): boolean {
+  return (
+    param.type === "tuple" &&
+    isDynamic(param) &&
+    !(value instanceof ProgramValue) &&
+    containsProgramValue(value)
+  );
 }
 
 function encodeLiteral(param: AbiParameter, value: unknown, where: string): Hex {

@@ -1,5 +1,12 @@
 /** The program planner and the command layout, without a chain. */
-import { encodeAbiParameters, getAbiItem, type Hex, parseAbiItem, toFunctionSelector } from "viem";
+import {
+  encodeAbiParameters,
+  encodeFunctionData,
+  getAbiItem,
+  type Hex,
+  parseAbiItem,
+  toFunctionSelector,
+} from "viem";
 import { describe, expect, it } from "vitest";
 import { SwapRouterAbi } from "../../abis/SwapRouter.js";
 import { decodeCommandTarget, encodeCommand } from "../../engine/program/command-layout.js";
@@ -183,6 +190,46 @@ describe("ProgramPlanner", () => {
     expect(program.commands[1]?.slice(10, 26)).toBe("0300ffffffffffff");
     expect(program.commands[2]?.slice(10, 26)).toBe("0302ffffffffffff");
     expect(program.state[2]).toBe(word(10n));
+  });
+
+  it("lays out a dynamic struct holding a return value word by word, as its ABI encoding", () => {
+    const swap = parseAbiItem([
+      "struct Swap { bytes32 id; address assetIn; uint256 amount; bytes userData; }",
+      "struct Funds { address sender; bool fromInternal; }",
+      "function swap(Swap single, Funds funds, uint256 limit) returns (uint256)",
+    ]);
+    const planner = new ProgramPlanner();
+    const amount = planner.add({ target, fn: add, args: [5n, 7n] });
+    const single = {
+      id: `0x${"ab".repeat(32)}`,
+      assetIn: other,
+      userData: "0xc0ffee",
+    } as const;
+    const funds = { sender: target, fromInternal: false } as const;
+    planner.add({ target, fn: swap, args: [{ ...single, amount }, funds, 9n] });
+    const program = planner.plan();
+    // Extended command: its input word lists the slots, each a static word, up to 0xff.
+    const inputs = (program.commands[2]?.slice(2) ?? "").match(/../g)?.map((b) => parseInt(b, 16));
+    const slots = inputs?.slice(0, inputs.indexOf(0xff)) ?? [];
+    expect(slots.every((slot) => slot < 0x80)).toBe(true);
+    // The VM's calldata: each slot's word in turn, the amount's slot holding 12 (5 + 7).
+    const amountSlot = program.commands[0]?.slice(24, 26);
+    const calldata = slots
+      .map((slot) => (slot === parseInt(amountSlot ?? "", 16) ? word(12n) : program.state[slot]))
+      .map((w) => w?.slice(2))
+      .join("");
+    expect(`0x${program.commands[1]?.slice(2, 10)}${calldata}`).toBe(
+      encodeFunctionData({ abi: [swap], args: [{ ...single, amount: 12n }, funds, 9n] }),
+    );
+    // A dynamic value returned by a call cannot sit beside such a layout: its length is unknown.
+    const bytes = planner.add({ target, fn: concat, args: ["0x", "0x"] });
+    const both = parseAbiItem([
+      "struct Swap { bytes32 id; address assetIn; uint256 amount; bytes userData; }",
+      "function both(Swap single, bytes data)",
+    ]);
+    expect(() => planner.add({ target, fn: both, args: [{ ...single, amount }, bytes] })).toThrow(
+      "call 3 (both) argument 1 (data): a dynamic bytes returned by call 2 cannot be laid out beside return values in a struct",
+    );
   });
 
   it("refuses what the VM cannot express, naming the call and argument", () => {
