@@ -35,6 +35,7 @@ export const npmArtifacts = {
     "@aave/core-v3/artifacts/contracts/misc/AaveProtocolDataProvider.sol/AaveProtocolDataProvider.json",
   AaveV3DefaultReserveInterestRateStrategy:
     "@aave/core-v3/artifacts/contracts/protocol/pool/DefaultReserveInterestRateStrategy.sol/DefaultReserveInterestRateStrategy.json",
+  BalancerV2Vault: "@balancer-labs/v2-deployments/dist/tasks/20210418-vault/artifact/Vault.json",
 } as const;
 
 const aaveLogic = "@aave/core-v3/artifacts/contracts/protocol/libraries/logic";

@@ -21,19 +21,16 @@ import {
   ContractFunctionRevertedError,
   encodeAbiParameters,
   type PublicClient,
-  parseAbi,
   toFunctionSelector,
-  zeroAddress,
 } from "viem";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { DevRateProviderAbi } from "../../abis/generated/DevRateProvider.js";
 import { DevTokenAbi } from "../../abis/generated/DevToken.js";
 import { WETH9Abi } from "../../abis/WETH9.js";
-import { buildContracts, loadArtifact } from "../../contracts/build.js";
+import { buildContracts } from "../../contracts/build.js";
 import type { AnvilInstance } from "../../devnet/anvil.js";
 import { readNpmArtifact } from "../../devnet/artifacts.js";
 import {
-  BALANCER_FEE_TYPE,
   BALANCER_SWAP_KIND,
   BALANCER_V2_TASKS,
   type BalancerV2ArtifactName,
@@ -49,26 +46,28 @@ import {
   setBalancerV2ProtocolFees,
 } from "../../devnet/balancer-v2.js";
 import { type Deployer, devnetDeployer } from "../../devnet/world.js";
-import { decimalScalingFactor } from "../../engine/protocols/balancer-v2/base-pool.js";
 import {
   actualSupply,
   type ComposableStablePoolState,
   composableStableBptRate,
   composableStableScalingFactors,
   quoteComposableStableExactIn,
-  rateAtSwap,
   upscaledWithoutBpt,
 } from "../../engine/protocols/balancer-v2/composable-stable-pool.js";
 import { BalancerMathError } from "../../engine/protocols/balancer-v2/errors.js";
-import { ONE } from "../../engine/protocols/balancer-v2/fixed-point.js";
 import * as stableMath from "../../engine/protocols/balancer-v2/stable-math.js";
 import * as weightedMath from "../../engine/protocols/balancer-v2/weighted-math.js";
 import {
   quoteWeightedExactIn,
   quoteWeightedJoinExactTokenIn,
-  type WeightedPoolState,
 } from "../../engine/protocols/balancer-v2/weighted-pool.js";
 import { startTestAnvil } from "../harness/anvil.js";
+import {
+  deployBalancerV2Tokens,
+  queryVaultExactIn,
+  readComposableStablePoolState,
+  readWeightedPoolState,
+} from "./balancer-v2-chain.js";
 
 const require = createRequire(import.meta.url);
 
@@ -103,18 +102,7 @@ beforeAll(async () => {
   client = d.client;
   const weth9 = readNpmArtifact("WETH9");
   const weth = await d.deploy(weth9.abi, weth9.bytecode);
-  const devToken = loadArtifact("DevToken");
-  const token = (name: string, symbol: string, decimals: number) =>
-    d.deploy(devToken.abi, devToken.bytecode, [name, symbol, decimals]);
-  tokens = {
-    WETH: weth,
-    BAL: await token("Balancer", "BAL", 18),
-    USDC: await token("USD Coin", "USDC", 6),
-    USDT: await token("Tether USD", "USDT", 6),
-    DAI: await token("Dai Stablecoin", "DAI", 18),
-    WBTC: await token("Wrapped BTC", "WBTC", 8),
-    wstETH: await token("Wrapped liquid staked Ether", "wstETH", 18),
-  };
+  tokens = await deployBalancerV2Tokens(d, weth);
   balancer = await deployBalancerV2(d, { weth });
   pools = await createBalancerV2DevnetPools(d, balancer, tokens);
 });
@@ -131,32 +119,14 @@ async function vaultExactIn(
   amountIn: bigint,
 ): Promise<Outcome> {
   try {
-    const { result: deltas } = await client.simulateContract({
-      address: balancer.vault,
-      abi: balancerV2Abis.Vault,
-      functionName: "queryBatchSwap",
-      args: [
-        BALANCER_SWAP_KIND.GIVEN_IN,
-        [
-          {
-            poolId: pool.poolId,
-            assetInIndex: 0n,
-            assetOutIndex: 1n,
-            amount: amountIn,
-            userData: "0x",
-          },
-        ],
-        [tokenIn, tokenOut],
-        {
-          sender: zeroAddress,
-          fromInternalBalance: false,
-          recipient: zeroAddress,
-          toInternalBalance: false,
-        },
-      ],
+    const deltas = await queryVaultExactIn(client, balancer.vault, {
+      pool,
+      tokenIn,
+      tokenOut,
+      amountIn,
     });
-    expect(deltas[0]).toBe(amountIn);
-    return { amountOut: -(deltas[1] ?? 0n) };
+    expect(deltas.amountIn).toBe(amountIn);
+    return { amountOut: deltas.amountOut };
   } catch (error) {
     const revert =
       error instanceof BaseError
@@ -169,133 +139,10 @@ async function vaultExactIn(
   }
 }
 
-async function readWeighted(pool: BalancerV2Pool): Promise<WeightedPoolState> {
-  const read = <
-    F extends
-      | "getNormalizedWeights"
-      | "getScalingFactors"
-      | "getSwapFeePercentage"
-      | "getActualSupply",
-  >(
-    functionName: F,
-  ) =>
-    client.readContract({ address: pool.address, abi: balancerV2Abis.WeightedPool, functionName });
-  const [, balances] = await client.readContract({
-    address: balancer.vault,
-    abi: balancerV2Abis.Vault,
-    functionName: "getPoolTokens",
-    args: [pool.poolId],
-  });
-  return {
-    tokens: pool.tokens,
-    balances,
-    scalingFactors: await read("getScalingFactors"),
-    normalizedWeights: await read("getNormalizedWeights"),
-    swapFeePercentage: await read("getSwapFeePercentage"),
-    actualSupply: await read("getActualSupply"),
-  };
-}
+const readWeighted = (pool: BalancerV2Pool) => readWeightedPoolState(client, balancer.vault, pool);
 
-const erc20Decimals = parseAbi(["function decimals() view returns (uint8)"]);
-
-/**
- * A composable stable pool's state as a swap in the next block sees it: `rates` picks, per
- * token, the cached rate or the provider's (see `rateAtSwap`).
- */
-async function readComposableStable(
-  pool: BalancerV2Pool,
-  rates: "at-swap" | "cached",
-): Promise<ComposableStablePoolState> {
-  const csp = { address: pool.address, abi: balancerV2Abis.ComposableStablePool } as const;
-  const [, balances] = await client.readContract({
-    address: balancer.vault,
-    abi: balancerV2Abis.Vault,
-    functionName: "getPoolTokens",
-    args: [pool.poolId],
-  });
-  const bptIndex = Number(await client.readContract({ ...csp, functionName: "getBptIndex" }));
-  const providers = await client.readContract({ ...csp, functionName: "getRateProviders" });
-  const latest = await client.getBlock();
-  const perToken = await Promise.all(
-    pool.tokens.map(async (token, i) => {
-      if (i === bptIndex) {
-        return { factor: ONE, rate: ONE, oldRate: ONE, provider: false, exempt: false };
-      }
-      const decimals = await client.readContract({
-        address: token,
-        abi: erc20Decimals,
-        functionName: "decimals",
-      });
-      const provider = providers[i] ?? zeroAddress;
-      const exempt = await client.readContract({
-        ...csp,
-        functionName: "isTokenExemptFromYieldProtocolFee",
-        args: [token],
-      });
-      if (provider === zeroAddress) {
-        return {
-          factor: decimalScalingFactor(decimals),
-          rate: ONE,
-          oldRate: ONE,
-          provider: false,
-          exempt,
-        };
-      }
-      const [rate, oldRate, duration, expires] = await client.readContract({
-        ...csp,
-        functionName: "getTokenRateCache",
-        args: [token],
-      });
-      const providerRate = await client.readContract({
-        address: provider,
-        abi: DevRateProviderAbi,
-        functionName: "getRate",
-      });
-      const swapRate =
-        rates === "cached"
-          ? rate
-          : rateAtSwap({
-              cache: { rate, oldRate, duration, expires },
-              providerRate,
-              timestamp: latest.timestamp + 1n,
-            });
-      return {
-        factor: decimalScalingFactor(decimals),
-        rate: swapRate,
-        oldRate,
-        provider: true,
-        exempt,
-      };
-    }),
-  );
-  const [amp] = await client.readContract({ ...csp, functionName: "getAmplificationParameter" });
-  const [lastJoinExitAmp, lastPostJoinExitInvariant] = await client.readContract({
-    ...csp,
-    functionName: "getLastJoinExitData",
-  });
-  const feeCache = (feeType: bigint) =>
-    client.readContract({ ...csp, functionName: "getProtocolFeePercentageCache", args: [feeType] });
-  return {
-    address: pool.address,
-    tokens: pool.tokens,
-    bptIndex,
-    balances,
-    decimalScalingFactors: perToken.map((t) => t.factor),
-    tokenRates: perToken.map((t) => t.rate),
-    oldRates: perToken.map((t) => t.oldRate),
-    hasRateProvider: perToken.map((t) => t.provider),
-    exemptFromYieldProtocolFee: perToken.map((t) => t.exempt),
-    amp,
-    swapFeePercentage: await client.readContract({ ...csp, functionName: "getSwapFeePercentage" }),
-    totalSupply: await client.readContract({ ...csp, functionName: "totalSupply" }),
-    protocolFees: {
-      lastJoinExitAmp,
-      lastPostJoinExitInvariant,
-      swapFeePercentage: await feeCache(BALANCER_FEE_TYPE.SWAP),
-      yieldFeePercentage: await feeCache(BALANCER_FEE_TYPE.YIELD),
-    },
-  };
-}
+const readComposableStable = (pool: BalancerV2Pool, rates: "at-swap" | "cached") =>
+  readComposableStablePoolState(client, balancer.vault, pool, rates);
 
 /** Every ordered pair of a pool's tokens. */
 function pairs(list: readonly Address[]): [Address, Address][] {

@@ -1,0 +1,217 @@
+/**
+ * Balancer V2 on a test chain: the devnet's pool tokens deployed beside a given WETH, the pools'
+ * state read from the chain into the exact math's types, and the vault's own quote, which the
+ * suites under test/protocols/ hold the off-chain math and routes against.
+ */
+import { type Address, type PublicClient, parseAbi, zeroAddress } from "viem";
+import { DevRateProviderAbi } from "../../abis/generated/DevRateProvider.js";
+import { loadArtifact } from "../../contracts/build.js";
+import {
+  BALANCER_FEE_TYPE,
+  BALANCER_SWAP_KIND,
+  type BalancerV2DevnetTokens,
+  type BalancerV2Pool,
+  balancerV2Abis,
+} from "../../devnet/balancer-v2.js";
+import type { Deployer } from "../../devnet/world.js";
+import { decimalScalingFactor } from "../../engine/protocols/balancer-v2/base-pool.js";
+import {
+  type ComposableStablePoolState,
+  rateAtSwap,
+} from "../../engine/protocols/balancer-v2/composable-stable-pool.js";
+import { ONE } from "../../engine/protocols/balancer-v2/fixed-point.js";
+import type { WeightedPoolState } from "../../engine/protocols/balancer-v2/weighted-pool.js";
+
+/** The DevTokens the devnet's Balancer pools hold, with their real decimals, beside `weth`. */
+export async function deployBalancerV2Tokens(
+  d: Deployer,
+  weth: Address,
+): Promise<BalancerV2DevnetTokens> {
+  const devToken = loadArtifact("DevToken");
+  const token = (name: string, symbol: string, decimals: number) =>
+    d.deploy(devToken.abi, devToken.bytecode, [name, symbol, decimals]);
+  return {
+    WETH: weth,
+    BAL: await token("Balancer", "BAL", 18),
+    USDC: await token("USD Coin", "USDC", 6),
+    USDT: await token("Tether USD", "USDT", 6),
+    DAI: await token("Dai Stablecoin", "DAI", 18),
+    WBTC: await token("Wrapped BTC", "WBTC", 8),
+    wstETH: await token("Wrapped liquid staked Ether", "wstETH", 18),
+  };
+}
+
+const erc20Decimals = parseAbi(["function decimals() view returns (uint8)"]);
+
+/** The pool's balances in the vault, in its token order. */
+async function poolBalances(
+  client: PublicClient,
+  vault: Address,
+  pool: BalancerV2Pool,
+): Promise<readonly bigint[]> {
+  const [, balances] = await client.readContract({
+    address: vault,
+    abi: balancerV2Abis.Vault,
+    functionName: "getPoolTokens",
+    args: [pool.poolId],
+  });
+  return balances;
+}
+
+/** A weighted pool's state: the vault's balances and the pool's own views. */
+export async function readWeightedPoolState(
+  client: PublicClient,
+  vault: Address,
+  pool: BalancerV2Pool,
+): Promise<WeightedPoolState> {
+  const read = <
+    F extends
+      | "getNormalizedWeights"
+      | "getScalingFactors"
+      | "getSwapFeePercentage"
+      | "getActualSupply",
+  >(
+    functionName: F,
+  ) =>
+    client.readContract({ address: pool.address, abi: balancerV2Abis.WeightedPool, functionName });
+  return {
+    tokens: pool.tokens,
+    balances: await poolBalances(client, vault, pool),
+    scalingFactors: await read("getScalingFactors"),
+    normalizedWeights: await read("getNormalizedWeights"),
+    swapFeePercentage: await read("getSwapFeePercentage"),
+    actualSupply: await read("getActualSupply"),
+  };
+}
+
+/**
+ * A composable stable pool's state as a swap in the next block sees it: `rates` picks, per
+ * token, the cached rate or the provider's (see `rateAtSwap`).
+ */
+export async function readComposableStablePoolState(
+  client: PublicClient,
+  vault: Address,
+  pool: BalancerV2Pool,
+  rates: "at-swap" | "cached",
+): Promise<ComposableStablePoolState> {
+  const csp = { address: pool.address, abi: balancerV2Abis.ComposableStablePool } as const;
+  const balances = await poolBalances(client, vault, pool);
+  const bptIndex = Number(await client.readContract({ ...csp, functionName: "getBptIndex" }));
+  const providers = await client.readContract({ ...csp, functionName: "getRateProviders" });
+  const latest = await client.getBlock();
+  const perToken = await Promise.all(
+    pool.tokens.map(async (token, i) => {
+      if (i === bptIndex) {
+        return { factor: ONE, rate: ONE, oldRate: ONE, provider: false, exempt: false };
+      }
+      const decimals = await client.readContract({
+        address: token,
+        abi: erc20Decimals,
+        functionName: "decimals",
+      });
+      const provider = providers[i] ?? zeroAddress;
+      const exempt = await client.readContract({
+        ...csp,
+        functionName: "isTokenExemptFromYieldProtocolFee",
+        args: [token],
+      });
+      if (provider === zeroAddress) {
+        return {
+          factor: decimalScalingFactor(decimals),
+          rate: ONE,
+          oldRate: ONE,
+          provider: false,
+          exempt,
+        };
+      }
+      const [rate, oldRate, duration, expires] = await client.readContract({
+        ...csp,
+        functionName: "getTokenRateCache",
+        args: [token],
+      });
+      const providerRate = await client.readContract({
+        address: provider,
+        abi: DevRateProviderAbi,
+        functionName: "getRate",
+      });
+      const swapRate =
+        rates === "cached"
+          ? rate
+          : rateAtSwap({
+              cache: { rate, oldRate, duration, expires },
+              providerRate,
+              timestamp: latest.timestamp + 1n,
+            });
+      return {
+        factor: decimalScalingFactor(decimals),
+        rate: swapRate,
+        oldRate,
+        provider: true,
+        exempt,
+      };
+    }),
+  );
+  const [amp] = await client.readContract({ ...csp, functionName: "getAmplificationParameter" });
+  const [lastJoinExitAmp, lastPostJoinExitInvariant] = await client.readContract({
+    ...csp,
+    functionName: "getLastJoinExitData",
+  });
+  const feeCache = (feeType: bigint) =>
+    client.readContract({ ...csp, functionName: "getProtocolFeePercentageCache", args: [feeType] });
+  return {
+    address: pool.address,
+    tokens: pool.tokens,
+    bptIndex,
+    balances,
+    decimalScalingFactors: perToken.map((t) => t.factor),
+    tokenRates: perToken.map((t) => t.rate),
+    oldRates: perToken.map((t) => t.oldRate),
+    hasRateProvider: perToken.map((t) => t.provider),
+    exemptFromYieldProtocolFee: perToken.map((t) => t.exempt),
+    amp,
+    swapFeePercentage: await client.readContract({ ...csp, functionName: "getSwapFeePercentage" }),
+    totalSupply: await client.readContract({ ...csp, functionName: "totalSupply" }),
+    protocolFees: {
+      lastJoinExitAmp,
+      lastPostJoinExitInvariant,
+      swapFeePercentage: await feeCache(BALANCER_FEE_TYPE.SWAP),
+      yieldFeePercentage: await feeCache(BALANCER_FEE_TYPE.YIELD),
+    },
+  };
+}
+
+/**
+ * The vault's `queryBatchSwap` of one GIVEN_IN step through `pool`: what goes in and what comes
+ * out, as the vault's deltas say (it reverts as the swap would).
+ */
+export async function queryVaultExactIn(
+  client: PublicClient,
+  vault: Address,
+  swap: { pool: BalancerV2Pool; tokenIn: Address; tokenOut: Address; amountIn: bigint },
+): Promise<{ amountIn: bigint; amountOut: bigint }> {
+  const { result: deltas } = await client.simulateContract({
+    address: vault,
+    abi: balancerV2Abis.Vault,
+    functionName: "queryBatchSwap",
+    args: [
+      BALANCER_SWAP_KIND.GIVEN_IN,
+      [
+        {
+          poolId: swap.pool.poolId,
+          assetInIndex: 0n,
+          assetOutIndex: 1n,
+          amount: swap.amountIn,
+          userData: "0x",
+        },
+      ],
+      [swap.tokenIn, swap.tokenOut],
+      {
+        sender: zeroAddress,
+        fromInternalBalance: false,
+        recipient: zeroAddress,
+        toInternalBalance: false,
+      },
+    ],
+  });
+  return { amountIn: deltas[0] ?? 0n, amountOut: -(deltas[1] ?? 0n) };
+}
