@@ -39,15 +39,17 @@ export async function readV2State(
   reader: StateReader,
   where: { factory: Address; startBlock: number },
 ): Promise<StateSeed> {
-  const created = await creationLogs(context, {
-    address: where.factory,
-    event: getAbiItem({ abi: UniswapV2FactoryAbi, name: "PairCreated" }),
-    fromBlock: BigInt(where.startBlock),
-    toBlock: reader.block,
-  });
   // The event's fourth argument is unnamed, so its arguments arrive as a tuple. Addresses as
-  // the tables hold them (lowercase), so that a token is one key wherever it is named.
-  const pairs = created.map((log) => {
+  // the tables hold them (lowercase), so that a token is one key wherever it is named. Only the
+  // records are kept: the decoded logs (~0.7 KB each) are garbage once mapped.
+  const pairs = (
+    await creationLogs(context, {
+      address: where.factory,
+      event: getAbiItem({ abi: UniswapV2FactoryAbi, name: "PairCreated" }),
+      fromBlock: BigInt(where.startBlock),
+      toBlock: reader.block,
+    })
+  ).map((log) => {
     const [token0, token1, pair] = log.args as unknown as readonly [Address, Address, Address];
     return {
       address: lowercase(pair),

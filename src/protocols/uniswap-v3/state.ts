@@ -23,14 +23,16 @@ export async function readV3State(
   reader: StateReader,
   where: { factory: Address; startBlock: number },
 ): Promise<StateSeed> {
-  const created = await creationLogs(context, {
-    address: where.factory,
-    event: getAbiItem({ abi: UniswapV3FactoryAbi, name: "PoolCreated" }),
-    fromBlock: BigInt(where.startBlock),
-    toBlock: reader.block,
-  });
   // Addresses as the tables hold them (lowercase): a token is one key wherever it is named.
-  const pools = created.map(({ args, address, blockNumber }) => ({
+  // Only the records are kept: the decoded logs are garbage once mapped.
+  const pools = (
+    await creationLogs(context, {
+      address: where.factory,
+      event: getAbiItem({ abi: UniswapV3FactoryAbi, name: "PoolCreated" }),
+      fromBlock: BigInt(where.startBlock),
+      toBlock: reader.block,
+    })
+  ).map(({ args, address, blockNumber }) => ({
     address: lowercase(args.pool),
     factory: lowercase(address),
     token0: lowercase(args.token0),

@@ -90,13 +90,15 @@ export async function readV4State(
   reader: StateReader,
   where: { poolManager: Address; startBlock: number },
 ): Promise<StateSeed> {
-  const created = await creationLogs(context, {
-    address: where.poolManager,
-    event: getAbiItem({ abi: PoolManagerAbi, name: "Initialize" }),
-    fromBlock: BigInt(where.startBlock),
-    toBlock: reader.block,
-  });
-  const pools = created.map(({ args, address, blockNumber }) => ({
+  // Only the records are kept: the decoded logs are garbage once mapped.
+  const pools = (
+    await creationLogs(context, {
+      address: where.poolManager,
+      event: getAbiItem({ abi: PoolManagerAbi, name: "Initialize" }),
+      fromBlock: BigInt(where.startBlock),
+      toBlock: reader.block,
+    })
+  ).map(({ args, address, blockNumber }) => ({
     poolId: args.id,
     poolManager: lowercase(address),
     currency0: args.currency0,
