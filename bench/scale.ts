@@ -18,7 +18,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import pg from "pg";
-import { startAnvil } from "../devnet/anvil.js";
+import { privateKeyToAccount } from "viem/accounts";
+import { DEVNET_DEPLOYER_KEY, startAnvil } from "../devnet/anvil.js";
 import { mulberry32 } from "../devnet/random.js";
 import { purgeSyncCache } from "../devnet/sync-cache.js";
 import type { Address } from "../engine/index.js";
@@ -128,7 +129,7 @@ function deployExecution(rpcUrl: string): string {
       "--rpc-url",
       rpcUrl,
       "--unlocked",
-      "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
+      privateKeyToAccount(DEVNET_DEPLOYER_KEY).address,
     ],
     { cwd: root, encoding: "utf8" },
   );

@@ -4,6 +4,20 @@ import { type Abi, type Address, type Hex, isHex, keccak256, stringToBytes } fro
 
 const require = createRequire(import.meta.url);
 
+/** One artifact of a task of `@balancer-labs/v2-deployments`. */
+function balancerTask(task: string, name: string): string {
+  return `@balancer-labs/v2-deployments/dist/tasks/${task}/artifact/${name}.json`;
+}
+
+/** The release's tasks the devnet deploys Balancer V2 from (their names version the factories). */
+export const BALANCER_V2_TASKS = {
+  authorizer: "20210418-authorizer",
+  vault: "20210418-vault",
+  protocolFeePercentagesProvider: "20220725-protocol-fee-percentages-provider",
+  weightedPool: "20230206-weighted-pool-v3",
+  composableStablePool: "20230206-composable-stable-pool-v3",
+} as const;
+
 /** Build artifacts of real, canonical contracts, as shipped in their npm packages. */
 export const npmArtifacts = {
   WETH9: "@uniswap/v2-periphery/build/WETH9.json",
@@ -35,14 +49,16 @@ export const npmArtifacts = {
     "@aave/core-v3/artifacts/contracts/misc/AaveProtocolDataProvider.sol/AaveProtocolDataProvider.json",
   AaveV3DefaultReserveInterestRateStrategy:
     "@aave/core-v3/artifacts/contracts/protocol/pool/DefaultReserveInterestRateStrategy.sol/DefaultReserveInterestRateStrategy.json",
-  BalancerV2Vault: "@balancer-labs/v2-deployments/dist/tasks/20210418-vault/artifact/Vault.json",
+  BalancerV2Vault: balancerTask(BALANCER_V2_TASKS.vault, "Vault"),
 } as const;
 
 const aaveLogic = "@aave/core-v3/artifacts/contracts/protocol/libraries/logic";
 
 /**
  * Artifacts the devnet deploys but calls through no ABI of its own (so `abis/` has no module for
- * them): Aave V3's logic libraries and its stable debt token.
+ * them): Aave V3's logic libraries and its stable debt token; Balancer V2's authorizer, query
+ * helpers, fee provider and pool factories (and the pools those create), called through the
+ * fragments `devnet/balancer-v2.ts` types.
  */
 export const npmDeployOnlyArtifacts = {
   AaveV3BorrowLogic: `${aaveLogic}/BorrowLogic.sol/BorrowLogic.json`,
@@ -55,6 +71,25 @@ export const npmDeployOnlyArtifacts = {
   AaveV3SupplyLogic: `${aaveLogic}/SupplyLogic.sol/SupplyLogic.json`,
   AaveV3StableDebtToken:
     "@aave/core-v3/artifacts/contracts/protocol/tokenization/StableDebtToken.sol/StableDebtToken.json",
+  BalancerV2Authorizer: balancerTask(BALANCER_V2_TASKS.authorizer, "Authorizer"),
+  BalancerV2Helpers: balancerTask(BALANCER_V2_TASKS.vault, "BalancerHelpers"),
+  BalancerV2ProtocolFeePercentagesProvider: balancerTask(
+    BALANCER_V2_TASKS.protocolFeePercentagesProvider,
+    "ProtocolFeePercentagesProvider",
+  ),
+  BalancerV2WeightedPoolFactory: balancerTask(
+    BALANCER_V2_TASKS.weightedPool,
+    "WeightedPoolFactory",
+  ),
+  BalancerV2WeightedPool: balancerTask(BALANCER_V2_TASKS.weightedPool, "WeightedPool"),
+  BalancerV2ComposableStablePoolFactory: balancerTask(
+    BALANCER_V2_TASKS.composableStablePool,
+    "ComposableStablePoolFactory",
+  ),
+  BalancerV2ComposableStablePool: balancerTask(
+    BALANCER_V2_TASKS.composableStablePool,
+    "ComposableStablePool",
+  ),
 } as const;
 
 export type NpmArtifactName = keyof typeof npmArtifacts | keyof typeof npmDeployOnlyArtifacts;

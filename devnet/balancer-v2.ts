@@ -8,10 +8,7 @@
  * The deployer is the Authorizer's admin, so it can grant itself the fee setters' roles
  * ({@link setBalancerV2ProtocolFees}).
  */
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import {
-  type Abi,
   type Address,
   encodeAbiParameters,
   getAddress,
@@ -20,52 +17,20 @@ import {
   parseAbi,
   toFunctionSelector,
 } from "viem";
+import { BalancerV2VaultAbi } from "../abis/BalancerV2Vault.js";
 import { DevTokenAbi } from "../abis/generated/DevToken.js";
 import { WETH9Abi } from "../abis/WETH9.js";
 import { loadArtifact } from "../contracts/build.js";
+import { BALANCER_V2_TASKS, type NpmArtifactName, readNpmArtifact } from "./artifacts.js";
 import type { Deployer } from "./world.js";
 
-const require = createRequire(import.meta.url);
-
-/** The release's tasks this module deploys from, with the artifact each ships. */
-export const BALANCER_V2_TASKS = {
-  Authorizer: "20210418-authorizer",
-  Vault: "20210418-vault",
-  BalancerHelpers: "20210418-vault",
-  ProtocolFeePercentagesProvider: "20220725-protocol-fee-percentages-provider",
-  WeightedPoolFactory: "20230206-weighted-pool-v3",
-  ComposableStablePoolFactory: "20230206-composable-stable-pool-v3",
-} as const;
-
-export type BalancerV2ArtifactName = keyof typeof BALANCER_V2_TASKS;
-
-/** One contract of the release: its ABI and creation bytecode, as the task's artifact holds them. */
-export function readBalancerV2Artifact(name: BalancerV2ArtifactName): { abi: Abi; bytecode: Hex } {
-  const path = require.resolve(
-    `@balancer-labs/v2-deployments/dist/tasks/${BALANCER_V2_TASKS[name]}/artifact/${name}.json`,
-  );
-  const json = JSON.parse(readFileSync(path, "utf8")) as { abi: Abi; bytecode: Hex };
-  return { abi: json.abi, bytecode: json.bytecode };
-}
-
 /**
- * The functions and events the devnet and its tests call, in viem's human-readable form (typed
- * without a generated module); `test/protocols/balancer-v2-math.test.ts` holds each to the
- * release's ABI by selector.
+ * The functions and events the devnet and its tests call on the contracts `abis/` has no module
+ * for (the vault's is `BalancerV2VaultAbi`), in viem's human-readable form;
+ * `test/protocols/balancer-v2-math.test.ts` holds each to the release's ABI by selector.
  */
 export const balancerV2Abis = {
   Authorizer: parseAbi(["function grantRole(bytes32 role, address account)"]),
-  Vault: parseAbi([
-    "struct JoinPoolRequest { address[] assets; uint256[] maxAmountsIn; bytes userData; bool fromInternalBalance; }",
-    "struct BatchSwapStep { bytes32 poolId; uint256 assetInIndex; uint256 assetOutIndex; uint256 amount; bytes userData; }",
-    "struct FundManagement { address sender; bool fromInternalBalance; address recipient; bool toInternalBalance; }",
-    "struct SingleSwap { bytes32 poolId; uint8 kind; address assetIn; address assetOut; uint256 amount; bytes userData; }",
-    "function swap(SingleSwap singleSwap, FundManagement funds, uint256 limit, uint256 deadline) payable returns (uint256)",
-    "function getPoolTokens(bytes32 poolId) view returns (address[] tokens, uint256[] balances, uint256 lastChangeBlock)",
-    "function joinPool(bytes32 poolId, address sender, address recipient, JoinPoolRequest request) payable",
-    "function queryBatchSwap(uint8 kind, BatchSwapStep[] swaps, address[] assets, FundManagement funds) returns (int256[] assetDeltas)",
-    "function getProtocolFeesCollector() view returns (address)",
-  ]),
   BalancerHelpers: parseAbi([
     "struct JoinPoolRequest { address[] assets; uint256[] maxAmountsIn; bytes userData; bool fromInternalBalance; }",
     "function queryJoin(bytes32 poolId, address sender, address recipient, JoinPoolRequest request) returns (uint256 bptOut, uint256[] amountsIn)",
@@ -147,35 +112,35 @@ export async function deployBalancerV2(
   d: Deployer,
   params: { weth: Address },
 ): Promise<BalancerV2Contracts> {
-  const deploy = async (name: BalancerV2ArtifactName, args: readonly unknown[]) => {
-    const { abi, bytecode } = readBalancerV2Artifact(name);
+  const deploy = async (name: NpmArtifactName, args: readonly unknown[]) => {
+    const { abi, bytecode } = readNpmArtifact(name);
     return await d.deploy(abi, bytecode, args);
   };
-  const authorizer = await deploy("Authorizer", [d.address]);
+  const authorizer = await deploy("BalancerV2Authorizer", [d.address]);
   // No pause window: the devnet vault can never be paused.
-  const vault = await deploy("Vault", [authorizer, params.weth, 0n, 0n]);
+  const vault = await deploy("BalancerV2Vault", [authorizer, params.weth, 0n, 0n]);
   const protocolFeesCollector = await d.client.readContract({
     address: vault,
-    abi: balancerV2Abis.Vault,
+    abi: BalancerV2VaultAbi,
     functionName: "getProtocolFeesCollector",
   });
-  const protocolFeePercentagesProvider = await deploy("ProtocolFeePercentagesProvider", [
+  const protocolFeePercentagesProvider = await deploy("BalancerV2ProtocolFeePercentagesProvider", [
     vault,
     MAX_YIELD_FEE,
     MAX_AUM_FEE,
   ]);
-  const balancerHelpers = await deploy("BalancerHelpers", [vault]);
-  const weightedPoolFactory = await deploy("WeightedPoolFactory", [
+  const balancerHelpers = await deploy("BalancerV2Helpers", [vault]);
+  const weightedPoolFactory = await deploy("BalancerV2WeightedPoolFactory", [
     vault,
     protocolFeePercentagesProvider,
-    version("WeightedPoolFactory", BALANCER_V2_TASKS.WeightedPoolFactory),
-    version("WeightedPool", BALANCER_V2_TASKS.WeightedPoolFactory),
+    version("WeightedPoolFactory", BALANCER_V2_TASKS.weightedPool),
+    version("WeightedPool", BALANCER_V2_TASKS.weightedPool),
   ]);
-  const composableStablePoolFactory = await deploy("ComposableStablePoolFactory", [
+  const composableStablePoolFactory = await deploy("BalancerV2ComposableStablePoolFactory", [
     vault,
     protocolFeePercentagesProvider,
-    version("ComposableStablePoolFactory", BALANCER_V2_TASKS.ComposableStablePoolFactory),
-    version("ComposableStablePool", BALANCER_V2_TASKS.ComposableStablePoolFactory),
+    version("ComposableStablePoolFactory", BALANCER_V2_TASKS.composableStablePool),
+    version("ComposableStablePool", BALANCER_V2_TASKS.composableStablePool),
   ]);
   return {
     authorizer,
@@ -313,7 +278,7 @@ async function poolOf(d: Deployer, address: Address): Promise<BalancerV2Pool> {
   });
   const [tokens] = await d.client.readContract({
     address: (await vaultOfPool(d, address)) as Address,
-    abi: balancerV2Abis.Vault,
+    abi: BalancerV2VaultAbi,
     functionName: "getPoolTokens",
     args: [poolId],
   });
@@ -358,7 +323,7 @@ async function initializePool(
     await d.write(address, DevTokenAbi, "approve", [balancer.vault, maxUint256]);
   }
   const userData = encodeAbiParameters([{ type: "uint256" }, { type: "uint256[]" }], [0n, amounts]);
-  await d.write(balancer.vault, balancerV2Abis.Vault, "joinPool", [
+  await d.write(balancer.vault, BalancerV2VaultAbi, "joinPool", [
     pool.poolId,
     d.address,
     d.address,

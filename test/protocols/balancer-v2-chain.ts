@@ -4,6 +4,7 @@
  * suites under test/protocols/ hold the off-chain math and routes against.
  */
 import { type Address, type PublicClient, parseAbi, zeroAddress } from "viem";
+import { BalancerV2VaultAbi } from "../../abis/BalancerV2Vault.js";
 import { DevRateProviderAbi } from "../../abis/generated/DevRateProvider.js";
 import { loadArtifact } from "../../contracts/build.js";
 import {
@@ -51,7 +52,7 @@ async function poolBalances(
 ): Promise<readonly bigint[]> {
   const [, balances] = await client.readContract({
     address: vault,
-    abi: balancerV2Abis.Vault,
+    abi: BalancerV2VaultAbi,
     functionName: "getPoolTokens",
     args: [pool.poolId],
   });
@@ -191,7 +192,7 @@ export async function queryVaultExactIn(
 ): Promise<{ amountIn: bigint; amountOut: bigint }> {
   const { result: deltas } = await client.simulateContract({
     address: vault,
-    abi: balancerV2Abis.Vault,
+    abi: BalancerV2VaultAbi,
     functionName: "queryBatchSwap",
     args: [
       BALANCER_SWAP_KIND.GIVEN_IN,

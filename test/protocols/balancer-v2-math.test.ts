@@ -7,7 +7,6 @@
  * (`@balancer-labs/balancer-maths`) over generated pools, without a chain.
  */
 
-import { createRequire } from "node:module";
 import {
   _computeInGivenExactOut,
   _computeOutGivenExactIn,
@@ -24,16 +23,15 @@ import {
   toFunctionSelector,
 } from "viem";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { BalancerV2VaultAbi } from "../../abis/BalancerV2Vault.js";
 import { DevRateProviderAbi } from "../../abis/generated/DevRateProvider.js";
 import { DevTokenAbi } from "../../abis/generated/DevToken.js";
 import { WETH9Abi } from "../../abis/WETH9.js";
 import { buildContracts } from "../../contracts/build.js";
 import type { AnvilInstance } from "../../devnet/anvil.js";
-import { readNpmArtifact } from "../../devnet/artifacts.js";
+import { type NpmArtifactName, readNpmArtifact } from "../../devnet/artifacts.js";
 import {
   BALANCER_SWAP_KIND,
-  BALANCER_V2_TASKS,
-  type BalancerV2ArtifactName,
   type BalancerV2Contracts,
   type BalancerV2DevnetPools,
   type BalancerV2DevnetTokens,
@@ -41,7 +39,6 @@ import {
   balancerV2Abis,
   createBalancerV2DevnetPools,
   deployBalancerV2,
-  readBalancerV2Artifact,
   STAKED_ETH_INITIAL_RATE,
   setBalancerV2ProtocolFees,
 } from "../../devnet/balancer-v2.js";
@@ -68,8 +65,6 @@ import {
   readComposableStablePoolState,
   readWeightedPoolState,
 } from "./balancer-v2-chain.js";
-
-const require = createRequire(import.meta.url);
 
 /** One seed for every property here: a failure replays with the same amounts. */
 const SEED = 424242;
@@ -204,35 +199,22 @@ function balanceOf(
 
 describe("the devnet's contracts", () => {
   test("the ABI fragments the devnet calls are the release's", () => {
-    const fragments: [
-      BalancerV2ArtifactName | "WeightedPool" | "ComposableStablePool",
-      readonly unknown[],
-    ][] = [
-      ["Authorizer", balancerV2Abis.Authorizer],
-      ["Vault", balancerV2Abis.Vault],
-      ["BalancerHelpers", balancerV2Abis.BalancerHelpers],
-      ["ProtocolFeePercentagesProvider", balancerV2Abis.ProtocolFeePercentagesProvider],
-      ["WeightedPoolFactory", balancerV2Abis.WeightedPoolFactory],
-      ["ComposableStablePoolFactory", balancerV2Abis.ComposableStablePoolFactory],
+    const fragments: [NpmArtifactName, readonly unknown[]][] = [
+      ["BalancerV2Authorizer", balancerV2Abis.Authorizer],
+      ["BalancerV2Helpers", balancerV2Abis.BalancerHelpers],
+      ["BalancerV2ProtocolFeePercentagesProvider", balancerV2Abis.ProtocolFeePercentagesProvider],
+      ["BalancerV2WeightedPoolFactory", balancerV2Abis.WeightedPoolFactory],
+      ["BalancerV2ComposableStablePoolFactory", balancerV2Abis.ComposableStablePoolFactory],
+      ["BalancerV2WeightedPool", balancerV2Abis.WeightedPool],
+      ["BalancerV2ComposableStablePool", balancerV2Abis.ComposableStablePool],
     ];
-    const poolAbi = (task: string, name: string) =>
-      // biome-ignore lint/suspicious/noExplicitAny: the release's JSON, read only for its selectors
-      (require(`@balancer-labs/v2-deployments/dist/tasks/${task}/artifact/${name}.json`) as any)
-        .abi;
     const selectorsOf = (abi: readonly { type: string }[]) =>
       new Set(
         abi
           .filter((item) => item.type === "function")
           .map((item) => toFunctionSelector(item as never)),
       );
-    const release = (name: (typeof fragments)[number][0]) =>
-      name === "WeightedPool"
-        ? poolAbi(BALANCER_V2_TASKS.WeightedPoolFactory, "WeightedPool")
-        : name === "ComposableStablePool"
-          ? poolAbi(BALANCER_V2_TASKS.ComposableStablePoolFactory, "ComposableStablePool")
-          : readBalancerV2Artifact(name).abi;
-    fragments.push(["WeightedPool", balancerV2Abis.WeightedPool]);
-    fragments.push(["ComposableStablePool", balancerV2Abis.ComposableStablePool]);
+    const release = (name: NpmArtifactName) => readNpmArtifact(name).abi;
     for (const [name, fragment] of fragments) {
       const known = selectorsOf(release(name));
       for (const selector of selectorsOf(fragment as { type: string }[])) {
@@ -354,7 +336,7 @@ describe("weighted pools against the vault", () => {
 async function swap(pool: BalancerV2Pool, tokenIn: Address, tokenOut: Address, amountIn: bigint) {
   if (tokenIn === tokens.WETH) await d.write(tokens.WETH, WETH9Abi, "deposit", [], amountIn);
   else await d.write(tokenIn, DevTokenAbi, "mint", [d.address, amountIn]);
-  await d.write(balancer.vault, balancerV2Abis.Vault, "swap", [
+  await d.write(balancer.vault, BalancerV2VaultAbi, "swap", [
     {
       poolId: pool.poolId,
       kind: BALANCER_SWAP_KIND.GIVEN_IN,
