@@ -388,6 +388,37 @@ describe("GET /v1/shortcuts/route on the devnet", () => {
     await settle();
   });
 
+  test("router: a default deadline with a zero byte in the calldata: gasUsed is still the transaction's", async () => {
+    // The transaction returned is the one simulated. Before, the calldata was simulated with a
+    // provisional deadline and its gas patched by the bytes' price, which is off by the refund's
+    // cap (a fifth of the gas) moving with it: one zero byte in the deadline made gasUsed 3 short.
+    const u = user(0);
+    const from = u.account?.address as Address;
+    const amountIn = usd("USDC", 10_000);
+    await fund(from, token("USDC"), amountIn);
+    // The next block's timestamp makes the default deadline (the simulated block's timestamp,
+    // one more than the head's, + 1,200 s) end in a zero byte.
+    const head = await a.client.getBlock({ blockTag: "latest" });
+    const at = ((Number(head.timestamp) + 1_201 + 256) & ~0xff) - 1_201;
+    await a.client.request({ method: "evm_setNextBlockTimestamp" as never, params: [at] as never });
+    await a.client.request({ method: "evm_mine" as never, params: [] as never });
+    await settleGraph();
+    const r = await route({
+      fromAddress: from,
+      tokenIn: token("USDC"),
+      tokenOut: token("WETH"),
+      amountIn: amountIn.toString(),
+    });
+    expect(r.deadline).toBe(at + 1_201);
+    expect(r.deadline % 256).toBe(0);
+    await a.approve(u, token("USDC"), r.tx.to, amountIn);
+    const before = await balanceOf(token("WETH"), from);
+    const receipt = await mine(u, { to: r.tx.to, data: r.tx.data, gas: BigInt(r.gas) });
+    expect((await balanceOf(token("WETH"), from)) - before).toBe(BigInt(r.amountOut));
+    expect(receipt.gasUsed).toBe(BigInt(r.gasUsed));
+    await settle();
+  });
+
   test("router: native → token with a fee and a different receiver", async () => {
     const u = user(1);
     const from = u.account?.address as Address;

@@ -391,6 +391,10 @@ describe("a V4 hook with beforeSwap and afterSwap that sandwiches the swapper", 
       const receipt = await a.send(sender, { to: answer.tx.to as Address, data: answer.tx.data });
       expect(receipt.status).toBe("success");
       expect((await a.balanceOf(usdc, me)) - before).toBe(BigInt(answer.amountOut));
+      // Its minimum follows what the chain pays now, and the transaction with that minimum is
+      // the one whose gas is reported.
+      expect(BigInt(answer.minAmountOut)).toBe((BigInt(answer.amountOut) * 9_700n) / 10_000n);
+      expect(receipt.gasUsed).toBe(BigInt(answer.gasUsed));
     });
   });
 });

@@ -12,9 +12,9 @@ import type { ExecutionContracts, RoutingStrategy } from "./hop-context.js";
 export const DEFAULT_DEADLINE_SECONDS = 1_200n;
 
 /**
- * The deadline encoded for the simulation when the client gave none: far enough never to
- * expire, and as many non-zero bytes as a real one, so that re-encoding the real deadline
- * (the simulated block's timestamp + 20 minutes) changes the calldata's gas by almost nothing.
+ * The deadline a bundle's first runs are compiled with when the client gave none (far enough
+ * never to expire): they learn what the program delivers, and the final transaction, with the
+ * real deadline (the simulated block's timestamp + 20 minutes), is simulated as returned.
  */
 export const PROVISIONAL_DEADLINE = 2n ** 32n - 1n;
 

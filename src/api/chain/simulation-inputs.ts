@@ -24,6 +24,8 @@ import {
 import { recordSimulation } from "../ops/metrics.js";
 import {
   type AccountOverride,
+  type NextBlock,
+  nextBlockOf,
   type SimulationCall,
   type SimulationResult,
   SimulationUnavailableError,
@@ -110,6 +112,27 @@ export function withDelegation(
 ): Record<Address, AccountOverride> {
   const code = `0xef0100${contracts.delegateExecutor.slice(2).toLowerCase()}` as Hex;
   return { ...overrides, [account]: { ...overrides[account], code } };
+}
+
+/**
+ * The block the next simulation on `target` runs in (on top of the latest block, or of
+ * `blockNumber`): what a transaction must be encoded against before it is simulated, so that the
+ * transaction returned is the one simulated (its deadline counts from this block's timestamp).
+ * Read once per base block and shared with the simulation itself.
+ * @throws ChainUnavailableError when the node does not answer.
+ */
+export async function simulatedBlock(
+  target: SimulationTarget,
+  blockNumber?: bigint,
+): Promise<NextBlock> {
+  try {
+    return await nextBlockOf(target.client, { blockNumber });
+  } catch (error) {
+    if (error instanceof SimulationUnavailableError) {
+      throw simulationUnavailable(target.chainId, error);
+    }
+    throw error;
+  }
 }
 
 /**

@@ -16,7 +16,6 @@ import {
   describeRevert,
   gasLimit,
   minimumOf,
-  PROVISIONAL_DEADLINE,
   priceImpactBps,
   type RouteRequest,
   type RouteStep,
@@ -24,7 +23,6 @@ import {
   SimulationRevertedError,
   usdPrices,
 } from "../../../engine/index.js";
-import { calldataGas } from "../chain/calldata-gas.js";
 import { executionContracts } from "../chain/execution-contracts.js";
 import type { SimulationLog } from "../chain/simulate.js";
 import {
@@ -32,6 +30,7 @@ import {
   decodeBalance,
   fundingOverrides,
   runSimulation,
+  simulatedBlock,
   withDelegation,
 } from "../chain/simulation-inputs.js";
 import type { TokenSlotFinder } from "../chain/slots.js";
@@ -80,11 +79,16 @@ export async function planRoute(ctx: PlanRouteContext, req: RouteRequest): Promi
   const { quote, receiver, strategy } = route;
   const minFor = (amountOut: bigint) => minimumOf(amountOut, req.slippage);
 
-  const simulatedDeadline = req.deadline ?? PROVISIONAL_DEADLINE;
-  let { tx, calls } = route.encode(minFor(quote.amountOut), simulatedDeadline);
+  // The transaction is encoded for the block it is simulated in (its default deadline counts from
+  // that block's timestamp): the transaction returned is the one simulated, so its `gasUsed` is
+  // the simulation's own. (Patching the calldata afterwards and its gas by the bytes' price is not
+  // exact: the refund is capped at a fifth of the gas, and that cap moves with the calldata.)
+  const target = { chainId: ctx.chain.id, client: ctx.client, slots: ctx.slots };
+  const block = await simulatedBlock(target);
+  const deadline = req.deadline ?? block.timestamp + DEFAULT_DEADLINE_SECONDS;
+  let { tx, calls } = route.encode(minFor(quote.amountOut), deadline);
 
   // The caller may not hold or have approved the input yet: give it for the simulation.
-  const target = { chainId: ctx.chain.id, client: ctx.client, slots: ctx.slots };
   let overrides = await fundingOverrides(target, {
     inputs: [[req.tokenIn, req.amountIn]],
     holder: route.funded.holder,
@@ -94,12 +98,15 @@ export async function planRoute(ctx: PlanRouteContext, req: RouteRequest): Promi
   });
   if (strategy === "delegate") overrides = withDelegation(overrides, route.from, contracts);
   const read = balanceCall(contracts, route.outToken, receiver);
-  const simulation = await runSimulation(target, {
-    calls: [read, { from: tx.from, to: tx.to, data: tx.data, value: tx.value }, read],
-    overrides,
-    sentIndex: 1,
-  });
-  const [before, sent, after] = simulation.results;
+  const simulate = (blockNumber: bigint) =>
+    runSimulation(target, {
+      calls: [read, { from: tx.from, to: tx.to, data: tx.data, value: tx.value }, read],
+      overrides,
+      sentIndex: 1,
+      blockNumber,
+    });
+  let simulation = await simulate(block.baseBlock);
+  let [before, sent, after] = simulation.results;
   if (!before?.ok || !after?.ok || !sent) {
     throw new ChainUnavailableError("The chain node returned an incomplete simulation.", {
       chainId: ctx.chain.id,
@@ -125,13 +132,7 @@ export async function planRoute(ctx: PlanRouteContext, req: RouteRequest): Promi
       simulated: { blockNumber: simulation.blockNumber, amountOut, logs: sent.logs },
       // The same transaction on the state the quote was made on, when the chain has moved.
       resimulate: async (blockNumber) => {
-        const pinned = await runSimulation(target, {
-          calls: [read, { from: tx.from, to: tx.to, data: tx.data, value: tx.value }, read],
-          overrides,
-          sentIndex: 1,
-          blockNumber,
-        });
-        const [b, s, a] = pinned.results;
+        const [b, s, a] = (await simulate(blockNumber)).results;
         if (!b?.ok || !a?.ok || !s?.ok) return { amountOut: 0n, logs: [] };
         return {
           amountOut: decodeBalance(a.returnData) - decodeBalance(b.returnData),
@@ -141,15 +142,24 @@ export async function planRoute(ctx: PlanRouteContext, req: RouteRequest): Promi
     });
   }
   const minAmountOut = minFor(amountOut);
-  const deadline = req.deadline ?? simulation.timestamp + DEFAULT_DEADLINE_SECONDS;
-  // The chain moved since the snapshot: the minimum follows what the chain delivers now; and
-  // the deadline counts from the simulated block. Only those words of the calldata change, so
-  // only the calldata's gas does.
-  const simulatedTx = tx;
-  if (amountOut !== quote.amountOut || deadline !== simulatedDeadline) {
+  if (amountOut !== quote.amountOut) {
+    // The chain moved since the snapshot: the minimum follows what the chain delivers now, and
+    // the transaction with that minimum is simulated again on the same block for its gas.
     ({ tx, calls } = route.encode(minAmountOut, deadline));
+    simulation = await simulate(simulation.blockNumber);
+    [before, sent, after] = simulation.results;
+    const again =
+      before?.ok && after?.ok && sent?.ok
+        ? decodeBalance(after.returnData) - decodeBalance(before.returnData)
+        : undefined;
+    if (!sent?.ok || again !== amountOut) {
+      throw new ChainUnavailableError(
+        `The chain node simulated the same transaction on block ${simulation.blockNumber} twice with different results.`,
+        { chainId: ctx.chain.id },
+      );
+    }
   }
-  const gasUsed = sent.gasUsed + calldataGas(tx.data) - calldataGas(simulatedTx.data);
+  const gasUsed = sent.gasUsed;
   const gas = gasLimit({ gasUsed, strategy });
 
   let priceImpact: number | null = null;
