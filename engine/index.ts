@@ -186,12 +186,14 @@ export type { UniswapV4PoolKey } from "./protocols/uniswap-v4/steps.js";
 export { addExecutorUniswapV4Swap } from "./protocols/uniswap-v4/steps.js";
 export { addUnwrapNative, addWrapNative } from "./protocols/wrapped-native/steps.js";
 export type { RouteRequest, RouteStep } from "./route/route.js";
+export { certifyRoute, type RouteCertificate } from "./routing/certificate.js";
+export { type FlowBound, flowBound } from "./routing/flow-bound.js";
 export { routeGas } from "./routing/gas.js";
 export { RoutingGraph } from "./routing/graph.js";
 export type { PoolModel, PoolModels } from "./routing/pool-model.js";
 export { priceImpactBps, usdPrices, usdSpotPrices } from "./routing/prices.js";
 export type { PathQuote } from "./routing/quote-path.js";
-export { findRoute, prepareRouteSearch } from "./routing/search.js";
+export { candidateEdges, findRoute, prepareRouteSearch } from "./routing/search.js";
 export {
   PRICE_SCALE,
   priceStaleness,

@@ -24,6 +24,7 @@ import {
   waitForIndexedBlock,
   waitForRoutingGraph,
 } from "./harness/service.js";
+import { sample } from "./ops/prometheus.js";
 
 type RouteAnswer = {
   route: RouteStep[];
@@ -417,6 +418,40 @@ describe("GET /v1/shortcuts/route on the devnet", () => {
     expect((await balanceOf(token("WETH"), from)) - before).toBe(BigInt(r.amountOut));
     expect(receipt.gasUsed).toBe(BigInt(r.gasUsed));
     await settle();
+  });
+
+  test("routes are certified at most once a second: the metrics count each certificate and its gap", async () => {
+    const metrics = async () =>
+      (await (await fetch(`${service.url}/metrics/api`)).text()) as string;
+    const counts = (text: string) => ({
+      within: sample(text, "shortcuts_route_certificates_total", { gap: "within_1bp" }) ?? 0,
+      beyond: sample(text, "shortcuts_route_certificates_total", { gap: "beyond_1bp" }) ?? 0,
+      observed: sample(text, "shortcuts_route_certified_gap_bps_count") ?? 0,
+      timed: sample(text, "shortcuts_route_certificate_duration_seconds_count") ?? 0,
+    });
+    const request = {
+      fromAddress: user(2).account?.address as Address,
+      tokenIn: token("USDC"),
+      tokenOut: token("WETH"),
+      amountIn: usd("USDC", 10_000).toString(),
+    };
+    // No route was certified in the last second: the next one is.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const before = counts(await metrics());
+    await route(request);
+    const once = counts(await metrics());
+    // A $10,000 trade through the devnet's deep USDC/WETH pools is within a basis point of the
+    // best flow over its candidate pools, net of gas. (The gap of a small trade includes the gas
+    // a flow through the cheapest path would save: a ceiling, not a flow that exists.)
+    expect(once).toEqual({
+      within: before.within + 1,
+      beyond: before.beyond,
+      observed: before.observed + 1,
+      timed: before.timed + 1,
+    });
+    // At once again: not certified (the work stays bounded whatever the request rate).
+    await route(request);
+    expect(counts(await metrics())).toEqual(once);
   });
 
   test("router: native → token with a fee and a different receiver", async () => {

@@ -32,6 +32,7 @@ import type { HopStepsTable } from "../program/hop-steps.js";
 import type { PlannedCall } from "../program/planner.js";
 import { hopLeftovers, planRouteProgram } from "../program/route-program.js";
 import { type BeforeSending, beforeSending } from "../program/sending.js";
+import { certifyRoute, type RouteCertificate } from "../routing/certificate.js";
 import type { RoutingGraph } from "../routing/graph.js";
 import type { PoolModels } from "../routing/pool-model.js";
 import { findRoute } from "../routing/search.js";
@@ -149,6 +150,11 @@ export type RouteBuild = {
   /** Milliseconds the route search took. */
   searchMs: number;
   /**
+   * The route's certificate (certificate.ts): its gap to the best flow over the pools the search
+   * chose from. Call it before the graph changes (it bounds over the graph as it is).
+   */
+  certify(): RouteCertificate;
+  /**
    * The strategy's transaction with `minAmountOut` as its minimum and `deadline` as its last
    * block timestamp, and the program's calls (for revert decoding).
    * @throws UnsupportedByStrategyError when the strategy cannot execute a hop of the route.
@@ -207,7 +213,7 @@ export function buildRoute(params: BuildRouteParameters): RouteBuild {
   );
 
   const started = performance.now();
-  const found = findRoute({
+  const search = {
     graph,
     tokenIn,
     tokenOut,
@@ -215,7 +221,8 @@ export function buildRoute(params: BuildRouteParameters): RouteBuild {
     maxHops: req.maxHops,
     gasPriceWei: params.gasPriceWei,
     weth: (chain.weth?.toLowerCase() ?? NATIVE_TOKEN_ADDRESS) as Address,
-  });
+  };
+  const found = findRoute(search);
   const searchMs = performance.now() - started;
   if (!found.ok) {
     throw found.reason === "no-path"
@@ -316,6 +323,7 @@ export function buildRoute(params: BuildRouteParameters): RouteBuild {
     }),
     outToken: displayAddress(tokenOut) as Address,
     searchMs,
+    certify: () => certifyRoute(search, quote),
     encode,
     beforeSending: () =>
       beforeSending({

@@ -578,6 +578,44 @@ export function prepareRouteSearch(params: { graph: RoutingGraph; weth: Address 
 }
 
 /**
+ * The pools a route search for these parameters chooses from, as edges: every edge between two
+ * tokens of the candidate paths it ranks (at the amount and at a sliver of it), so the parallel
+ * pools between a candidate path's tokens are among them. What a route's certificate
+ * (certificate.ts) bounds the best flow over.
+ */
+export function candidateEdges(params: FindRouteParameters): Edge[] {
+  const { graph } = params;
+  const tokenIn = params.tokenIn.toLowerCase() as Address;
+  const tokenOut = params.tokenOut.toLowerCase() as Address;
+  const gas = gasValuation(
+    graph,
+    params.weth.toLowerCase() as Address,
+    tokenOut,
+    params.gasPriceWei,
+  );
+  const tokens = new Set<Address>([tokenIn, tokenOut]);
+  for (const amount of [Number(params.amountIn), Number(params.amountIn) / SPOT_FRACTION]) {
+    const { paths } = findCandidatePaths({
+      graph,
+      tokenIn,
+      tokenOut,
+      amountIn: amount,
+      maxHops: params.maxHops ?? 3,
+      gasToOut: gas.perUnit,
+      limit: CANDIDATE_PATHS,
+      unitValue: gas.unitValue,
+      exactConnectivity: false,
+    });
+    for (const path of paths) for (const e of path.edges) tokens.add(e.tokenOut);
+  }
+  const edges: Edge[] = [];
+  for (const t of tokens) {
+    for (const e of graph.edgesFrom(t)) if (tokens.has(e.tokenOut)) edges.push(e);
+  }
+  return edges;
+}
+
+/**
  * The best route for `amountIn` of tokenIn into tokenOut, or why there is none.
  * @example
  * const result = findRoute({ graph, tokenIn: usdc, tokenOut: weth, amountIn: 10n ** 9n,

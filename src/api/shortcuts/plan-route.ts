@@ -34,7 +34,7 @@ import {
   withDelegation,
 } from "../chain/simulation-inputs.js";
 import type { TokenSlotFinder } from "../chain/slots.js";
-import { recordRouteSearch } from "../ops/metrics.js";
+import { recordRouteSearch, sampleRouteCertificate } from "../ops/metrics.js";
 import { deliversQuote, quotedByMath, quoteNotDelivered } from "./quote-delivered.js";
 
 export type PlanRouteContext = {
@@ -76,6 +76,8 @@ export async function planRoute(ctx: PlanRouteContext, req: RouteRequest): Promi
   // this request awaits the chain, so it is read now, with the search.
   const quotedAt = ctx.graph.blockNumber;
   recordRouteSearch(route.searchMs);
+  // Now, on the graph the route was found on (it changes while the request awaits the chain).
+  sampleRouteCertificate(() => route.certify());
   const { quote, receiver, strategy } = route;
   const minFor = (amountOut: bigint) => minimumOf(amountOut, req.slippage);
 
