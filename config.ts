@@ -3,9 +3,10 @@ import { z } from "zod";
 
 /**
  * The service's settings from the environment: one schema for every variable the indexer, the
- * API and the devnet launcher read by a fixed name (the per-chain `PONDER_RPC_URL_<id>`, `VAULTS_<id>`,
- * `START_BLOCK_<id>`, `EXECUTION_<id>` are read by `chains.ts`). A malformed value
- * stops the process at startup with a message naming the variable.
+ * API and the devnet launcher read by a fixed name, and the per-chain `MAX_LAG_SECONDS_<id>`
+ * (the other per-chain `PONDER_RPC_URL_<id>`, `VAULTS_<id>`, `START_BLOCK_<id>`,
+ * `EXECUTION_<id>` are read by `chains.ts`). A malformed value stops the process at startup
+ * with a message naming the variable.
  */
 
 /** The service's settings, read once from the environment at startup. */
@@ -25,8 +26,13 @@ export type Config = {
   clientAddress: { header: string; trustedProxies: string[] };
   /** Shares rate-limit budgets between replicas when set. */
   redis: { url: string; prefix: string; timeoutMs: number } | undefined;
-  /** `/v1/shortcuts/*` answer 503 when their data lags the chain head by more blocks. */
-  maxLagBlocks: number;
+  /**
+   * `/v1/shortcuts/*` answer 503 when their data lags the chain head by more seconds of chain
+   * time: `all` (`MAX_LAG_SECONDS`) unless the chain has its own (`MAX_LAG_SECONDS_<id>`).
+   */
+  maxLagSeconds: { all: number; byChain: ReadonlyMap<number, number> };
+  /** `MAX_LAG_BLOCKS`: a further limit in blocks, none when unset. */
+  maxLagBlocks: number | undefined;
   /** How long a fetched chain head is reused before asking the RPC again. */
   chainHeadCacheMs: number;
   /** How long SIGTERM waits for in-flight requests before handing over to Ponder's exit. */
@@ -133,6 +139,7 @@ const envSchema = z.object({
   REDIS_PREFIX: z.string().optional(),
   REDIS_TIMEOUT_MS: count("REDIS_TIMEOUT_MS").optional(),
   MAX_LAG_BLOCKS: count("MAX_LAG_BLOCKS").optional(),
+  MAX_LAG_SECONDS: decimal("MAX_LAG_SECONDS").optional(),
   CHAIN_HEAD_CACHE_MS: count("CHAIN_HEAD_CACHE_MS").optional(),
   SHUTDOWN_TIMEOUT_MS: count("SHUTDOWN_TIMEOUT_MS").optional(),
   LOG_REQUESTS: z
@@ -203,7 +210,12 @@ export const DEFAULTS = {
   clientAddressHeader: "X-Forwarded-For",
   redisPrefix: "shortcuts:",
   redisTimeoutMs: 250,
-  maxLagBlocks: 5,
+  /**
+   * A minute of chain time: five blocks on Ethereum (what the limit was in blocks before), 240
+   * on Arbitrum, 30 on Base and Optimism. Long enough that a burst of blocks or a busy moment
+   * of the indexer never refuses routes, short enough that a stalled index does.
+   */
+  maxLagSeconds: 60,
   chainHeadCacheMs: 500,
   shutdownTimeoutMs: 10_000,
   snapshotRefreshMs: 200,
@@ -226,6 +238,53 @@ export const DEFAULTS = {
    */
   devnetRpcLanes: 8,
 } as const;
+
+const PER_CHAIN_LAG = /^MAX_LAG_SECONDS_(.*)$/;
+
+/** `MAX_LAG_SECONDS_<id>` of `env`, by chain id; a malformed one throws naming it. */
+function lagSecondsByChain(env: NodeJS.ProcessEnv): Map<number, number> {
+  const byChain = new Map<number, number>();
+  for (const [name, raw] of Object.entries(env)) {
+    const suffix = PER_CHAIN_LAG.exec(name)?.[1];
+    const value = raw?.trim();
+    if (suffix === undefined || !value) continue;
+    if (!/^[1-9][0-9]*$/.test(suffix)) {
+      throw new Error(
+        `Invalid configuration: ${name} must end in a chain id (MAX_LAG_SECONDS_<chainId>).`,
+      );
+    }
+    const parsed = decimal(name).safeParse(value);
+    if (!parsed.success) {
+      throw new Error(`Invalid configuration: ${parsed.error.issues[0]?.message}.`);
+    }
+    byChain.set(Number(suffix), parsed.data);
+  }
+  return byChain;
+}
+
+/**
+ * Throws when a `MAX_LAG_SECONDS_<id>` names a chain that is not served (`chainIds`): a limit
+ * that would never apply is a typo the operator should hear about at startup.
+ */
+export function checkLagChains(settings: Config, chainIds: readonly number[]): void {
+  for (const id of settings.maxLagSeconds.byChain.keys()) {
+    if (chainIds.includes(id)) continue;
+    throw new Error(
+      `Invalid configuration: MAX_LAG_SECONDS_${id} is set, but chain ${id} is not indexed (indexed: ${chainIds.join(", ") || "none"}).`,
+    );
+  }
+}
+
+/** The lag limits of chain `chainId` (`createFreshness`'s `limits`). */
+export function lagLimitsOf(
+  settings: Config,
+  chainId: number,
+): { maxLagSeconds: number; maxLagBlocks: number | undefined } {
+  return {
+    maxLagSeconds: settings.maxLagSeconds.byChain.get(chainId) ?? settings.maxLagSeconds.all,
+    maxLagBlocks: settings.maxLagBlocks,
+  };
+}
 
 /**
  * Reads the settings from `env` (empty strings count as unset). A malformed value stops the
@@ -272,7 +331,11 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
           timeoutMs: e.REDIS_TIMEOUT_MS ?? DEFAULTS.redisTimeoutMs,
         }
       : undefined,
-    maxLagBlocks: e.MAX_LAG_BLOCKS ?? DEFAULTS.maxLagBlocks,
+    maxLagSeconds: {
+      all: e.MAX_LAG_SECONDS ?? DEFAULTS.maxLagSeconds,
+      byChain: lagSecondsByChain(env),
+    },
+    maxLagBlocks: e.MAX_LAG_BLOCKS,
     chainHeadCacheMs: e.CHAIN_HEAD_CACHE_MS ?? DEFAULTS.chainHeadCacheMs,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS ?? DEFAULTS.shutdownTimeoutMs,
     logRequests: e.LOG_REQUESTS !== "false",

@@ -2,9 +2,9 @@ import { configDefaults, defineConfig } from "vitest/config";
 
 /**
  * Suites whose assertions hold only when the service has the machine to itself: every answer
- * of a sustained load a 200 while blocks are mined (a routing snapshot starved of CPU by
- * another suite falls more than MAX_LAG_BLOCKS behind and answers 503, as designed). They run
- * after every other suite, one file at a time.
+ * of a sustained load a 200 while blocks are mined, and its latency and memory measured (a
+ * service starved of CPU by another suite answers slowly, and its routing snapshot falls
+ * behind). They run after every other suite, one file at a time.
  */
 const ALONE = ["test/reliability/load.test.ts"];
 /**

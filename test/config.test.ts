@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { readConfig } from "../config.js";
+import { checkLagChains, lagLimitsOf, readConfig } from "../config.js";
 
 describe("configuration", () => {
   test("defaults with nothing set (empty strings count as unset)", () => {
@@ -10,7 +10,8 @@ describe("configuration", () => {
       keylessRateLimit: { rps: 10, burst: 20 },
       clientAddress: { header: "X-Forwarded-For", trustedProxies: [] },
       redis: undefined,
-      maxLagBlocks: 5,
+      maxLagSeconds: { all: 60, byChain: new Map() },
+      maxLagBlocks: undefined,
       chainHeadCacheMs: 500,
       shutdownTimeoutMs: 10_000,
       logRequests: true,
@@ -55,6 +56,10 @@ describe("configuration", () => {
         REDIS_PREFIX: "prod:",
         REDIS_TIMEOUT_MS: "100",
         MAX_LAG_BLOCKS: "0",
+        MAX_LAG_SECONDS: "90",
+        MAX_LAG_SECONDS_1: "36",
+        MAX_LAG_SECONDS_42161: " 2.5 ",
+        MAX_LAG_SECONDS_10: "",
         CHAIN_HEAD_CACHE_MS: "0",
         SHUTDOWN_TIMEOUT_MS: "30000",
         LOG_REQUESTS: "false",
@@ -90,6 +95,13 @@ describe("configuration", () => {
         trustedProxies: ["10.0.0.0/8", "192.0.2.7", "fd00::/8"],
       },
       redis: { url: "redis://127.0.0.1:6379/2", prefix: "prod:", timeoutMs: 100 },
+      maxLagSeconds: {
+        all: 90,
+        byChain: new Map([
+          [1, 36],
+          [42161, 2.5],
+        ]),
+      },
       maxLagBlocks: 0,
       chainHeadCacheMs: 0,
       shutdownTimeoutMs: 30_000,
@@ -141,6 +153,18 @@ describe("configuration", () => {
         "CLIENT_ADDRESS_HEADER must be an HTTP header name",
       ],
       [{ MAX_LAG_BLOCKS: "-1" }, "MAX_LAG_BLOCKS must be a whole number"],
+      [{ MAX_LAG_SECONDS: "-5" }, "MAX_LAG_SECONDS must be a non-negative number"],
+      [{ MAX_LAG_SECONDS: "1m" }, "MAX_LAG_SECONDS must be a non-negative number"],
+      [{ MAX_LAG_SECONDS_1: "-1" }, "MAX_LAG_SECONDS_1 must be a non-negative number"],
+      [{ MAX_LAG_SECONDS_42161: "fast" }, "MAX_LAG_SECONDS_42161 must be a non-negative number"],
+      [
+        { MAX_LAG_SECONDS_arbitrum: "5" },
+        "MAX_LAG_SECONDS_arbitrum must end in a chain id (MAX_LAG_SECONDS_<chainId>)",
+      ],
+      [
+        { MAX_LAG_SECONDS_0: "5" },
+        "MAX_LAG_SECONDS_0 must end in a chain id (MAX_LAG_SECONDS_<chainId>)",
+      ],
       [{ REDIS_URL: "127.0.0.1:6379" }, "REDIS_URL must start with redis:// or rediss://"],
       [{ LOG_REQUESTS: "yes" }, "LOG_REQUESTS must be true or false"],
       [{ SNAPSHOT_REFRESH_MS: "0" }, "SNAPSHOT_REFRESH_MS must be at least 1"],
@@ -168,5 +192,29 @@ describe("configuration", () => {
     for (const [env, message] of cases) {
       expect(() => readConfig(env)).toThrow(`Invalid configuration: ${message}.`);
     }
+  });
+
+  test("each chain's lag limits, and MAX_LAG_SECONDS_<id> only for a served chain", () => {
+    const settings = readConfig({
+      MAX_LAG_SECONDS: "90",
+      MAX_LAG_SECONDS_42161: "2.5",
+      MAX_LAG_BLOCKS: "300",
+    });
+    expect([1, 42161].map((id) => lagLimitsOf(settings, id))).toEqual([
+      { maxLagSeconds: 90, maxLagBlocks: 300 },
+      { maxLagSeconds: 2.5, maxLagBlocks: 300 },
+    ]);
+    expect(lagLimitsOf(readConfig({}), 1)).toEqual({ maxLagSeconds: 60, maxLagBlocks: undefined });
+    expect(() => checkLagChains(settings, [1, 42161])).not.toThrow();
+    expect(() => checkLagChains(settings, [1, 10])).toThrow(
+      new Error(
+        "Invalid configuration: MAX_LAG_SECONDS_42161 is set, but chain 42161 is not indexed (indexed: 1, 10).",
+      ),
+    );
+    expect(() => checkLagChains(settings, [])).toThrow(
+      new Error(
+        "Invalid configuration: MAX_LAG_SECONDS_42161 is set, but chain 42161 is not indexed (indexed: none).",
+      ),
+    );
   });
 });

@@ -18,6 +18,7 @@ import { openApiRoutes } from "./openapi/routes.js";
 import { type KeyRing, requireApiKey } from "./ops/auth.js";
 import type { OpsEnv } from "./ops/context.js";
 import { requestDeadline } from "./ops/deadline.js";
+import type { LagLimits } from "./ops/freshness.js";
 import { errorFields, log } from "./ops/log.js";
 import { type ChainLag, metrics } from "./ops/metrics.js";
 import { overviewRoutes, requestTotals } from "./ops/overview.js";
@@ -36,6 +37,21 @@ import { routeRoutes } from "./v1/route.js";
 import { standardsRoutes } from "./v1/standards.js";
 import { tokensRoutes } from "./v1/tokens.js";
 import { walletRoutes } from "./v1/wallet.js";
+
+/** The freshness 503's description in the OpenAPI document: each served chain's limits. */
+function lagLimitsDescription(
+  chains: readonly { id: number }[],
+  limits: (chainId: number) => LagLimits,
+): string {
+  const perChain = chains
+    .map((chain) => {
+      const { maxLagSeconds, maxLagBlocks } = limits(chain.id);
+      const blocks = maxLagBlocks === undefined ? "" : ` or ${maxLagBlocks} blocks`;
+      return `${maxLagSeconds} s${blocks} on chain ${chain.id}`;
+    })
+    .join(", ");
+  return `The routing data lags the chain head by more than its limit (here: ${perChain || "no chain served"}): seconds of chain time, the head's timestamp minus that of the data's block (MAX_LAG_SECONDS, MAX_LAG_SECONDS_<chainId>), and blocks when MAX_LAG_BLOCKS is set. \`details\` gives the lag in both and the limits: \`chainId\`, \`block\`, \`headBlock\`, \`lagBlocks\`, \`lagSeconds\`, \`maxLagSeconds\`, \`maxLagBlocks\` (null when unset). Also when the chain's RPC does not answer (\`details\`: \`chainId\`).`;
+}
 
 export type AppDeps = {
   /** The tables, the served chains and the routing graphs the endpoints read. */
@@ -58,9 +74,9 @@ export type AppDeps = {
     chainLags: (chainId: number) => Promise<ChainLag[]>;
     /** The chain's head, from its RPC (cached briefly; rejects when the RPC does not answer). */
     headBlock: (chainName: string) => Promise<bigint>;
+    /** A chain's lag limits, which `/v1/networks` and the OpenAPI document state. */
+    limits: (chainId: number) => LagLimits;
   };
-  /** MAX_LAG_BLOCKS, as the OpenAPI document states it. */
-  maxLagBlocks: number;
   /** LOG_REQUESTS: one access-log line per request. */
   logRequests: boolean;
   /** The version the OpenAPI document states. */
@@ -209,9 +225,7 @@ export function createApp(deps: AppDeps): Hono<OpsEnv> {
     name: "freshness",
     paths: ["/v1/shortcuts/*"],
     responses: {
-      503: errorResponse(
-        `The routing data lags the chain head by more than MAX_LAG_BLOCKS (${deps.maxLagBlocks}) blocks, or the chain's RPC does not answer.`,
-      ),
+      503: errorResponse(lagLimitsDescription(deps.sources.chains, freshness.limits)),
     },
   });
 

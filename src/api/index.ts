@@ -7,7 +7,7 @@ import { db } from "ponder:api";
 import schema from "ponder:schema";
 import { Redis } from "ioredis";
 import { servedChains } from "../../chains.js";
-import { config as readSettings } from "../../config.js";
+import { checkLagChains, lagLimitsOf, config as readSettings } from "../../config.js";
 import packageJson from "../../package.json";
 import { analystGraphql, analystSqlSetup } from "./analytics/ponder-database.js";
 import { sqlOverHttp } from "./analytics/sql-over-http.js";
@@ -16,7 +16,7 @@ import { rpcClient } from "./chain/clients.js";
 import { loadKeyRing } from "./ops/auth.js";
 import { createFreshness } from "./ops/freshness.js";
 import { errorFields, log } from "./ops/log.js";
-import { snapshotBlockOf, watchChainLag } from "./ops/metrics.js";
+import { snapshotAt, watchChainLag } from "./ops/metrics.js";
 import {
   createClientAddress,
   createMemoryRateLimiter,
@@ -50,16 +50,22 @@ const limiter = (() => {
   });
   return createRedisRateLimiter({ redis, prefix: config.redis.prefix, fallback: local });
 })();
+checkLagChains(
+  config,
+  servedChains().map((chain) => chain.id),
+);
 const freshness = createFreshness({
-  maxLagBlocks: config.maxLagBlocks,
+  limits: (chainId) => lagLimitsOf(config, chainId),
   headCacheMs: config.chainHeadCacheMs,
   indexedBlocks,
-  headBlock: async (chainName) => {
+  head: async (chainName) => {
     const chain = servedChains().find((c) => c.name === chainName);
     if (!chain) throw new Error(`no RPC client for chain ${chainName}`);
-    return await rpcClient(chain).getBlockNumber({ cacheTime: 0 });
+    // One call for the head's number and timestamp (the lag is measured in both).
+    const block = await rpcClient(chain).getBlock({ blockTag: "latest" });
+    return { number: block.number, timestamp: block.timestamp };
   },
-  snapshotBlock: snapshotBlockOf,
+  snapshot: snapshotAt,
 });
 watchChainLag(() => freshness.chainLags());
 installGracefulShutdown({ timeoutMs: config.shutdownTimeoutMs });
@@ -80,7 +86,6 @@ export default createApp({
   requireIndexReady,
   caughtUp: async () => (await indexCaughtUp()).ok,
   freshness,
-  maxLagBlocks: config.maxLagBlocks,
   logRequests: config.logRequests,
   version: packageJson.version,
   analytics: {

@@ -5,12 +5,19 @@ import type { PublicClient } from "viem";
 import { ApiError } from "./errors.js";
 
 /** Ponder's checkpoint: timestamp (10 digits), chain id (16), block number (16), … */
-const BLOCK_NUMBER_OFFSET = 10 + 16;
+const TIMESTAMP_DIGITS = 10;
+const BLOCK_NUMBER_OFFSET = TIMESTAMP_DIGITS + 16;
 const BLOCK_NUMBER_DIGITS = 16;
 
-export type ChainProgress = { chainName: string; chainId: number; indexedBlock: bigint };
+export type ChainProgress = {
+  chainName: string;
+  chainId: number;
+  indexedBlock: bigint;
+  /** The indexed block's timestamp (seconds), which the checkpoint carries too. */
+  indexedTimestamp: bigint;
+};
 
-/** The last block the indexer has fully processed, per chain. */
+/** The last block the indexer has fully processed, per chain, with its timestamp. */
 export async function indexedBlocks(): Promise<ChainProgress[]> {
   const result = await db.execute(
     sql`select chain_name, chain_id, latest_checkpoint from _ponder_checkpoint order by chain_id`,
@@ -26,6 +33,7 @@ export async function indexedBlocks(): Promise<ChainProgress[]> {
     indexedBlock: BigInt(
       r.latest_checkpoint.slice(BLOCK_NUMBER_OFFSET, BLOCK_NUMBER_OFFSET + BLOCK_NUMBER_DIGITS),
     ),
+    indexedTimestamp: BigInt(r.latest_checkpoint.slice(0, TIMESTAMP_DIGITS)),
   }));
 }
 

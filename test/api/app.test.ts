@@ -96,9 +96,11 @@ beforeAll(async () => {
     [pair, weth, usdc],
   );
   app = appOver({
-    indexedBlocks: async () => [{ chainName: "devnet", chainId: 31337, indexedBlock: 10n }],
-    headBlock: async () => 10n,
-    snapshotBlock: () => 10n,
+    indexedBlocks: async () => [
+      { chainName: "devnet", chainId: 31337, indexedBlock: 10n, indexedTimestamp: 1_000n },
+    ],
+    head: async () => ({ number: 12n, timestamp: 1_024n }),
+    snapshot: () => ({ block: 10n, timestamp: 1_000n }),
   });
 });
 
@@ -107,10 +109,7 @@ beforeAll(async () => {
  * 503 of a service still loading it), with the chain progress `freshness` reports.
  */
 function appOver(
-  freshness: Pick<
-    Parameters<typeof createFreshness>[0],
-    "indexedBlocks" | "headBlock" | "snapshotBlock"
-  >,
+  freshness: Pick<Parameters<typeof createFreshness>[0], "indexedBlocks" | "head" | "snapshot">,
 ): ReturnType<typeof createApp> {
   return createApp({
     sources: {
@@ -124,8 +123,11 @@ function appOver(
       await next();
     },
     caughtUp: async () => true,
-    freshness: createFreshness({ maxLagBlocks: 5, headCacheMs: 0, ...freshness }),
-    maxLagBlocks: 5,
+    freshness: createFreshness({
+      limits: () => ({ maxLagSeconds: 60, maxLagBlocks: undefined }),
+      headCacheMs: 0,
+      ...freshness,
+    }),
     logRequests: false,
     version: "0.0.0-test",
   });
@@ -303,8 +305,11 @@ describe("what clients of this API family read besides SPEC's five endpoints", (
         isConnected: true,
         indexedBlock: 10,
         snapshotBlock: 10,
-        headBlock: 10,
-        lagBlocks: 0,
+        headBlock: 12,
+        lagBlocks: 2,
+        lagSeconds: 24,
+        maxLagSeconds: 60,
+        maxLagBlocks: null,
         historyFromBlock: 0,
       },
     ];
@@ -325,22 +330,21 @@ describe("what clients of this API family read besides SPEC's five endpoints", (
   });
 
   test("/v1/networks before the indexer's first block of a chain, and with its RPC down", async () => {
-    const networks = async (headBlock: () => Promise<bigint>) => {
+    const networks = async (head: () => Promise<{ number: bigint; timestamp: bigint }>) => {
       // No checkpoint of the chain yet.
-      const early = appOver({
-        indexedBlocks: async () => [],
-        headBlock,
-        snapshotBlock: () => undefined,
-      });
+      const early = appOver({ indexedBlocks: async () => [], head, snapshot: () => undefined });
       return (await early.request("/v1/networks")).json();
     };
     const unknown = {
       indexedBlock: null,
       snapshotBlock: null,
       lagBlocks: null,
+      lagSeconds: null,
+      maxLagSeconds: 60,
+      maxLagBlocks: null,
       historyFromBlock: 0,
     };
-    expect(await networks(async () => 12n)).toEqual([
+    expect(await networks(async () => ({ number: 12n, timestamp: 1_024n }))).toEqual([
       { id: 31337, name: "Devnet", isConnected: true, headBlock: 12, ...unknown },
     ]);
     expect(

@@ -165,13 +165,14 @@ beforeAll(async () => {
     },
     caughtUp: async () => true,
     freshness: createFreshness({
-      maxLagBlocks: 5,
+      limits: () => ({ maxLagSeconds: 60, maxLagBlocks: undefined }),
       headCacheMs: 0,
-      indexedBlocks: async () => [{ chainName: "devnet", chainId: CHAIN_ID, indexedBlock: 1n }],
-      headBlock: async () => 1n,
-      snapshotBlock: () => 1n,
+      indexedBlocks: async () => [
+        { chainName: "devnet", chainId: CHAIN_ID, indexedBlock: 1n, indexedTimestamp: 1n },
+      ],
+      head: async () => ({ number: 1n, timestamp: 1n }),
+      snapshot: () => ({ block: 1n, timestamp: 1n }),
     }),
-    maxLagBlocks: 5,
     logRequests: false,
     version: "0.0.0-test",
   });

@@ -1,45 +1,52 @@
 import { Hono } from "hono";
 import { describe, expect, test } from "vitest";
+import { lagLimitsOf, readConfig } from "../../config.js";
 import type { OpsEnv } from "../../src/api/ops/context.js";
-import { createFreshness } from "../../src/api/ops/freshness.js";
+import { type ChainHead, createFreshness } from "../../src/api/ops/freshness.js";
+import type { SnapshotAt } from "../../src/api/ops/metrics.js";
 import type { ChainProgress } from "../../src/api/readiness.js";
 
 type World = {
   chains: ChainProgress[];
-  heads: Record<string, bigint | Error>;
-  snapshots: Map<number, bigint>;
+  heads: Record<string, ChainHead | Error>;
+  snapshots: Map<number, SnapshotAt>;
   now: number;
   headCalls: string[];
   checkpointCalls: number;
 };
 
-function setup(maxLagBlocks = 5) {
+/** A guard over a fake world of two chains, with the limits the environment `env` sets. */
+function setup(env: NodeJS.ProcessEnv = {}) {
   const world: World = {
     chains: [
-      { chainName: "devnet", chainId: 31337, indexedBlock: 100n },
-      { chainName: "other", chainId: 10, indexedBlock: 50n },
+      { chainName: "devnet", chainId: 31337, indexedBlock: 100n, indexedTimestamp: 1_000n },
+      { chainName: "other", chainId: 10, indexedBlock: 50n, indexedTimestamp: 500n },
     ],
-    heads: { devnet: 100n, other: 50n },
+    heads: {
+      devnet: { number: 100n, timestamp: 1_000n },
+      other: { number: 50n, timestamp: 500n },
+    },
     snapshots: new Map(),
     now: 0,
     headCalls: [],
     checkpointCalls: 0,
   };
+  const settings = readConfig(env);
   const freshness = createFreshness({
-    maxLagBlocks,
+    limits: (chainId) => lagLimitsOf(settings, chainId),
     headCacheMs: 500,
     indexedBlocks: async () => {
       world.checkpointCalls++;
       return world.chains.map((c) => ({ ...c }));
     },
-    headBlock: async (name) => {
+    head: async (name) => {
       world.headCalls.push(name);
       const head = world.heads[name];
       if (head instanceof Error) throw head;
       if (head === undefined) throw new Error(`no chain ${name}`);
       return head;
     },
-    snapshotBlock: (chainId) => world.snapshots.get(chainId),
+    snapshot: (chainId) => world.snapshots.get(chainId),
     now: () => world.now,
   });
   const app = new Hono<OpsEnv>()
@@ -52,43 +59,138 @@ function setup(maxLagBlocks = 5) {
   return { world, freshness, get };
 }
 
-const behind = (what: string, chainId: number, block: number, head: number, max = 5) => ({
+const passes = { status: 200, body: { ok: true } };
+
+/** The 503 of data at `at.block`, `lag.seconds` seconds behind the head `at.head`. */
+const behind = (
+  what: string,
+  at: { chainId: number; block: number; head: number },
+  lag: { seconds: number },
+  limits: { maxLagSeconds: number; maxLagBlocks: number | null; exceeded: string },
+) => ({
   status: 503,
   body: {
     statusCode: 503,
     error: "Service Unavailable",
-    message: `The ${what} of chain ${chainId} is at block ${block}, ${head - block} blocks behind the chain head ${head} (at most ${max} are allowed). Retry shortly.`,
-    details: { chainId, block, headBlock: head, lagBlocks: head - block, maxLagBlocks: max },
+    message: `The ${what} of chain ${at.chainId} is at block ${at.block}, ${at.head - at.block} blocks and ${lag.seconds} seconds behind the chain head ${at.head} (at most ${limits.exceeded} are allowed). Retry shortly.`,
+    details: {
+      chainId: at.chainId,
+      block: at.block,
+      headBlock: at.head,
+      lagBlocks: at.head - at.block,
+      lagSeconds: lag.seconds,
+      maxLagSeconds: limits.maxLagSeconds,
+      maxLagBlocks: limits.maxLagBlocks,
+    },
   },
 });
 
+/** The default limits (60 s, no limit in blocks), exceeded in seconds. */
+const sixtySeconds = { maxLagSeconds: 60, maxLagBlocks: null, exceeded: "60 seconds" };
+
 describe("freshness guard", () => {
-  test("passes while every chain is within the bound, and refuses beyond it", async () => {
+  test("the limit is chain time (60 s by default), however many blocks that is", async () => {
     const { world, get } = setup();
-    expect(await get()).toEqual({ status: 200, body: { ok: true } });
+    expect(await get()).toEqual(passes);
+    // A burst: 240 blocks in 60 s (an Arbitrum minute) is within the default.
     world.now = 1_000;
-    world.heads.devnet = 105n;
-    expect(await get()).toEqual({ status: 200, body: { ok: true } });
+    world.heads.devnet = { number: 340n, timestamp: 1_060n };
+    expect(await get()).toEqual(passes);
     world.now = 2_000;
-    world.heads.devnet = 106n;
-    expect(await get()).toEqual(behind("index", 31337, 100, 106));
+    world.heads.devnet = { number: 341n, timestamp: 1_061n };
+    expect(await get()).toEqual(
+      behind("index", { chainId: 31337, block: 100, head: 341 }, { seconds: 61 }, sixtySeconds),
+    );
   });
 
   test("`chainId` selects the chain checked; without it (or unknown) all are", async () => {
     const { world, get } = setup();
-    world.heads.other = 60n;
-    expect(await get("?chainId=31337")).toEqual({ status: 200, body: { ok: true } });
-    expect(await get("?chainId=10")).toEqual(behind("index", 10, 50, 60));
-    expect(await get()).toEqual(behind("index", 10, 50, 60));
-    expect(await get("?chainId=999")).toEqual(behind("index", 10, 50, 60));
+    world.heads.other = { number: 60n, timestamp: 561n };
+    const other = behind(
+      "index",
+      { chainId: 10, block: 50, head: 60 },
+      { seconds: 61 },
+      sixtySeconds,
+    );
+    expect(await get("?chainId=31337")).toEqual(passes);
+    expect(await get("?chainId=10")).toEqual(other);
+    expect(await get()).toEqual(other);
+    expect(await get("?chainId=999")).toEqual(other);
   });
 
-  test("the routing snapshot's block replaces the checkpoint once reported", async () => {
+  test("MAX_LAG_SECONDS for every chain, MAX_LAG_SECONDS_<id> for one", async () => {
+    const { world, get } = setup({ MAX_LAG_SECONDS: "30", MAX_LAG_SECONDS_10: "2.5" });
+    world.heads.devnet = { number: 130n, timestamp: 1_030n };
+    world.heads.other = { number: 51n, timestamp: 502n };
+    expect(await get("?chainId=31337")).toEqual(passes);
+    expect(await get("?chainId=10")).toEqual(passes);
+    world.now = 1_000;
+    world.heads.devnet = { number: 131n, timestamp: 1_031n };
+    world.heads.other = { number: 52n, timestamp: 503n };
+    expect(await get("?chainId=31337")).toEqual(
+      behind(
+        "index",
+        { chainId: 31337, block: 100, head: 131 },
+        { seconds: 31 },
+        { maxLagSeconds: 30, maxLagBlocks: null, exceeded: "30 seconds" },
+      ),
+    );
+    expect(await get("?chainId=10")).toEqual(
+      behind(
+        "index",
+        { chainId: 10, block: 50, head: 52 },
+        { seconds: 3 },
+        { maxLagSeconds: 2.5, maxLagBlocks: null, exceeded: "2.5 seconds" },
+      ),
+    );
+  });
+
+  test("MAX_LAG_BLOCKS, when set, limits the lag in blocks as well", async () => {
+    const { world, get } = setup({ MAX_LAG_BLOCKS: "5" });
+    world.heads.devnet = { number: 105n, timestamp: 1_001n };
+    expect(await get("?chainId=31337")).toEqual(passes);
+    world.now = 1_000;
+    world.heads.devnet = { number: 106n, timestamp: 1_001n };
+    const limits = { maxLagSeconds: 60, maxLagBlocks: 5 };
+    expect(await get("?chainId=31337")).toEqual(
+      behind(
+        "index",
+        { chainId: 31337, block: 100, head: 106 },
+        { seconds: 1 },
+        { ...limits, exceeded: "5 blocks" },
+      ),
+    );
+    // Past both limits, the one in seconds is named.
+    world.now = 2_000;
+    world.heads.devnet = { number: 106n, timestamp: 1_061n };
+    expect(await get("?chainId=31337")).toEqual(
+      behind(
+        "index",
+        { chainId: 31337, block: 100, head: 106 },
+        { seconds: 61 },
+        { ...limits, exceeded: "60 seconds" },
+      ),
+    );
+  });
+
+  test("the routing snapshot's block and timestamp replace the checkpoint's once reported", async () => {
     const { world, get, freshness } = setup();
-    world.heads.devnet = 120n;
-    world.chains[0] = { chainName: "devnet", chainId: 31337, indexedBlock: 120n };
-    world.snapshots.set(31337, 110n);
-    expect(await get("?chainId=31337")).toEqual(behind("routing snapshot", 31337, 110, 120));
+    world.heads.devnet = { number: 120n, timestamp: 1_240n };
+    world.chains[0] = {
+      chainName: "devnet",
+      chainId: 31337,
+      indexedBlock: 120n,
+      indexedTimestamp: 1_240n,
+    };
+    world.snapshots.set(31337, { block: 110n, timestamp: 1_120n });
+    expect(await get("?chainId=31337")).toEqual(
+      behind(
+        "routing snapshot",
+        { chainId: 31337, block: 110, head: 120 },
+        { seconds: 120 },
+        sixtySeconds,
+      ),
+    );
     expect(await freshness.chainLags(31337)).toEqual([
       {
         chainId: 31337,
@@ -96,6 +198,20 @@ describe("freshness guard", () => {
         snapshotBlock: 110n,
         headBlock: 120n,
         lagBlocks: 10n,
+        lagSeconds: 120n,
+      },
+    ]);
+    // An RPC node behind the indexer's: no lag, not a negative one.
+    world.now = 1_000;
+    world.heads.devnet = { number: 109n, timestamp: 1_100n };
+    expect(await freshness.chainLags(31337)).toEqual([
+      {
+        chainId: 31337,
+        indexedBlock: 120n,
+        snapshotBlock: 110n,
+        headBlock: 109n,
+        lagBlocks: 0n,
+        lagSeconds: 0n,
       },
     ]);
   });
@@ -125,19 +241,21 @@ describe("freshness guard", () => {
       },
     };
     expect(await get("?chainId=31337")).toEqual(unreachable);
-    world.heads.devnet = 100n;
+    world.heads.devnet = { number: 100n, timestamp: 1_000n };
     // Same instant: the failure was not cached.
     expect(await get("?chainId=31337")).toEqual({ status: 200, body: { ok: true } });
   });
 
   test("a head that never comes counts as unreachable after headTimeoutMs", async () => {
     const freshness = createFreshness({
-      maxLagBlocks: 5,
+      limits: () => ({ maxLagSeconds: 60, maxLagBlocks: undefined }),
       headCacheMs: 0,
       headTimeoutMs: 50,
-      indexedBlocks: async () => [{ chainName: "devnet", chainId: 1, indexedBlock: 1n }],
-      headBlock: () => new Promise<bigint>(() => {}),
-      snapshotBlock: () => undefined,
+      indexedBlocks: async () => [
+        { chainName: "devnet", chainId: 1, indexedBlock: 1n, indexedTimestamp: 1n },
+      ],
+      head: () => new Promise<ChainHead>(() => {}),
+      snapshot: () => undefined,
     });
     await expect(freshness.chainLags()).rejects.toThrow("The RPC of chain 1 did not answer.");
   });

@@ -36,6 +36,7 @@ describe("overview figures", () => {
           snapshotBlock: undefined,
           headBlock: 3_000n,
           lagBlocks: 3_000n - indexed,
+          lagSeconds: (3_000n - indexed) * 12n,
         };
         return [lag];
       },

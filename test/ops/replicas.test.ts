@@ -28,6 +28,7 @@ import { UniswapV2FactoryAbi } from "../../abis/UniswapV2Factory.js";
 import { UniswapV2Router02Abi } from "../../abis/UniswapV2Router02.js";
 import { DEVNET_DEPLOYER_KEY } from "../../devnet/anvil.js";
 import { chainOf } from "../../devnet/world.js";
+import { waitUntil } from "../harness/ponder-process.js";
 import { type ReplicaInstance, startReplica } from "../harness/replicas.js";
 import {
   type ServiceInstance,
@@ -479,43 +480,134 @@ describe("graceful shutdown", () => {
 });
 
 describe("freshness", () => {
-  test("when the indexer stops, replicas keep serving and /v1/shortcuts/* answer 503 with the lag", async () => {
-    const head = await client.getBlockNumber({ cacheTime: 0 });
-    await waitForIndexedBlock(service, head);
+  /** What replica A's `/v1/networks` says of the devnet. */
+  const network = async () => {
+    const { body } = await getJson(`${replicaA.url}/v1/networks`);
+    return (body as Record<string, unknown>[])[0] ?? {};
+  };
+
+  test("a replica given MAX_LAG_SECONDS_<id> for a chain it does not index stops at startup, naming it", async () => {
+    const chainId = service.deployment.chainId;
+    await expect(startReplica(service, { env: { MAX_LAG_SECONDS_999: "5" } })).rejects.toThrow(
+      `Invalid configuration: MAX_LAG_SECONDS_999 is set, but chain 999 is not indexed (indexed: ${chainId}).`,
+    );
+  });
+
+  test("when the indexer stops, replicas keep serving: a burst of blocks a few seconds behind is served, data older than MAX_LAG_SECONDS answers 503 with the lag", async () => {
+    const d = service.deployment;
+    const head = await client.getBlock({ blockTag: "latest" });
+    await waitForIndexedBlock(service, head.number);
     service.process.kill("SIGTERM");
     await new Promise((r) => service.process.once("exit", r));
-    await client.request({ method: "anvil_mine" as never, params: ["0xa"] as never });
-    // Past CHAIN_HEAD_CACHE_MS (100 ms): the replica reads the new head.
-    await new Promise((r) => setTimeout(r, 300));
+    // The replica's routing snapshot reads the index on its own: it reaches the last block.
+    await waitUntil(
+      `replica A's routing snapshot did not reach block ${head.number}`,
+      async () => (await network()).snapshotBlock === Number(head.number),
+      { timeoutMs: 20_000 },
+    );
 
-    const chainId = service.deployment.chainId;
-    const metrics = await (await fetch(`${replicaA.url}/metrics/api`)).text();
-    const chain = { chain_id: String(chainId) };
-    // Until the routing code reports a snapshot, the guard measures Ponder's checkpoint.
-    const snapshot = sample(metrics, "shortcuts_snapshot_block", chain);
-    const block = snapshot ?? Number(head);
-    expect({
-      indexed: sample(metrics, "shortcuts_indexed_block", chain),
-      head: sample(metrics, "shortcuts_chain_head_block", chain),
-      lag: sample(metrics, "shortcuts_snapshot_lag_blocks", chain),
-    }).toEqual({ indexed: Number(head), head: Number(head) + 10, lag: Number(head) + 10 - block });
-
-    const res = await fetch(`${replicaA.url}/v1/shortcuts/route?chainId=${chainId}`, {
-      headers: auth,
+    // A burst: 20 blocks a second apart in chain time, mined at once (the index stays behind).
+    await client.request({
+      method: "anvil_setBlockTimestampInterval" as never,
+      params: [1] as never,
     });
-    const what = snapshot === undefined ? "index" : "routing snapshot";
+    await client.request({ method: "anvil_mine" as never, params: ["0x14"] as never });
+    await client.request({
+      method: "anvil_removeBlockTimestampInterval" as never,
+      params: [] as never,
+    });
+    const burst = await client.getBlock({ blockTag: "latest" });
+    expect({
+      blocks: burst.number - head.number,
+      seconds: burst.timestamp - head.timestamp,
+    }).toEqual({ blocks: 20n, seconds: 20n });
+    // Past CHAIN_HEAD_CACHE_MS (100 ms), the replica reads the new head.
+    await waitUntil(
+      "replica A did not read the head after the burst",
+      async () => (await network()).headBlock === Number(burst.number),
+      { timeoutMs: 20_000 },
+    );
+    const chainId = d.chainId;
+    expect(await network()).toEqual({
+      id: chainId,
+      name: "Devnet",
+      isConnected: true,
+      indexedBlock: Number(head.number),
+      snapshotBlock: Number(head.number),
+      headBlock: Number(burst.number),
+      lagBlocks: 20,
+      lagSeconds: 20,
+      maxLagSeconds: 60,
+      maxLagBlocks: null,
+      historyFromBlock: d.startBlock,
+    });
+    const lagMetrics = async () => {
+      const text = await (await fetch(`${replicaA.url}/metrics/api`)).text();
+      const chain = { chain_id: String(chainId) };
+      return {
+        indexed: sample(text, "shortcuts_indexed_block", chain),
+        snapshot: sample(text, "shortcuts_snapshot_block", chain),
+        head: sample(text, "shortcuts_chain_head_block", chain),
+        lagBlocks: sample(text, "shortcuts_snapshot_lag_blocks", chain),
+        lagSeconds: sample(text, "shortcuts_snapshot_lag_seconds", chain),
+      };
+    };
+    expect(await lagMetrics()).toEqual({
+      indexed: Number(head.number),
+      snapshot: Number(head.number),
+      head: Number(burst.number),
+      lagBlocks: 20,
+      lagSeconds: 20,
+    });
+    // 20 blocks behind, 20 s of chain time: within the default limit (a minute), so routes are
+    // served, computed on the chain's latest block.
+    const query = new URLSearchParams({
+      chainId: String(chainId),
+      fromAddress: d.deployer,
+      tokenIn: symbol("USDC"),
+      tokenOut: d.weth,
+      amountIn: parseUnits("100", 6).toString(),
+    });
+    const route = await getJson(`${replicaA.url}/v1/shortcuts/route?${query}`);
+    expect({
+      status: route.status,
+      block: (route.body as { blockNumber: number }).blockNumber,
+    }).toEqual({ status: 200, block: Number(burst.number) });
+
+    // One more block, 41 s later in chain time: the snapshot is now 61 s behind.
+    await client.request({
+      method: "evm_setNextBlockTimestamp" as never,
+      params: [Number(burst.timestamp) + 41] as never,
+    });
+    await client.request({ method: "anvil_mine" as never, params: ["0x1"] as never });
+    const late = Number(burst.number) + 1;
+    await waitUntil(
+      "replica A did not read the head after the late block",
+      async () => (await network()).headBlock === late,
+      { timeoutMs: 20_000 },
+    );
+    expect(await lagMetrics()).toEqual({
+      indexed: Number(head.number),
+      snapshot: Number(head.number),
+      head: late,
+      lagBlocks: 21,
+      lagSeconds: 61,
+    });
+    const res = await fetch(`${replicaA.url}/v1/shortcuts/route?${query}`, { headers: auth });
     expect({ status: res.status, body: await res.json() }).toEqual({
       status: 503,
       body: {
         statusCode: 503,
         error: "Service Unavailable",
-        message: `The ${what} of chain ${chainId} is at block ${block}, ${Number(head) + 10 - block} blocks behind the chain head ${Number(head) + 10} (at most 5 are allowed). Retry shortly.`,
+        message: `The routing snapshot of chain ${chainId} is at block ${head.number}, 21 blocks and 61 seconds behind the chain head ${late} (at most 60 seconds are allowed). Retry shortly.`,
         details: {
           chainId,
-          block,
-          headBlock: Number(head) + 10,
-          lagBlocks: Number(head) + 10 - block,
-          maxLagBlocks: 5,
+          block: Number(head.number),
+          headBlock: late,
+          lagBlocks: 21,
+          lagSeconds: 61,
+          maxLagSeconds: 60,
+          maxLagBlocks: null,
         },
       },
     });

@@ -1,26 +1,42 @@
 /**
- * Freshness: how far the data routes are computed from is behind the chain. That is the
- * routing snapshot's block once the routing code reports it (`setSnapshotBlock`), and Ponder's
- * checkpoint until then. Chain heads are read from the RPC and reused for `headCacheMs`, so a
- * burst of requests costs one `eth_blockNumber`.
+ * Freshness: how far the data routes are computed from is behind the chain, in time (the head's
+ * timestamp minus the data's block's) and in blocks. The data is the routing snapshot's block
+ * once the routing code reports it (`setSnapshotBlock`, with the timestamp Ponder's checkpoint
+ * carries), and Ponder's checkpoint until then. Chain heads are read from the RPC and reused for
+ * `headCacheMs`, so a burst of requests costs one `eth_getBlockByNumber("latest")`, which gives
+ * the head's number and timestamp at once.
+ *
+ * The limit is time because block times differ a hundredfold between chains: five blocks are a
+ * minute on Ethereum and 1.25 s on Arbitrum.
  */
 import { createMiddleware } from "hono/factory";
 import { errorBody } from "../errors.js";
 import type { ChainProgress } from "../readiness.js";
 import type { OpsEnv } from "./context.js";
-import type { ChainLag } from "./metrics.js";
+import type { ChainLag, SnapshotAt } from "./metrics.js";
+
+/** A chain's head block: its number and timestamp (seconds). */
+export type ChainHead = { number: bigint; timestamp: bigint };
+
+/** How far behind the head a chain's routing data may be before `/v1/shortcuts/*` answer 503. */
+export type LagLimits = {
+  /** Seconds of chain time (`MAX_LAG_SECONDS`, `MAX_LAG_SECONDS_<id>`). */
+  maxLagSeconds: number;
+  /** Blocks (`MAX_LAG_BLOCKS`), a further limit when set. */
+  maxLagBlocks: number | undefined;
+};
 
 export type FreshnessParameters = {
-  /** Largest accepted lag; more answers 503. */
-  maxLagBlocks: number;
+  /** The limits of a chain; a larger lag answers 503. */
+  limits: (chainId: number) => LagLimits;
   /** How long a head (and the checkpoints) read once are reused. */
   headCacheMs: number;
   /** Ponder's checkpoint per chain (`indexedBlocks()` of readiness.ts). */
   indexedBlocks: () => Promise<ChainProgress[]>;
-  /** The chain's current head block, from its RPC. */
-  headBlock: (chainName: string) => Promise<bigint>;
-  /** The routing snapshot's block of a chain, once it has one. */
-  snapshotBlock: (chainId: number) => bigint | undefined;
+  /** The chain's current head block and its timestamp, from its RPC. */
+  head: (chainName: string) => Promise<ChainHead>;
+  /** The routing snapshot's block of a chain and its timestamp, once it has one. */
+  snapshot: (chainId: number) => SnapshotAt | undefined;
   /** A head that takes longer counts as an unreachable RPC (default 2000 ms). */
   headTimeoutMs?: number;
   now?: () => number;
@@ -67,7 +83,7 @@ export async function chainState(
 
 export function createFreshness(params: FreshnessParameters) {
   const now = params.now ?? Date.now;
-  const heads = new Map<string, Cached<bigint>>();
+  const heads = new Map<string, Cached<ChainHead>>();
   let checkpoints: Cached<ChainProgress[]> | undefined;
 
   /** Reuses a promise for `headCacheMs`; a failed one is forgotten at once. */
@@ -99,26 +115,28 @@ export function createFreshness(params: FreshnessParameters) {
   const head = (chainName: string) =>
     reuse(
       heads.get(chainName),
-      () => withTimeout(params.headBlock(chainName), params.headTimeoutMs ?? 2_000),
+      () => withTimeout(params.head(chainName), params.headTimeoutMs ?? 2_000),
       (e) => heads.set(chainName, e),
       () => heads.delete(chainName),
     );
 
   async function lagOf(chain: ChainProgress): Promise<ChainLag> {
-    let headBlock: bigint;
+    let latest: ChainHead;
     try {
-      headBlock = await head(chain.chainName);
+      latest = await head(chain.chainName);
     } catch (error) {
       throw new ChainUnreachableError(chain.chainId, error);
     }
-    const snapshotBlock = params.snapshotBlock(chain.chainId);
-    const block = snapshotBlock ?? chain.indexedBlock;
+    const snapshot = params.snapshot(chain.chainId);
+    const block = snapshot?.block ?? chain.indexedBlock;
+    const timestamp = snapshot?.timestamp ?? chain.indexedTimestamp;
     return {
       chainId: chain.chainId,
       indexedBlock: chain.indexedBlock,
-      snapshotBlock,
-      headBlock,
-      lagBlocks: headBlock > block ? headBlock - block : 0n,
+      snapshotBlock: snapshot?.block,
+      headBlock: latest.number,
+      lagBlocks: latest.number > block ? latest.number - block : 0n,
+      lagSeconds: latest.timestamp > timestamp ? latest.timestamp - timestamp : 0n,
     };
   }
 
@@ -131,8 +149,9 @@ export function createFreshness(params: FreshnessParameters) {
 
   /**
    * For `/v1/shortcuts/*`: 503 when the data of the requested chain (`chainId` query
-   * parameter; every indexed chain when absent or unknown) lags the head by more than
-   * `maxLagBlocks`, or when the chain's RPC does not answer.
+   * parameter; every indexed chain when absent or unknown) lags the head by more than the
+   * chain's `maxLagSeconds` (or, when set, `maxLagBlocks`), or when the chain's RPC does not
+   * answer.
    */
   const guard = createMiddleware<OpsEnv>(async (c, next) => {
     const requested = Number(new URL(c.req.url).searchParams.get("chainId") ?? Number.NaN);
@@ -153,19 +172,28 @@ export function createFreshness(params: FreshnessParameters) {
       throw error;
     }
     for (const lag of lags) {
-      if (lag.lagBlocks <= BigInt(params.maxLagBlocks)) continue;
+      const { maxLagSeconds, maxLagBlocks } = params.limits(lag.chainId);
+      const exceeded =
+        lag.lagSeconds > maxLagSeconds
+          ? `${maxLagSeconds} seconds`
+          : maxLagBlocks !== undefined && lag.lagBlocks > BigInt(maxLagBlocks)
+            ? `${maxLagBlocks} blocks`
+            : undefined;
+      if (exceeded === undefined) continue;
       const block = lag.snapshotBlock ?? lag.indexedBlock;
       const what = lag.snapshotBlock === undefined ? "index" : "routing snapshot";
       return c.json(
         errorBody(
           503,
-          `The ${what} of chain ${lag.chainId} is at block ${block}, ${lag.lagBlocks} blocks behind the chain head ${lag.headBlock} (at most ${params.maxLagBlocks} are allowed). Retry shortly.`,
+          `The ${what} of chain ${lag.chainId} is at block ${block}, ${lag.lagBlocks} blocks and ${lag.lagSeconds} seconds behind the chain head ${lag.headBlock} (at most ${exceeded} are allowed). Retry shortly.`,
           {
             chainId: lag.chainId,
             block: Number(block),
             headBlock: Number(lag.headBlock),
             lagBlocks: Number(lag.lagBlocks),
-            maxLagBlocks: params.maxLagBlocks,
+            lagSeconds: Number(lag.lagSeconds),
+            maxLagSeconds,
+            maxLagBlocks: maxLagBlocks ?? null,
           },
         ),
         503,
@@ -174,5 +202,10 @@ export function createFreshness(params: FreshnessParameters) {
     return next();
   });
 
-  return { chainLags, guard, headBlock: head };
+  return {
+    chainLags,
+    guard,
+    limits: params.limits,
+    headBlock: async (chainName: string) => (await head(chainName)).number,
+  };
 }

@@ -8,7 +8,7 @@ import { PerformanceObserver } from "node:perf_hooks";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import { errorFields, log } from "./log.js";
 
-/** How far one chain's routing data is behind the chain's head. */
+/** How far one chain's routing data is behind the chain's head, in blocks and in time. */
 export type ChainLag = {
   chainId: number;
   /** Ponder's checkpoint for the chain. */
@@ -18,7 +18,12 @@ export type ChainLag = {
   headBlock: bigint;
   /** `headBlock` minus the snapshot block (or the indexed block before there is a snapshot). */
   lagBlocks: bigint;
+  /** The head's timestamp minus that block's timestamp, in seconds (never negative). */
+  lagSeconds: bigint;
 };
+
+/** A block the routing snapshot reflects, with its timestamp (seconds). */
+export type SnapshotAt = { block: bigint; timestamp: bigint };
 
 const SECONDS_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 /** A refresh of the routing snapshot: milliseconds for a block, tens of seconds for a build. */
@@ -165,13 +170,19 @@ function createOpsMetrics() {
       labelNames: ["chain_id"] as const,
       registers,
     }),
+    lagSeconds: new Gauge({
+      name: "shortcuts_snapshot_lag_seconds",
+      help: "The chain head's timestamp minus that of the routing snapshot's block (the index's until there is a snapshot): what MAX_LAG_SECONDS limits.",
+      labelNames: ["chain_id"] as const,
+      registers,
+    }),
   };
 }
 
 /** The API's metrics (one set per process). */
 export const metrics = createOpsMetrics();
 
-const snapshotBlocks = new Map<number, bigint>();
+const snapshotBlocks = new Map<number, SnapshotAt>();
 let chainLagSource: (() => Promise<ChainLag[]>) | undefined;
 
 let gcPauseMs = 0;
@@ -254,17 +265,17 @@ export function recordRepricing(params: {
 }
 
 /**
- * Hook for the routing snapshot: it now reflects `block` of `chainId`. From the first call on,
- * the freshness guard and the lag metric measure this block instead of Ponder's checkpoint.
+ * Hook for the routing snapshot: it now reflects `block` of `chainId`, made at `timestamp`. From
+ * the first call on, the freshness guard and the lag metrics measure this block instead of
+ * Ponder's checkpoint.
  */
-export function setSnapshotBlock(chainId: number, block: bigint | number): void {
-  const value = BigInt(block);
-  snapshotBlocks.set(chainId, value);
-  metrics.snapshotBlock.set({ chain_id: String(chainId) }, Number(value));
+export function setSnapshotBlock(chainId: number, block: bigint, timestamp: bigint): void {
+  snapshotBlocks.set(chainId, { block, timestamp });
+  metrics.snapshotBlock.set({ chain_id: String(chainId) }, Number(block));
 }
 
 /** The block last reported by `setSnapshotBlock` for `chainId`, if any. */
-export function snapshotBlockOf(chainId: number): bigint | undefined {
+export function snapshotAt(chainId: number): SnapshotAt | undefined {
   return snapshotBlocks.get(chainId);
 }
 
@@ -282,11 +293,13 @@ export async function renderMetrics(): Promise<{ contentType: string; body: stri
         metrics.indexedBlock.set(labels, Number(chain.indexedBlock));
         metrics.chainHead.set(labels, Number(chain.headBlock));
         metrics.lag.set(labels, Number(chain.lagBlocks));
+        metrics.lagSeconds.set(labels, Number(chain.lagSeconds));
       }
     } catch (error) {
       // Stale head and lag values would look healthy: drop them until the RPC answers again.
       metrics.chainHead.reset();
       metrics.lag.reset();
+      metrics.lagSeconds.reset();
       log("warn", "could not read the chain heads for /metrics/api", errorFields(error));
     }
   }

@@ -9,7 +9,7 @@ describeEndpoint({
   tag: "operations",
   summary: "The API's Prometheus metrics",
   description:
-    "Requests by route and status, latency histograms, route search and simulation times, simulation failures, rate limiting, and per chain the indexed block, the routing snapshot's block, the chain head and the lag. Ponder's own metrics are on `/metrics`.",
+    "Requests by route and status, latency histograms, route search and simulation times, simulation failures, rate limiting, and per chain the indexed block, the routing snapshot's block, the chain head and the lag in blocks and in seconds. Ponder's own metrics are on `/metrics`.",
   responses: {
     200: { description: "Prometheus text exposition format.", contentType: "text/plain" },
   },

@@ -366,7 +366,7 @@ export function refreshSnapshots(): Promise<void> {
               gcSeconds: gcPauseSeconds() - gc,
               pools: s.graph.size,
             });
-            setSnapshotBlock(chain.id, at.indexedBlock);
+            setSnapshotBlock(chain.id, at.indexedBlock, at.indexedTimestamp);
             for (const listener of listeners) listener(chain.id, at.indexedBlock);
           }
         },

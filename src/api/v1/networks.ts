@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import type { ChainSetup } from "../../../engine/index.js";
 import { describeEndpoint, errorResponse } from "../openapi/registry.js";
-import { chainState } from "../ops/freshness.js";
+import { chainState, type LagLimits } from "../ops/freshness.js";
 import type { ChainLag } from "../ops/metrics.js";
 import { parseQuery } from "../query.js";
 import { positiveIntParam } from "../schemas.js";
@@ -33,6 +33,17 @@ export const networkSchema = z.object({
     description:
       "Blocks between the head and the routing graph (or the index, before the graph is loaded); null when unknown.",
   }),
+  lagSeconds: z.number().int().nullable().meta({
+    description:
+      "The same lag in seconds of chain time: the head's timestamp minus that of the routing graph's block (or the index's); null when unknown.",
+  }),
+  maxLagSeconds: z.number().meta({
+    description:
+      "The chain's limit: with a larger `lagSeconds`, `/v1/shortcuts/*` answer 503 (MAX_LAG_SECONDS, MAX_LAG_SECONDS_<chainId>).",
+  }),
+  maxLagBlocks: z.number().int().nullable().meta({
+    description: "A further limit in blocks on `lagBlocks` (MAX_LAG_BLOCKS); null when not set.",
+  }),
   historyFromBlock: z.number().int().meta({
     description:
       "The index's start: the history tables (swaps, liquidity and vault events, aggregates) are complete from this block on. The state of the pools before it was read, not replayed (START_BLOCK_<id>).",
@@ -57,7 +68,7 @@ describeEndpoint({
   tag: "catalogue",
   summary: "The indexed chains, with their heads and lag",
   description:
-    "Every chain this service indexes, whether its RPC answers, and how far the index and the routing graph are behind its head. Answered during a backfill too.",
+    "Every chain this service indexes, whether its RPC answers, how far the index and the routing graph are behind its head (in blocks and in seconds), and the lag beyond which `/v1/shortcuts/*` answer 503. Answered during a backfill too.",
   query: networksQuery,
   responses: {
     200: { description: "The chains, filtered by the query.", schema: z.array(networkSchema) },
@@ -74,6 +85,7 @@ export function networksRoutes(
   freshness: {
     chainLags: (chainId: number) => Promise<ChainLag[]>;
     headBlock: (chainName: string) => Promise<bigint>;
+    limits: (chainId: number) => LagLimits;
   },
 ) {
   return new Hono().get("/", async (c) => {
@@ -91,6 +103,7 @@ export function networksRoutes(
       chains.map(async (chain) => {
         // A chain whose RPC does not answer is listed as not connected, not an error.
         const { lag, head } = await chainState(freshness, chain);
+        const limits = freshness.limits(chain.id);
         return {
           id: chain.id,
           name: chain.title,
@@ -99,6 +112,9 @@ export function networksRoutes(
           snapshotBlock: number(lag?.snapshotBlock),
           headBlock: number(head),
           lagBlocks: number(lag?.lagBlocks),
+          lagSeconds: number(lag?.lagSeconds),
+          maxLagSeconds: limits.maxLagSeconds,
+          maxLagBlocks: limits.maxLagBlocks ?? null,
           historyFromBlock: chain.startBlock,
         };
       }),
