@@ -58,7 +58,7 @@ const ENGINE_CLIENTS = [
   "^src/",
   "^devnet/",
   "^scripts/",
-  "^(chains|config|deployment-file|ponder\\.config|ponder\\.schema)\\.ts$",
+  "^(chains|known-chains|config|deployment-file|ponder\\.config|ponder\\.schema)\\.ts$",
 ];
 
 /**
@@ -151,6 +151,7 @@ module.exports = {
         path: [
           "^src/",
           "^chains\\.ts$",
+          "^known-chains\\.ts$",
           "^start-blocks\\.ts$",
           "^config\\.ts$",
           "^deployment-file\\.ts$",

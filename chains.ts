@@ -1,6 +1,7 @@
 /**
  * The chains this service indexes and the contract addresses it uses on each: the devnet world
- * from its deployment file, and real chains enabled with `PONDER_RPC_URL_<chainId>`.
+ * from its deployment file, and real chains enabled with `PONDER_RPC_URL_<chainId>` (the known ones,
+ * known-chains.ts, with their canonical contracts; any other with what its variables name).
  * `ponder.config.ts`, the indexing handlers and the API all read this one list.
  */
 import { type Address, getAddress, isAddress } from "viem";
@@ -8,53 +9,8 @@ import { readConfig } from "./config.js";
 import { deploymentPath, readDeployment } from "./deployment-file.js";
 import type { ChainSetup, VaultConfig } from "./engine/index.js";
 import { CANONICAL_UNISWAP_V3_FACTORY, deterministicExecutionAddresses } from "./engine/index.js";
+import { KNOWN_CHAINS } from "./known-chains.js";
 import { pinnedStart, startSetting } from "./start-blocks.js";
-
-/** Canonical deployments on real chains (overridable per chain through the environment). */
-const KNOWN_CHAINS: Record<
-  number,
-  Omit<
-    ChainSetup,
-    "rpc" | "startBlock" | "vaults" | "execution" | "deterministicExecution" | "devnet"
-  >
-> = {
-  1: {
-    id: 1,
-    name: "mainnet",
-    title: "Ethereum",
-    weth: "0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2",
-    stablecoins: [
-      "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48",
-      "0xdAC17F958D2ee523a2206206994597C13D831ec7",
-      "0x6B175474E89094C44Da98b954EedeAC495271d0F",
-    ],
-    uniswapV2: {
-      factory: "0x5C69bEe701ef814a2B6a3EDD4B1652CB9cc5aA6f",
-      router02: "0x7a250d5630B4cF539739dF2C5dAcb4c659F2488D",
-      startBlock: 10_000_835,
-    },
-    uniswapV3: {
-      factory: "0x1F98431c8aD98523631AE4a59f267346ea31F984",
-      swapRouter: "0xE592427A0AEce92De3Edee1F18E0157C05861564",
-      quoterV2: "0x61fFE014bA17989E743c5F6cB21bF9697530B21e",
-      startBlock: 12_369_621,
-    },
-    uniswapV4: {
-      poolManager: "0x000000000004444c5dc75cB358380D2e3dE08A90",
-      stateView: "0x7fFE42C4a5DEeA5b0feC41C94C136Cf115597227",
-      quoter: "0x52F0E24D1c21C8A0cB1e5a5dD6198556BD9E1203",
-      startBlock: 21_688_329,
-      allowedHooks: [],
-    },
-    aaveV3: {
-      pool: "0x87870Bca3F3fD6335C3F4ce8392D69350B4fA4E2",
-      poolAddressesProvider: "0x2f39d218133AFaB8F2B819B1066c7E434Ad94E9e",
-      poolConfigurator: "0x64b761D848206f447Fe2dd461b0c635Ec39EbB27",
-      dataProvider: "0x7B4EB56E7CD4b454BA8ff71E4518426369a138a3",
-      startBlock: 16_291_127,
-    },
-  },
-};
 
 /** Parses `VAULTS_<id>`: comma-separated `slug:0xaddress` entries. */
 export function parseVaultList(value: string | undefined, variable: string): VaultConfig[] {
@@ -159,10 +115,11 @@ function realChain(id: number, rpc: string[], env: NodeJS.ProcessEnv): ChainSetu
   // that comes first. A start before every recorded deployment means this chain's history is not
   // the recorded one (a local copy of the chain's contracts at their canonical addresses, in a
   // history of its own): its pools may have been created in any block before the start, and a
-  // state start must know them all, so they are discovered from genesis.
+  // state start must know them all, so they are discovered from genesis. (A known protocol
+  // whose deployment block no source names has 0, known-chains.ts: nothing recorded.)
   const recorded = Math.min(
-    ...[known?.uniswapV2, known?.uniswapV3, known?.uniswapV4, known?.aaveV3].map(
-      (p) => p?.startBlock ?? Number.POSITIVE_INFINITY,
+    ...[known?.uniswapV2, known?.uniswapV3, known?.uniswapV4, known?.aaveV3].map((p) =>
+      p?.startBlock ? p.startBlock : Number.POSITIVE_INFINITY,
     ),
   );
   const discoverFrom = (deployed: number | undefined) => {

@@ -13,7 +13,7 @@ import { type ChainSetup, stateReadBlock } from "../engine/index.js";
 import { pinHeadStarts, startSetting } from "../start-blocks.js";
 import { startTestAnvil } from "./harness/anvil.js";
 
-const CHAIN = 8453;
+const CHAIN = 100;
 let anvil: AnvilInstance;
 let dir: string;
 
@@ -46,7 +46,7 @@ async function mine(blocks: number): Promise<number> {
 function envOf(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return {
     [`PONDER_RPC_URL_${CHAIN}`]: anvil.url,
-    UNISWAP_V2_FACTORY_8453: "0x8909dc15e40173ff4699343b6eb8132c65e18ec6",
+    [`UNISWAP_V2_FACTORY_${CHAIN}`]: "0x8909dc15e40173ff4699343b6eb8132c65e18ec6",
     DEVNET: "false",
     START_BLOCK_PIN_FILE: join(dir, "pins.json"),
     PONDER_PGLITE_DIR: join(dir, "pglite"),

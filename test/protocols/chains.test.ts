@@ -48,7 +48,7 @@ describe("indexedChains", () => {
           pool: "0x87870Bca3F3fD6335C3F4ce8392D69350B4fA4E2",
           poolAddressesProvider: "0x2f39d218133AFaB8F2B819B1066c7E434Ad94E9e",
           poolConfigurator: "0x64b761D848206f447Fe2dd461b0c635Ec39EbB27",
-          dataProvider: "0x7B4EB56E7CD4b454BA8ff71E4518426369a138a3",
+          dataProvider: "0x0a16f2FCC0D44FaE41cc54e079281D84A363bECD",
           startBlock: 16_291_127,
         },
         vaults: [],
@@ -66,42 +66,51 @@ describe("indexedChains", () => {
     ]);
   });
 
-  test("without EXECUTION_<id>, the deterministic addresses follow the chain's V3 factory, else the canonical one", () => {
-    const base = "0x33128a8fC17869897dcE68Ed026d694621f6FDfD";
+  test("without EXECUTION_<id>, the deterministic addresses follow the chain's V3 factory and V4 pool manager, else the canonical ones", () => {
+    const factory = "0x33128a8fC17869897dcE68Ed026d694621f6FDfD";
     const chains = indexedChains({
-      PONDER_RPC_URL_8453: "http://base",
-      UNISWAP_V3_FACTORY_8453: base,
+      PONDER_RPC_URL_100: "http://gnosis",
+      UNISWAP_V3_FACTORY_100: factory,
       PONDER_RPC_URL_10: "http://optimism",
+      PONDER_RPC_URL_250: "http://fantom",
       DEVNET: "false",
     });
     expect(chains.map((c) => [c.id, c.deterministicExecution])).toEqual([
-      [10, deterministicExecutionAddresses({ v3Factory: CANONICAL_UNISWAP_V3_FACTORY })],
-      [8453, deterministicExecutionAddresses({ v3Factory: base })],
+      // A known chain: its own V3 factory (mainnet's address there) and V4 pool manager.
+      [
+        10,
+        deterministicExecutionAddresses({
+          v3Factory: CANONICAL_UNISWAP_V3_FACTORY,
+          v4PoolManager: "0x9a13F98Cb987694C9F086b1F5eB990EeA8264Ec3",
+        }),
+      ],
+      [100, deterministicExecutionAddresses({ v3Factory: factory })],
+      [250, deterministicExecutionAddresses({ v3Factory: CANONICAL_UNISWAP_V3_FACTORY })],
     ]);
     expect(chains[1]?.deterministicExecution?.router).not.toBe(
-      chains[0]?.deterministicExecution?.router,
+      chains[2]?.deterministicExecution?.router,
     );
     expect(chains[1]?.deterministicExecution?.delegateExecutor).toBe(
-      chains[0]?.deterministicExecution?.delegateExecutor,
+      chains[2]?.deterministicExecution?.delegateExecutor,
     );
   });
 
   test("start block, factories, vaults, stablecoins and execution contracts can be set per chain", () => {
     const [chain] = indexedChains({
-      PONDER_RPC_URL_8453: "http://base",
-      START_BLOCK_8453: "2000000",
-      UNISWAP_V2_FACTORY_8453: "0x8909dc15e40173ff4699343b6eb8132c65e18ec6",
-      VAULTS_8453:
+      PONDER_RPC_URL_100: "http://gnosis",
+      START_BLOCK_100: "2000000",
+      UNISWAP_V2_FACTORY_100: "0x8909dc15e40173ff4699343b6eb8132c65e18ec6",
+      VAULTS_100:
         "savings-vaults:0x1111111111111111111111111111111111111111, yield-vaults:0x2222222222222222222222222222222222222222",
-      STABLECOINS_8453: "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913",
-      EXECUTION_8453: "router:0x3333333333333333333333333333333333333333",
+      STABLECOINS_100: "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913",
+      EXECUTION_100: "router:0x3333333333333333333333333333333333333333",
       DEVNET: "false",
     });
     expect(chain).toEqual({
-      id: 8453,
-      name: "chain8453",
-      title: "Chain 8453",
-      rpc: ["http://base"],
+      id: 100,
+      name: "chain100",
+      title: "Chain 100",
+      rpc: ["http://gnosis"],
       startBlock: 2_000_000,
       weth: undefined,
       // The factory's deployment is not known: its pairs are discovered from block 0, their
@@ -125,18 +134,18 @@ describe("indexedChains", () => {
 
   test("Uniswap V4: UNISWAP_V4_POOL_MANAGER_<id> and the hook allow-list UNISWAP_V4_HOOKS_<id>", () => {
     const chains = indexedChains({
-      PONDER_RPC_URL_8453: "http://base",
-      UNISWAP_V4_POOL_MANAGER_8453: "0x498581ff718922c3f8e6a244956af099b2652b2b",
-      UNISWAP_V4_HOOKS_8453:
+      PONDER_RPC_URL_100: "http://gnosis",
+      UNISWAP_V4_POOL_MANAGER_100: "0x498581ff718922c3f8e6a244956af099b2652b2b",
+      UNISWAP_V4_HOOKS_100:
         " 0xAbCdEf0123456789aBcDeF0123456789AbCdEf01 ,0x0000000000000000000000000000000000000088",
       PONDER_RPC_URL_1: "https://rpc.example/1",
       START_BLOCK_1: "22000000",
       UNISWAP_V4_HOOKS_1: "0x48225437D9A2e3777f0b17d3e99AD08656610088",
       DEVNET: "false",
     });
-    const base = chains.find((c) => c.id === 8453);
+    const gnosis = chains.find((c) => c.id === 100);
     const mainnet = chains.find((c) => c.id === 1);
-    expect(base?.uniswapV4).toEqual({
+    expect(gnosis?.uniswapV4).toEqual({
       poolManager: "0x498581fF718922c3f8e6A244956aF099B2652b2b",
       stateView: undefined,
       quoter: undefined,
@@ -146,7 +155,7 @@ describe("indexedChains", () => {
         "0x0000000000000000000000000000000000000088",
       ],
     });
-    expect(base?.startBlock).toBe(0);
+    expect(gnosis?.startBlock).toBe(0);
     expect(mainnet?.uniswapV4).toEqual({
       poolManager: "0x000000000004444c5dc75cB358380D2e3dE08A90",
       stateView: "0x7fFE42C4a5DEeA5b0feC41C94C136Cf115597227",
@@ -174,8 +183,8 @@ describe("indexedChains", () => {
     expect(chain?.startBlock).toBe(0);
     // Without a manager, a chain has no Uniswap V4 (hooks alone configure nothing).
     const [other] = indexedChains({
-      PONDER_RPC_URL_10: "http://optimism",
-      UNISWAP_V4_HOOKS_10: "0x1111111111111111111111111111111111111111",
+      PONDER_RPC_URL_250: "http://fantom",
+      UNISWAP_V4_HOOKS_250: "0x1111111111111111111111111111111111111111",
       DEVNET: "false",
     });
     expect(other?.uniswapV4).toBeUndefined();
@@ -228,15 +237,15 @@ describe("indexedChains", () => {
 
   test("Aave V3: AAVE_V3_POOL_<id> with AAVE_V3_POOL_ADDRESSES_PROVIDER_<id>; the canonical market's configurator and data provider come with it only", () => {
     const chains = indexedChains({
-      PONDER_RPC_URL_8453: "http://base",
-      AAVE_V3_POOL_8453: "0xa238dd80c259a72e81d7e4664a9801593f98d1c5",
-      AAVE_V3_POOL_ADDRESSES_PROVIDER_8453: "0xe20fcbdbffc4dd138ce8b2e6fbb6cb49777ad64d",
-      AAVE_V3_POOL_CONFIGURATOR_8453: "0x5731a04b1e775f0fdd454bf70f3335886e9a96be",
+      PONDER_RPC_URL_100: "http://gnosis",
+      AAVE_V3_POOL_100: "0xa238dd80c259a72e81d7e4664a9801593f98d1c5",
+      AAVE_V3_POOL_ADDRESSES_PROVIDER_100: "0xe20fcbdbffc4dd138ce8b2e6fbb6cb49777ad64d",
+      AAVE_V3_POOL_CONFIGURATOR_100: "0x5731a04b1e775f0fdd454bf70f3335886e9a96be",
       PONDER_RPC_URL_1: "https://rpc.example/1",
       START_BLOCK_1: "22000000",
       AAVE_V3_POOL_1: "0x87870bca3f3fd6335c3f4ce8392d69350b4fa4e2",
       AAVE_V3_POOL_ADDRESSES_PROVIDER_1: "0x2f39d218133afab8f2b819b1066c7e434ad94e9e",
-      PONDER_RPC_URL_10: "http://optimism",
+      PONDER_RPC_URL_250: "http://fantom",
       DEVNET: "false",
     });
     expect(chains.map((c) => [c.id, c.aaveV3])).toEqual([
@@ -246,15 +255,14 @@ describe("indexedChains", () => {
           pool: "0x87870Bca3F3fD6335C3F4ce8392D69350B4fA4E2",
           poolAddressesProvider: "0x2f39d218133AFaB8F2B819B1066c7E434Ad94E9e",
           poolConfigurator: "0x64b761D848206f447Fe2dd461b0c635Ec39EbB27",
-          dataProvider: "0x7B4EB56E7CD4b454BA8ff71E4518426369a138a3",
+          dataProvider: "0x0a16f2FCC0D44FaE41cc54e079281D84A363bECD",
           // Its reserves are read at the start; the market's own deployment block stays.
           startBlock: 16_291_127,
         },
       ],
-      // No known market on chain 10, and nothing set: no Aave V3.
-      [10, undefined],
+
       [
-        8453,
+        100,
         {
           pool: "0xA238Dd80C259a72e81d7e4664a9801593F98d1c5",
           poolAddressesProvider: "0xe20fCBdBfFC4Dd138cE8b2E6FBb6CB49777ad64D",
@@ -263,6 +271,8 @@ describe("indexedChains", () => {
           startBlock: 0,
         },
       ],
+      // No known market on chain 250, and nothing set: no Aave V3.
+      [250, undefined],
     ]);
     // Another market on chain 1: without the canonical configurator and data provider, and with
     // no known start block, so the chain starts at block 0.

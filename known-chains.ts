@@ -1,0 +1,228 @@
+/**
+ * The real chains this service knows without being told their contracts: for each, the wrapped
+ * native token, the dollar stablecoins that anchor USD prices, Uniswap V2, V3 and V4 and the Aave
+ * V3 market. `PONDER_RPC_URL_<id>` is all an operator sets for one of them (chains.ts).
+ *
+ * The addresses come from the address books their makers publish, pinned exactly in
+ * package.json: `@uniswap/sdk-core` (Uniswap's factories, routers, quoters and V4 singletons, and
+ * the wrapped native tokens) and `@bgd-labs/aave-address-book` (each Aave V3 market and its
+ * assets). What neither book carries is in {@link NOT_IN_THE_BOOKS}, each fact with its source.
+ * Multicall3, which the state start reads through, is at its canonical address on every one of
+ * these chains (`MULTICALL3_ADDRESS`), so it has no entry here.
+ */
+import { createRequire } from "node:module";
+import {
+  AaveV3Arbitrum,
+  AaveV3Base,
+  AaveV3BNB,
+  AaveV3Ethereum,
+  AaveV3Optimism,
+  AaveV3Polygon,
+} from "@bgd-labs/aave-address-book";
+import type * as UniswapSdkCore from "@uniswap/sdk-core";
+import { type Address, getAddress } from "viem";
+import type { ChainSetup } from "./engine/index.js";
+
+/**
+ * `@uniswap/sdk-core`, through its CommonJS build: its ES-module build imports its own files
+ * without extensions, which Node's loader refuses (`ERR_MODULE_NOT_FOUND`).
+ */
+export const uniswapAddressBook = createRequire(import.meta.url)(
+  "@uniswap/sdk-core",
+) as typeof UniswapSdkCore;
+
+/** What a known chain fixes; the environment adds the rest (chains.ts). */
+export type KnownChain = Omit<
+  ChainSetup,
+  "rpc" | "startBlock" | "vaults" | "execution" | "deterministicExecution" | "devnet"
+>;
+
+type AaveMarket = {
+  CHAIN_ID: number;
+  POOL: string;
+  POOL_ADDRESSES_PROVIDER: string;
+  POOL_CONFIGURATOR: string;
+  AAVE_PROTOCOL_DATA_PROVIDER: string;
+  ASSETS: Record<string, { UNDERLYING: string }>;
+};
+
+/** Where each protocol was deployed (the first block its creation events can be in). */
+type DeploymentBlocks = {
+  uniswapV2?: number;
+  uniswapV3?: number;
+  uniswapV4?: number;
+  aaveV3?: number;
+};
+
+/**
+ * What the address books do not carry:
+ * - Uniswap V3's original SwapRouter (the routing steps call its `exactInputSingle` with a
+ *   deadline; the books name only SwapRouter02, whose interface differs) and QuoterV2 (the books'
+ *   `quoterAddress` is the first Quoter on the chains that share mainnet's addresses). Source:
+ *   `deploys.md` of Uniswap/v3-periphery and Uniswap's v3 deployment pages. Base and BNB Chain
+ *   never had the original SwapRouter: there a V3 hop that needs it is refused (routes through
+ *   the pool itself are not).
+ * - Deployment blocks. Sources: mainnet's were recorded in this table before its addresses came
+ *   from the books; the Uniswap V3 factories' are the `startBlock`s of Uniswap/v3-subgraph's
+ *   `networks.json`, and the V4 pool managers' those of Uniswap/v4-subgraph's `networks.json`
+ *   (the blocks Uniswap's own subgraphs index from). Where no source names a block, the
+ *   protocol's pools are discovered from block 0: slower, never incomplete. (v3-subgraph's block
+ *   for BNB Chain is mainnet's number copied, not BNB Chain's deployment: not used. Optimism's
+ *   V3 factory predates the chain's November 2021 regenesis, so its block is 0 there too.)
+ */
+/** The original V3 periphery at the addresses shared by Ethereum, Optimism, Polygon and Arbitrum. */
+const SHARED_V3_PERIPHERY = {
+  swapRouter: "0xE592427A0AEce92De3Edee1F18E0157C05861564",
+  quoterV2: "0x61fFE014bA17989E743c5F6cB21bF9697530B21e",
+} as const;
+
+const NOT_IN_THE_BOOKS: Record<
+  number,
+  { swapRouter?: Address; quoterV2: Address; deployed: DeploymentBlocks }
+> = {
+  1: {
+    ...SHARED_V3_PERIPHERY,
+    deployed: {
+      uniswapV2: 10_000_835,
+      uniswapV3: 12_369_621,
+      uniswapV4: 21_688_329,
+      aaveV3: 16_291_127,
+    },
+  },
+  10: { ...SHARED_V3_PERIPHERY, deployed: {} },
+  56: {
+    quoterV2: "0x78D78E420Da98ad378D7799bE8f4AF69033EB077",
+    deployed: { uniswapV4: 45_970_610 },
+  },
+  137: { ...SHARED_V3_PERIPHERY, deployed: { uniswapV3: 22_757_547 } },
+  8453: {
+    quoterV2: "0x3d4e44Eb1374240CE5F1B871ab261CD16335B76a",
+    deployed: { uniswapV3: 2_009_445 },
+  },
+  42161: { ...SHARED_V3_PERIPHERY, deployed: { uniswapV3: 165 } },
+};
+
+/** The underlying tokens of `symbols` in an Aave market's asset list. */
+function underlyings<A extends Record<string, { UNDERLYING: string }>>(
+  assets: A,
+  symbols: readonly (keyof A & string)[],
+): Address[] {
+  return symbols.map((symbol) => getAddress(assets[symbol]?.UNDERLYING ?? ""));
+}
+
+/** An address a book may spell in any case, checksummed; absent stays absent. */
+function optional(address: string | undefined): Address | undefined {
+  return address === undefined ? undefined : getAddress(address);
+}
+
+/** One known chain from the books (and {@link NOT_IN_THE_BOOKS}). */
+function knownChain(params: {
+  id: UniswapSdkCore.SupportedChainsType;
+  name: string;
+  title: string;
+  aaveV3: AaveMarket;
+  stablecoins: Address[];
+}): KnownChain {
+  const { id, aaveV3: market } = params;
+  const extra = NOT_IN_THE_BOOKS[id];
+  if (!extra) throw new Error(`known-chains.ts: chain ${id} has no entry in NOT_IN_THE_BOOKS`);
+  if (market.CHAIN_ID !== id) {
+    throw new Error(
+      `known-chains.ts: the Aave market for chain ${id} is chain ${market.CHAIN_ID}'s`,
+    );
+  }
+  const v3 = uniswapAddressBook.CHAIN_TO_ADDRESSES_MAP[id];
+  const v2Factory = uniswapAddressBook.V2_FACTORY_ADDRESSES[id];
+  const wrapped = uniswapAddressBook.WETH9[id];
+  return {
+    id,
+    name: params.name,
+    title: params.title,
+    weth: optional(wrapped?.address),
+    stablecoins: params.stablecoins,
+    uniswapV2: v2Factory
+      ? {
+          factory: getAddress(v2Factory),
+          router02: optional(uniswapAddressBook.V2_ROUTER_ADDRESSES[id]),
+          startBlock: extra.deployed.uniswapV2 ?? 0,
+        }
+      : undefined,
+    uniswapV3: {
+      factory: getAddress(v3.v3CoreFactoryAddress),
+      swapRouter: extra.swapRouter,
+      quoterV2: extra.quoterV2,
+      startBlock: extra.deployed.uniswapV3 ?? 0,
+    },
+    uniswapV4: v3.v4PoolManagerAddress
+      ? {
+          poolManager: getAddress(v3.v4PoolManagerAddress),
+          stateView: optional(v3.v4StateView),
+          quoter: optional(v3.v4QuoterAddress),
+          startBlock: extra.deployed.uniswapV4 ?? 0,
+          // Hooks are the operator's to trust (UNISWAP_V4_HOOKS_<id>); none by default.
+          allowedHooks: [],
+        }
+      : undefined,
+    aaveV3: {
+      pool: getAddress(market.POOL),
+      poolAddressesProvider: getAddress(market.POOL_ADDRESSES_PROVIDER),
+      poolConfigurator: getAddress(market.POOL_CONFIGURATOR),
+      dataProvider: getAddress(market.AAVE_PROTOCOL_DATA_PROVIDER),
+      startBlock: extra.deployed.aaveV3 ?? 0,
+    },
+  };
+}
+
+const { ChainId } = uniswapAddressBook;
+
+/**
+ * Every known chain by id. Stablecoins are the market's dollar stablecoins: USDC, USDT and DAI
+ * where they are listed, and on the rollups and Polygon both Circle's native USDC (`USDCn`) and
+ * the bridged one the market lists as `USDC` (Base: `USDbC`).
+ */
+export const KNOWN_CHAINS: Readonly<Record<number, KnownChain>> = Object.fromEntries(
+  [
+    knownChain({
+      id: ChainId.MAINNET,
+      name: "mainnet",
+      title: "Ethereum",
+      aaveV3: AaveV3Ethereum,
+      stablecoins: underlyings(AaveV3Ethereum.ASSETS, ["USDC", "USDT", "DAI"]),
+    }),
+    knownChain({
+      id: ChainId.OPTIMISM,
+      name: "optimism",
+      title: "Optimism",
+      aaveV3: AaveV3Optimism,
+      stablecoins: underlyings(AaveV3Optimism.ASSETS, ["USDCn", "USDC", "USDT", "DAI"]),
+    }),
+    knownChain({
+      id: ChainId.BNB,
+      name: "bsc",
+      title: "BNB Chain",
+      aaveV3: AaveV3BNB,
+      stablecoins: underlyings(AaveV3BNB.ASSETS, ["USDC", "USDT"]),
+    }),
+    knownChain({
+      id: ChainId.POLYGON,
+      name: "polygon",
+      title: "Polygon PoS",
+      aaveV3: AaveV3Polygon,
+      stablecoins: underlyings(AaveV3Polygon.ASSETS, ["USDCn", "USDC", "USDT0", "DAI"]),
+    }),
+    knownChain({
+      id: ChainId.BASE,
+      name: "base",
+      title: "Base",
+      aaveV3: AaveV3Base,
+      stablecoins: underlyings(AaveV3Base.ASSETS, ["USDC", "USDbC"]),
+    }),
+    knownChain({
+      id: ChainId.ARBITRUM_ONE,
+      name: "arbitrum",
+      title: "Arbitrum One",
+      aaveV3: AaveV3Arbitrum,
+      stablecoins: underlyings(AaveV3Arbitrum.ASSETS, ["USDCn", "USDC", "USDT", "DAI"]),
+    }),
+  ].map((chain) => [chain.id, chain]),
+);
