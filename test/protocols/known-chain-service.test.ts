@@ -83,6 +83,9 @@ describe("a known chain with PONDER_RPC_URL_<id> alone", () => {
         snapshotBlock: 5,
         headBlock: 5,
         lagBlocks: 0,
+        lagSeconds: 0,
+        maxLagSeconds: 60,
+        maxLagBlocks: null,
         historyFromBlock: 1,
       },
     ]);
