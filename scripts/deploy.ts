@@ -56,6 +56,7 @@ import {
   executionInitCodes,
   executionVariable,
 } from "../engine/index.js";
+import { KNOWN_CHAINS } from "../known-chains.js";
 
 /**
  * The proxy's deployment: a pre-EIP-155 transaction with a made-up signature (r = s = 0x22…),
@@ -130,11 +131,11 @@ export type DeployParameters = {
   privateKey?: Hex;
   /** Sends with `eth_sendTransaction` from an account the node has unlocked. */
   unlocked?: Address;
-  /** Default {@link CANONICAL_UNISWAP_V3_FACTORY}. */
+  /** Default: the chain's own on a known chain (known-chains.ts), else {@link CANONICAL_UNISWAP_V3_FACTORY}. */
   v3Factory?: Address;
   /**
-   * Default {@link CANONICAL_UNISWAP_V4_POOL_MANAGER}; the zero address on a chain without
-   * Uniswap V4 (V4 swaps then revert).
+   * Default: the chain's own on a known chain, else {@link CANONICAL_UNISWAP_V4_POOL_MANAGER};
+   * the zero address on a chain without Uniswap V4 (V4 swaps then revert).
    */
   v4PoolManager?: Address;
   /** Progress lines; default `console.log`. */
@@ -226,8 +227,21 @@ export async function deployExecutionLayerDeterministically(
   if ((params.privateKey === undefined) === (params.unlocked === undefined)) {
     throw new Error("give exactly one of --private-key and --unlocked");
   }
-  const v3Factory = getAddress(params.v3Factory ?? CANONICAL_UNISWAP_V3_FACTORY);
-  const v4PoolManager = getAddress(params.v4PoolManager ?? CANONICAL_UNISWAP_V4_POOL_MANAGER);
+  const transport = http(params.rpcUrl);
+  const probe = createPublicClient({ transport });
+  const chainId = await probe.getChainId();
+  // On a known chain its own Uniswap deployments, as the service computes the addresses with
+  // (chains.ts); elsewhere mainnet's canonical ones.
+  const known = KNOWN_CHAINS[chainId];
+  const v3Factory = getAddress(
+    params.v3Factory ?? known?.uniswapV3?.factory ?? CANONICAL_UNISWAP_V3_FACTORY,
+  );
+  const v4PoolManager = getAddress(
+    params.v4PoolManager ?? known?.uniswapV4?.poolManager ?? CANONICAL_UNISWAP_V4_POOL_MANAGER,
+  );
+  const defaultOf = known
+    ? `chain ${chainId}'s own, the default`
+    : "the canonical mainnet one, the default";
   buildContracts();
   const artifacts = Object.fromEntries(
     Object.values(CONTRACT_OF).map((name) => [name, loadArtifact(name)]),
@@ -243,9 +257,6 @@ export async function deployExecutionLayerDeterministically(
     return expectedRuntimeCode(artifacts[contract] as ContractArtifact, values[contract] ?? []);
   };
 
-  const transport = http(params.rpcUrl);
-  const probe = createPublicClient({ transport });
-  const chainId = await probe.getChainId();
   const chain = defineChain({
     id: chainId,
     name: `chain ${chainId}`,
@@ -260,12 +271,12 @@ export async function deployExecutionLayerDeterministically(
       : getAddress(params.unlocked as Address);
   const v4Note =
     params.v4PoolManager === undefined
-      ? " (the canonical mainnet pool manager, the default)"
+      ? ` (${defaultOf})`
       : v4PoolManager === zeroAddress
         ? " (none: V4 swaps revert)"
         : "";
   log(
-    `chain ${chainId}, V3 factory ${v3Factory}${params.v3Factory === undefined ? " (the canonical mainnet factory, the default)" : ""}, V4 pool manager ${v4PoolManager}${v4Note}, salt ${EXECUTION_SALT}`,
+    `chain ${chainId}, V3 factory ${v3Factory}${params.v3Factory === undefined ? ` (${defaultOf})` : ""}, V4 pool manager ${v4PoolManager}${v4Note}, salt ${EXECUTION_SALT}`,
   );
 
   // Everything that is there must be what this configuration deploys, before anything is sent.

@@ -17,6 +17,7 @@ import { executionInitCode } from "../abis/generated/ExecutionInitCode.js";
 import { RouterExecutorAbi } from "../abis/generated/RouterExecutor.js";
 import { ShortcutRouterAbi } from "../abis/generated/ShortcutRouter.js";
 import { UniswapV4RouterAbi } from "../abis/generated/UniswapV4Router.js";
+import { indexedChains } from "../chains.js";
 import { EXECUTION_LAYER_CONTRACTS, loadArtifact } from "../contracts/build.js";
 import type { AnvilInstance } from "../devnet/anvil.js";
 import type { ChainSetup } from "../engine/core/chain-setup.js";
@@ -30,6 +31,7 @@ import {
   type ExecutionAddresses,
   executionVariable,
 } from "../engine/core/execution-addresses.js";
+import { KNOWN_CHAINS } from "../known-chains.js";
 import {
   deployExecutionLayerDeterministically,
   PROXY_DEPLOYER,
@@ -138,7 +140,7 @@ describe("npm run deploy: the execution layer at deterministic addresses", () =>
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
     expect(run.stdout.trim().split("\n")).toEqual([
-      `chain 1, V3 factory ${CANONICAL_UNISWAP_V3_FACTORY} (the canonical mainnet factory, the default), V4 pool manager ${CANONICAL_UNISWAP_V4_POOL_MANAGER} (the canonical mainnet pool manager, the default), salt ${keccak256(new TextEncoder().encode("defi-shortcuts/execution-layer/v1"))}`,
+      `chain 1, V3 factory ${CANONICAL_UNISWAP_V3_FACTORY} (chain 1's own, the default), V4 pool manager ${CANONICAL_UNISWAP_V4_POOL_MANAGER} (chain 1's own, the default), salt ${keccak256(new TextEncoder().encode("defi-shortcuts/execution-layer/v1"))}`,
       `proxy ${DETERMINISTIC_DEPLOYMENT_PROXY}: deployed`,
       ...contractLines(
         predicted,
@@ -283,7 +285,7 @@ describe("npm run deploy: the execution layer at deterministic addresses", () =>
       ]),
     );
     expect(run.stdout.trim().split("\n")).toEqual([
-      `chain 1, V3 factory ${CANONICAL_UNISWAP_V3_FACTORY} (the canonical mainnet factory, the default), V4 pool manager ${zeroAddress} (none: V4 swaps revert), salt ${keccak256(new TextEncoder().encode("defi-shortcuts/execution-layer/v1"))}`,
+      `chain 1, V3 factory ${CANONICAL_UNISWAP_V3_FACTORY} (chain 1's own, the default), V4 pool manager ${zeroAddress} (none: V4 swaps revert), salt ${keccak256(new TextEncoder().encode("defi-shortcuts/execution-layer/v1"))}`,
       `proxy ${DETERMINISTIC_DEPLOYMENT_PROXY}: already deployed`,
       ...contractLines(withoutV4, status),
       "3 deployed, 5 already deployed; the addresses are the same on every chain for this V3 factory and V4 pool manager.",
@@ -340,5 +342,46 @@ describe("npm run deploy: the execution layer at deterministic addresses", () =>
     ).rejects.toThrow(
       `other code than this configuration deploys is at the address of programValues (ProgramValues) at ${predicted.programValues}`,
     );
+  });
+});
+
+describe("npm run deploy on a known chain other than mainnet", () => {
+  let anvil: AnvilInstance;
+
+  beforeAll(async () => {
+    anvil = await startTestAnvil({ chainId: 8453 });
+  });
+
+  afterAll(async () => {
+    await anvil?.stop();
+  });
+
+  test("without flags it builds on the chain's own Uniswap deployments: the addresses the service expects there", async () => {
+    const base = KNOWN_CHAINS[8453];
+    const v3Factory = base?.uniswapV3?.factory as Address;
+    const v4PoolManager = base?.uniswapV4?.poolManager as Address;
+    // Base's Uniswap contracts are not mainnet's: mainnet's defaults would deploy elsewhere.
+    expect(v3Factory).not.toBe(CANONICAL_UNISWAP_V3_FACTORY);
+    expect(v4PoolManager).not.toBe(CANONICAL_UNISWAP_V4_POOL_MANAGER);
+    const lines: string[] = [];
+    const result = await deployExecutionLayerDeterministically({
+      rpcUrl: anvil.url,
+      unlocked: UNLOCKED,
+      log: (line) => lines.push(line),
+    });
+    const [chain] = indexedChains({ PONDER_RPC_URL_8453: anvil.url });
+    expect(result.chainId).toBe(8453);
+    expect(result.addresses).toEqual(chain?.deterministicExecution);
+    expect(result.addresses).toEqual(deterministicExecutionAddresses({ v3Factory, v4PoolManager }));
+    expect(lines[0]).toBe(
+      `chain 8453, V3 factory ${v3Factory} (chain 8453's own, the default), V4 pool manager ${v4PoolManager} (chain 8453's own, the default), salt ${keccak256(new TextEncoder().encode("defi-shortcuts/execution-layer/v1"))}`,
+    );
+    expect(
+      await createPublicClient({ transport: http(anvil.url) }).readContract({
+        address: result.addresses.executor,
+        abi: RouterExecutorAbi,
+        functionName: "uniswapV3Factory",
+      }),
+    ).toBe(v3Factory);
   });
 });
