@@ -551,21 +551,30 @@ function splitRoute(
     if (Number.isFinite(grown.net) && (!split || grown.net > split.net)) split = grown;
   }
   if (!split) return best;
-  const chosen = substituteLegs(ctx, replaceLegs(ctx, grow(ctx, split)));
-  if (
-    best &&
-    chosen.paths.length === best.paths.length &&
-    chosen.paths.every((p, i) => p === best.paths[i])
-  ) {
-    return best;
+  // Grown in full under each cap on the legs, up to maxSplits: the answer is the best of them by
+  // exact net output, so allowing more legs never lowers it (a greedy growth to more legs can
+  // end in a worse local optimum than one to fewer).
+  let result = best;
+  const tried: CandidatePath[][] = best ? [best.paths] : [];
+  for (let cap = Math.min(2, ctx.maxSplits); cap <= ctx.maxSplits; cap++) {
+    const capped = cap === ctx.maxSplits ? ctx : { ...ctx, maxSplits: cap };
+    const chosen = substituteLegs(capped, replaceLegs(capped, grow(capped, split)));
+    if (tried.some((paths) => samePaths(paths, chosen.paths))) continue;
+    tried.push(chosen.paths);
+    // The float shadows are within a hair of the exact math, so their best division is the
+    // exact one's to a few parts per billion: quoted exactly as it is, unless rounding left a
+    // leg with more than it can take, when the exact search moves the difference.
+    const exact =
+      divide(ctx.models, chosen.paths, toExactAmounts(chosen.amounts, ctx.amountIn), ctx.gas) ??
+      exactDivision(chosen, ctx);
+    if (exact && (!result || exact.net > result.net)) result = exact;
   }
-  // The float shadows are within a hair of the exact math, so their best division is the
-  // exact one's to a few parts per billion: quoted exactly as it is, unless rounding left a
-  // leg with more than it can take, when the exact search moves the difference.
-  const exact =
-    divide(ctx.models, chosen.paths, toExactAmounts(chosen.amounts, ctx.amountIn), ctx.gas) ??
-    exactDivision(chosen, ctx);
-  return exact && (!best || exact.net > best.net) ? exact : best;
+  return result;
+}
+
+/** Whether two splits take the same paths, in the same order. */
+function samePaths(a: readonly CandidatePath[], b: readonly CandidatePath[]): boolean {
+  return a.length === b.length && a.every((p, i) => p === b[i]);
 }
 
 /**
