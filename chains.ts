@@ -7,8 +7,12 @@
 import { type Address, getAddress, isAddress } from "viem";
 import { readConfig } from "./config.js";
 import { deploymentPath, readDeployment } from "./deployment-file.js";
-import type { ChainSetup, VaultConfig } from "./engine/index.js";
-import { CANONICAL_UNISWAP_V3_FACTORY, deterministicExecutionAddresses } from "./engine/index.js";
+import type { ChainSetup, L1FeeSetup, VaultConfig } from "./engine/index.js";
+import {
+  CANONICAL_UNISWAP_V3_FACTORY,
+  deterministicExecutionAddresses,
+  OP_STACK_GAS_PRICE_ORACLE,
+} from "./engine/index.js";
 import { KNOWN_CHAINS } from "./known-chains.js";
 import { pinnedStart, startSetting } from "./start-blocks.js";
 
@@ -56,6 +60,28 @@ function parseExecution(value: string | undefined, variable: string): Record<str
     out[name] = getAddress(address);
   }
   return out;
+}
+
+/**
+ * Parses `L1_FEE_<id>`: `op-stack` (the chain's `GasPriceOracle` predeploy prices its L1 data
+ * fee) or `none`; unset, the known chain's own setting.
+ */
+export function parseL1Fee(
+  value: string | undefined,
+  variable: string,
+  known: L1FeeSetup | undefined,
+): L1FeeSetup | undefined {
+  const setting = value?.trim();
+  if (!setting) return known;
+  if (setting === "none") return undefined;
+  if (setting === "op-stack")
+    return { kind: "op-stack", gasPriceOracle: OP_STACK_GAS_PRICE_ORACLE };
+  throw new Error(`${variable}: expected "op-stack" or "none", got "${setting}"`);
+}
+
+/** The `l1Fee` field when the chain has one (absent otherwise, as the chain setup's other options). */
+function withL1Fee(l1Fee: L1FeeSetup | undefined): { l1Fee?: L1FeeSetup } {
+  return l1Fee ? { l1Fee } : {};
 }
 
 function addressFromEnv(env: NodeJS.ProcessEnv, variable: string): Address | undefined {
@@ -190,6 +216,7 @@ function realChain(id: number, rpc: string[], env: NodeJS.ProcessEnv): ChainSetu
           })
         : undefined,
     devnet: false,
+    ...withL1Fee(parseL1Fee(env[`L1_FEE_${id}`], `L1_FEE_${id}`, known?.l1Fee)),
   };
 }
 
@@ -263,6 +290,9 @@ function devnetChain(env: NodeJS.ProcessEnv): ChainSetup | undefined {
       .map((t) => t.address),
     execution: deployment.execution,
     devnet: true,
+    ...withL1Fee(
+      parseL1Fee(env[`L1_FEE_${deployment.chainId}`], `L1_FEE_${deployment.chainId}`, undefined),
+    ),
   };
 }
 

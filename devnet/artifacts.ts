@@ -90,6 +90,10 @@ export const npmDeployOnlyArtifacts = {
     BALANCER_V2_TASKS.composableStablePool,
     "ComposableStablePool",
   ),
+  /** OP-stack predeploys, placed (not deployed) by the OP-stack test world. */
+  OpStackGasPriceOracle:
+    "@eth-optimism/contracts-bedrock/forge-artifacts/GasPriceOracle.sol/GasPriceOracle.json",
+  OpStackL1Block: "@eth-optimism/contracts-bedrock/forge-artifacts/L1Block.sol/L1Block.json",
 } as const;
 
 export type NpmArtifactName = keyof typeof npmArtifacts | keyof typeof npmDeployOnlyArtifacts;
@@ -104,6 +108,7 @@ type ArtifactJson = {
   abi: Abi;
   // Hardhat and Truffle artifacts hold the hex itself; Foundry's wrap it in `object`.
   bytecode: string | { object: string };
+  deployedBytecode?: string | { object: string };
   linkReferences?: LinkReferences;
 };
 
@@ -116,9 +121,23 @@ function readArtifactJson(name: NpmArtifactName): ArtifactJson {
   return JSON.parse(readFileSync(require.resolve(artifactPaths[name]), "utf8")) as ArtifactJson;
 }
 
-function creationCode(json: ArtifactJson): string {
-  const hex = typeof json.bytecode === "string" ? json.bytecode : json.bytecode.object;
+function hexOf(code: string | { object: string }): string {
+  const hex = typeof code === "string" ? code : code.object;
   return hex.startsWith("0x") ? hex : `0x${hex}`;
+}
+
+function creationCode(json: ArtifactJson): string {
+  return hexOf(json.bytecode);
+}
+
+/**
+ * One npm artifact's ABI and runtime (deployed) bytecode: the code a chain holds at a predeploy's
+ * address, placed there by a test world instead of deployed.
+ */
+export function readNpmDeployedArtifact(name: NpmArtifactName): { abi: Abi; code: Hex } {
+  const json = readArtifactJson(name);
+  if (!json.deployedBytecode) throw new Error(`${name}: the artifact has no deployed bytecode`);
+  return { abi: json.abi, code: hexOf(json.deployedBytecode) as Hex };
 }
 
 /**

@@ -73,7 +73,7 @@ export {
   seenInLogs,
 } from "./bundle/build.js";
 export { type CompiledBundle, MAX_BUNDLE_ACTIONS } from "./bundle/compile.js";
-export type { ChainSetup, VaultConfig } from "./core/chain-setup.js";
+export type { ChainSetup, L1FeeSetup, VaultConfig } from "./core/chain-setup.js";
 export {
   eventsFrom,
   MULTICALL3_ADDRESS,
@@ -190,6 +190,13 @@ export { certifyRoute, type RouteCertificate } from "./routing/certificate.js";
 export { type FlowBound, flowBound } from "./routing/flow-bound.js";
 export { routeGas } from "./routing/gas.js";
 export { RoutingGraph } from "./routing/graph.js";
+export {
+  fastLzCompressedLength,
+  OP_STACK_GAS_PRICE_ORACLE,
+  type OpStackFeeParameters,
+  opStackFeePerByte,
+  opStackL1Fee,
+} from "./routing/l1-data-fee.js";
 export type { PoolModel, PoolModels } from "./routing/pool-model.js";
 export { priceImpactBps, usdPrices, usdSpotPrices } from "./routing/prices.js";
 export type { PathQuote } from "./routing/quote-path.js";

@@ -59,7 +59,16 @@ export type ChainSetup = {
   deterministicExecution?: ExecutionAddresses;
   /** True for the local devnet this project deploys itself. */
   devnet: boolean;
+  /**
+   * What a transaction pays besides its L2 gas for its data to be posted to L1, where the chain
+   * charges it (`L1_FEE_<id>`): on an OP-stack chain, the `GasPriceOracle` predeploy's
+   * `getL1Fee` of its calldata. Routes are valued net of it and report it.
+   */
+  l1Fee?: L1FeeSetup;
 };
+
+/** How a chain charges for its transactions' L1 data. */
+export type L1FeeSetup = { kind: "op-stack"; gasPriceOracle: Address };
 
 /** Multicall3's address on every chain it is deployed to (the devnets place it there too). */
 export const MULTICALL3_ADDRESS: Address = "0xcA11bde05977b3631167028862bE2a173976CA11";
