@@ -181,6 +181,9 @@ export type RouteQuote = {
   legs: QuotedLeg[];
   /** Estimated gas units of executing all legs (from measured per-step constants). */
   gasUnits: bigint;
-  /** Gas cost valued in tokenOut at the graph's own prices (0 when it cannot be valued). */
+  /**
+   * Gas cost, and on a chain with one the estimated L1 data fee, valued in tokenOut at the graph's
+   * own prices (0 when it cannot be valued).
+   */
   gasCostInTokenOut: bigint;
 };

@@ -34,6 +34,7 @@ import { hopLeftovers, planRouteProgram } from "../program/route-program.js";
 import { type BeforeSending, beforeSending } from "../program/sending.js";
 import { certifyRoute, type RouteCertificate } from "../routing/certificate.js";
 import type { RoutingGraph } from "../routing/graph.js";
+import { type OpStackFeeParameters, opStackFeePerByte } from "../routing/l1-data-fee.js";
 import type { PoolModels } from "../routing/pool-model.js";
 import { findRoute } from "../routing/search.js";
 
@@ -125,6 +126,11 @@ export type BuildRouteParameters = {
   steps: HopStepsTable;
   /** Prices the gas of each candidate route against its output. */
   gasPriceWei: bigint;
+  /**
+   * On a chain with an L1 data fee, its parameters at the graph's block: each candidate route is
+   * also charged the fee of its estimated calldata.
+   */
+  l1Fee?: OpStackFeeParameters;
   request: RouteRequest;
 };
 
@@ -220,6 +226,7 @@ export function buildRoute(params: BuildRouteParameters): RouteBuild {
     amountIn: routedIn,
     maxHops: req.maxHops,
     gasPriceWei: params.gasPriceWei,
+    l1FeePerByteWei: params.l1Fee && opStackFeePerByte(params.l1Fee),
     weth: (chain.weth?.toLowerCase() ?? NATIVE_TOKEN_ADDRESS) as Address,
   };
   const found = findRoute(search);

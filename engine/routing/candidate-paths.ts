@@ -31,7 +31,7 @@ export type CandidatePath = {
   approxOut: number;
   /** Gas of the path's steps (without the route's fixed part). */
   approxGas: number;
-  /** approxOut minus the steps' gas valued in tokenOut. */
+  /** approxOut minus the steps' gas (and the hops' L1 data fee) valued in tokenOut. */
   approxNet: number;
 };
 
@@ -55,6 +55,11 @@ export type FindCandidatePathsParameters = {
   maxHops: number;
   /** tokenOut raw units one gas unit costs (0 when gas is not valued). */
   gasToOut: number;
+  /**
+   * tokenOut raw units each hop costs besides its gas: the L1 data fee of its calldata on a chain
+   * that charges one (default 0).
+   */
+  hopCostToOut?: number;
   /** How many paths to return at most. */
   limit: number;
   /** Approximate value of one raw unit of a token (any common unit), for pruning. */
@@ -94,6 +99,8 @@ type Node = {
   first: Address | undefined;
   amount: number;
   gas: number;
+  /** Hops so far. */
+  hops: number;
 };
 
 type Layer = Map<Address, Node[]>;
@@ -138,6 +145,7 @@ function search(
   limits: CandidateLimits | undefined,
 ): CandidatePathsResult {
   const { graph, tokenIn, tokenOut, maxHops, gasToOut, limit, unitValue } = params;
+  const hopCost = params.hopCostToOut ?? 0;
   const beam = limits?.beam ?? DEFAULT_LIMITS.beam;
   const perToken = limits?.edgesPerToken ?? Number.POSITIVE_INFINITY;
   const expandTokens = limits?.expandTokens ?? Number.POSITIVE_INFINITY;
@@ -149,6 +157,7 @@ function search(
     first: undefined,
     amount: params.amountIn,
     gas: 0,
+    hops: 0,
   };
   const deepInto = deepestEdgesInto(graph, tokenOut, perToken);
   // Tokens through which a path of three or more hops may reach tokenOut.
@@ -186,6 +195,7 @@ function search(
       first,
       amount,
       gas: node.gas + graph.models.gas(edge, quote.ticksCrossed),
+      hops: node.hops + 1,
     };
     if (!nodes) {
       nodes = [];
@@ -290,7 +300,7 @@ function search(
     const out = quote.out;
     if (!(out > 0)) return;
     const gas = node.gas + graph.models.gas(edge, quote.ticksCrossed);
-    const net = out - gas * gasToOut;
+    const net = out - gas * gasToOut - (node.hops + 1) * hopCost;
     const ends = (node.first ?? edge.pool.address) + edge.pool.address;
     const byEnds = bestByEnds.get(ends);
     const c: Complete = { node, edge, out, gas, net };

@@ -20,3 +20,23 @@ export const EXTRA_LEG_GAS = -14_000;
 export function routeGas(legs: number, stepsGas: number): number {
   return legs === 0 ? 0 : ROUTE_BASE_GAS + (legs - 1) * EXTRA_LEG_GAS + stepsGas;
 }
+
+/**
+ * A route's calldata, FastLZ-compressed as an OP-stack chain's L1 fee counts it
+ * (l1-data-fee.ts), in bytes: the fixed part (the router's call, its program's header, the
+ * sweep), each hop (a V2 hop measures 84, a V3 hop 125: one constant for every kind, their
+ * mean), and each further leg of a split besides its hops. Measured on the router strategy's
+ * transactions as the route builder encodes them (bench/routing-l1-data.ts, results in
+ * bench/results/routing-l1-data.md); the search values a route's L1 data fee by them, and the
+ * answer reports the exact fee of the calldata it returns.
+ */
+export const ROUTE_BASE_DATA_BYTES = 195;
+export const HOP_DATA_BYTES = 105;
+export const EXTRA_LEG_DATA_BYTES = 25;
+
+/** The estimated compressed calldata bytes of a route of `legs` legs and `hops` hops in all. */
+export function routeDataBytes(legs: number, hops: number): number {
+  return legs === 0
+    ? 0
+    : ROUTE_BASE_DATA_BYTES + (legs - 1) * EXTRA_LEG_DATA_BYTES + hops * HOP_DATA_BYTES;
+}

@@ -20,7 +20,9 @@
  *    (if together they can), and step 3 improves on that.
  *
  * Gas is valued in tokenOut through spot prices from the graph (WETH per tokenOut), with the
- * per-step constants of gas.ts. Every amount in the result is an exact quote.
+ * per-step constants of gas.ts; on a chain with an L1 data fee, so is that fee of the route's
+ * calldata, estimated from its legs and hops (gas.ts, `routeDataBytes`). Every amount in the result
+ * is an exact quote.
  */
 
 import type { ApproxQuote } from "../core/quote.js";
@@ -30,7 +32,7 @@ import {
   type FindCandidatePathsParameters,
   findCandidatePaths,
 } from "./candidate-paths.js";
-import { routeGas } from "./gas.js";
+import { HOP_DATA_BYTES, routeDataBytes, routeGas } from "./gas.js";
 import type { RoutingGraph } from "./graph.js";
 import type { PoolModels } from "./pool-model.js";
 import { quotePath, quotePathOut } from "./quote-path.js";
@@ -48,6 +50,12 @@ export type FindRouteParameters = {
   maxSplits?: number;
   /** Gas price to value gas at (from the chain); 0 compares gross outputs. */
   gasPriceWei: bigint;
+  /**
+   * On a chain that charges for L1 data (an OP-stack chain), the fee of one byte of compressed
+   * calldata (`opStackFeePerByte`): each route is also charged that for the bytes its calldata is
+   * estimated to take (`routeDataBytes`). Absent or 0: no L1 fee.
+   */
+  l1FeePerByteWei?: bigint;
   /** The wrapped native token: gas is valued in tokenOut through its price in WETH. */
   weth: Address;
 };
@@ -88,10 +96,15 @@ const PARTIAL_FRACTION = 16;
 const PARTIAL_SEARCH_IMPACT = 0.005;
 
 type GasValuation = {
-  /** Cost of `units` gas in tokenOut raw units (0 when tokenOut has no price in WETH). */
-  costOf: (units: number) => bigint;
+  /**
+   * Cost of `units` gas and `dataBytes` of L1 data in tokenOut raw units (0 when tokenOut has no
+   * price in WETH).
+   */
+  costOf: (units: number, dataBytes: number) => bigint;
   /** The same per gas unit, as a float, for ranking. */
   perUnit: number;
+  /** The same per byte of L1 data, as a float (0 without an L1 fee). */
+  perByte: number;
   /** Approximate value of one raw unit of each token, in wei (for pruning the search). */
   unitValue: (token: Address) => number | undefined;
 };
@@ -101,6 +114,7 @@ function gasValuation(
   weth: Address,
   tokenOut: Address,
   gasPriceWei: bigint,
+  feePerByteWei = 0n,
 ): GasValuation {
   const { prices, approx } = spotPrices({
     graph,
@@ -112,11 +126,15 @@ function gasValuation(
   const price = prices.get(tokenOut);
   const approxPrice = approx.get(tokenOut);
   const unitValue = (token: Address) => approx.get(token);
-  if (gasPriceWei <= 0n || !price || !approxPrice)
-    return { costOf: () => 0n, perUnit: 0, unitValue };
+  const perByteWei = feePerByteWei > 0n ? feePerByteWei : 0n;
+  const perUnitWei = gasPriceWei > 0n ? gasPriceWei : 0n;
+  if ((perUnitWei === 0n && perByteWei === 0n) || !price || !approxPrice)
+    return { costOf: () => 0n, perUnit: 0, perByte: 0, unitValue };
   return {
-    costOf: (units) => (BigInt(units) * gasPriceWei * PRICE_SCALE) / price,
-    perUnit: Number(gasPriceWei) / approxPrice,
+    costOf: (units, dataBytes) =>
+      ((BigInt(units) * perUnitWei + BigInt(dataBytes) * perByteWei) * PRICE_SCALE) / price,
+    perUnit: Number(perUnitWei) / approxPrice,
+    perByte: Number(perByteWei) / approxPrice,
     unitValue,
   };
 }
@@ -173,6 +191,8 @@ type Division = {
   legs: QuotedLeg[];
   amountOut: bigint;
   gasUnits: number;
+  /** The estimated compressed calldata bytes (for an L1 data fee). */
+  dataBytes: number;
   net: bigint;
 };
 
@@ -198,7 +218,18 @@ function divide(
     stepsGas += quote.gas;
   }
   const gasUnits = routeGas(legs.length, stepsGas);
-  return { paths: kept, legs, amountOut, gasUnits, net: amountOut - gas.costOf(gasUnits) };
+  const dataBytes = routeDataBytes(
+    legs.length,
+    kept.reduce((sum, p) => sum + p.edges.length, 0),
+  );
+  return {
+    paths: kept,
+    legs,
+    amountOut,
+    gasUnits,
+    dataBytes,
+    net: amountOut - gas.costOf(gasUnits, dataBytes),
+  };
 }
 
 /** Both lists, each path once (the first list's first). */
@@ -238,7 +269,12 @@ type SplitContext = {
 
 function floatNet(ctx: SplitContext, paths: readonly CandidatePath[], total: number): number {
   const steps = paths.reduce((sum, p) => sum + p.approxGas, 0);
-  return total - routeGas(paths.length, steps) * ctx.gas.perUnit;
+  const hops = paths.reduce((sum, p) => sum + p.edges.length, 0);
+  return (
+    total -
+    routeGas(paths.length, steps) * ctx.gas.perUnit -
+    routeDataBytes(paths.length, hops) * ctx.gas.perByte
+  );
 }
 
 /**
@@ -647,6 +683,7 @@ export function findRoute(params: FindRouteParameters): FindRouteResult {
     params.weth.toLowerCase() as Address,
     tokenOut,
     params.gasPriceWei,
+    params.l1FeePerByteWei,
   );
   const find = (amount: number, options: Partial<FindCandidatePathsParameters> = {}) =>
     findCandidatePaths({
@@ -656,6 +693,7 @@ export function findRoute(params: FindRouteParameters): FindRouteResult {
       amountIn: amount,
       maxHops,
       gasToOut: gas.perUnit,
+      hopCostToOut: HOP_DATA_BYTES * gas.perByte,
       limit: CANDIDATE_PATHS,
       unitValue: gas.unitValue,
       ...options,
@@ -733,7 +771,7 @@ export function findRoute(params: FindRouteParameters): FindRouteResult {
       amountOut: route.amountOut,
       legs: route.legs,
       gasUnits: BigInt(route.gasUnits),
-      gasCostInTokenOut: gas.costOf(route.gasUnits),
+      gasCostInTokenOut: gas.costOf(route.gasUnits, route.dataBytes),
     },
   };
 }

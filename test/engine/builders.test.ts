@@ -24,7 +24,7 @@ import type { PlannedProgram } from "../../engine/program/planner.js";
 import type { RouteRequest } from "../../engine/route/route.js";
 import type { RoutingGraph } from "../../engine/routing/graph.js";
 import { E18, token, v2 } from "../routing/fixtures.js";
-import { chain, contracts } from "./fixtures.js";
+import { chain, contracts, routeRequest } from "./fixtures.js";
 
 const tokenA = token(0xa1);
 const tokenB = token(0xb1);
@@ -46,27 +46,13 @@ function v2Out(amountIn: bigint, reserveIn: bigint, reserveOut: bigint): bigint 
 }
 
 function request(overrides: Partial<RouteRequest>): RouteRequest {
-  return {
-    chainId: 1,
+  return routeRequest({
     fromAddress: user,
     tokenIn: tokenA,
     tokenOut: tokenB,
     amountIn: 10n * E18,
-    receiver: undefined,
-    spender: user,
-    routingStrategy: "router",
-    usedToEOA: false,
-    toEOA: undefined,
-    priceImpact: false,
-    slippage: 100,
-    fee: undefined,
-    feeReceiver: undefined,
-    tokenInAmountToApprove: undefined,
-    tokenInAmountToTransfer: undefined,
-    maxHops: 3,
-    deadline: undefined,
     ...overrides,
-  };
+  });
 }
 
 const route = (overrides: Partial<RouteRequest>) =>

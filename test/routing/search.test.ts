@@ -12,7 +12,12 @@ import { createRoutingGraph, quotePath, quotePathOut } from "../../engine/index.
 import { MAX_TICK, MIN_SQRT_RATIO, MIN_TICK } from "../../engine/math/tick-math.js";
 import { previewDeposit, previewRedeem } from "../../engine/protocols/erc4626/math.js";
 import { V2_SWAP_GAS } from "../../engine/protocols/uniswap-v2/gas.js";
-import { EXTRA_LEG_GAS, routeGas } from "../../engine/routing/gas.js";
+import {
+  EXTRA_LEG_GAS,
+  HOP_DATA_BYTES,
+  routeDataBytes,
+  routeGas,
+} from "../../engine/routing/gas.js";
 import type { RoutingGraph } from "../../engine/routing/graph.js";
 import { findRoute } from "../../engine/routing/search.js";
 import { E6, E18, token, v2, v3, vault, wrapper } from "./fixtures.js";
@@ -221,6 +226,66 @@ describe("findRoute", () => {
     expect(cheap.amountOut - single).toBeGreaterThan((gain * 9n) / 10n);
     expect(cheap.gasUnits).toBe(BigInt(routeGas(2, 2 * V2_SWAP_GAS)));
     expectConsistent(cheap);
+  });
+
+  it("on a chain with an L1 data fee, a route's estimated calldata is charged too: a shorter route can win", () => {
+    // A 3-hop path that yields a little more than the direct pair, by less than its two extra
+    // hops' calldata costs at this L1 price but more than their L2 gas.
+    const [a, b, c, weth] = [token(1), token(2), token(3), token(9)];
+    const direct = v2(a, weth, 1000n * E18, 990n * E18);
+    const ab = v2(a, b, 1000n * E18, 1004n * E18);
+    const bc = v2(b, c, 1000n * E18, 1004n * E18);
+    const cw = v2(c, weth, 1000n * E18, 1004n * E18);
+    const graph = graphOf(direct, ab, bc, cw);
+    const names = new Map<Pool, string>([
+      [direct, "A/WETH"],
+      [ab, "A/B"],
+      [bc, "B/C"],
+      [cw, "C/WETH"],
+    ]);
+    const amountIn = E18 / 100n;
+    const viaThree = quotePathOut(
+      [edge(graph, ab, a), edge(graph, bc, b), edge(graph, cw, c)],
+      amountIn,
+    ) as bigint;
+    const viaDirect = quotePathOut([edge(graph, direct, a)], amountIn) as bigint;
+    const gain = viaThree - viaDirect;
+    const gasPriceWei = 1_000_000n;
+    const extraGas = BigInt(routeGas(1, 3 * V2_SWAP_GAS) - routeGas(1, V2_SWAP_GAS));
+    const extraBytes = BigInt(routeDataBytes(1, 3) - routeDataBytes(1, 1));
+    expect(extraBytes).toBe(2n * BigInt(HOP_DATA_BYTES));
+    // The gain pays for the extra L2 gas, not for the extra calldata at 2 × the break-even price.
+    expect(gain).toBeGreaterThan(extraGas * gasPriceWei);
+    const l1FeePerByteWei = (2n * (gain - extraGas * gasPriceWei)) / extraBytes;
+    const at = (l1?: bigint) =>
+      route(
+        findRoute({
+          graph,
+          tokenIn: a,
+          tokenOut: weth,
+          amountIn,
+          gasPriceWei,
+          l1FeePerByteWei: l1,
+          weth,
+          maxSplits: 1,
+        }),
+      );
+
+    const l2Only = at(undefined);
+    expect(shape(l2Only, names)).toEqual([["A/B:swap", "B/C:swap", "C/WETH:swap"]]);
+    expect(l2Only.amountOut).toBe(viaThree);
+    expect(l2Only.gasCostInTokenOut).toBe(l2Only.gasUnits * gasPriceWei);
+
+    const withL1 = at(l1FeePerByteWei);
+    expect(shape(withL1, names)).toEqual([["A/WETH:swap"]]);
+    expect(withL1.amountOut).toBe(viaDirect);
+    expect(withL1.gasCostInTokenOut).toBe(
+      withL1.gasUnits * gasPriceWei + BigInt(routeDataBytes(1, 1)) * l1FeePerByteWei,
+    );
+    // Half the break-even price: the longer route still pays.
+    expect(shape(at(l1FeePerByteWei / 4n), names)).toEqual([
+      ["A/B:swap", "B/C:swap", "C/WETH:swap"],
+    ]);
   });
 
   describe("deposits and redeems", () => {

@@ -6,8 +6,13 @@
  * gives them statuses.
  */
 import type { Address, Hex, PublicClient } from "viem";
-import { getAddress } from "viem";
-import type { ChainSetup, RouteQuote, RoutingGraph } from "../../../engine/index.js";
+import { getAddress, hexToBigInt } from "viem";
+import type {
+  ChainSetup,
+  OpStackFeeParameters,
+  RouteQuote,
+  RoutingGraph,
+} from "../../../engine/index.js";
 import {
   type BeforeSending,
   buildRoute,
@@ -24,7 +29,8 @@ import {
   usdPrices,
 } from "../../../engine/index.js";
 import { executionContracts } from "../chain/execution-contracts.js";
-import type { SimulationLog } from "../chain/simulate.js";
+import { l1FeeCall } from "../chain/l1-fee.js";
+import type { CallResult, SimulationLog } from "../chain/simulate.js";
 import {
   balanceCall,
   decodeBalance,
@@ -43,6 +49,8 @@ export type PlanRouteContext = {
   graph: RoutingGraph;
   slots: TokenSlotFinder;
   gasPriceWei: bigint;
+  /** The chain's L1 fee parameters at the graph's block, where it charges one. */
+  l1Fee?: OpStackFeeParameters;
   /** USD stablecoins of the chain, for price impact. */
   stablecoins: Address[];
 };
@@ -60,6 +68,8 @@ export type RouteAnswer = {
   tx: { data: Hex; to: string; from: string; value: string };
   beforeSending: BeforeSending[];
   feeAmount?: string[];
+  /** The L1 data fee of `tx.data` (wei), on a chain that charges one. */
+  l1Fee?: string;
 };
 
 /**
@@ -100,13 +110,21 @@ export async function planRoute(ctx: PlanRouteContext, req: RouteRequest): Promi
   });
   if (strategy === "delegate") overrides = withDelegation(overrides, route.from, contracts);
   const read = balanceCall(contracts, route.outToken, receiver);
-  const simulate = (blockNumber: bigint) =>
-    runSimulation(target, {
-      calls: [read, { from: tx.from, to: tx.to, data: tx.data, value: tx.value }, read],
+  // On a chain with an L1 data fee, the chain's own price of the calldata, in the same block.
+  const simulate = (blockNumber: bigint) => {
+    const feeCall = l1FeeCall(ctx.chain, tx.data);
+    return runSimulation(target, {
+      calls: [
+        read,
+        { from: tx.from, to: tx.to, data: tx.data, value: tx.value },
+        read,
+        ...(feeCall ? [feeCall] : []),
+      ],
       overrides,
       sentIndex: 1,
       blockNumber,
     });
+  };
   let simulation = await simulate(block.baseBlock);
   let [before, sent, after] = simulation.results;
   if (!before?.ok || !after?.ok || !sent) {
@@ -163,6 +181,7 @@ export async function planRoute(ctx: PlanRouteContext, req: RouteRequest): Promi
   }
   const gasUsed = sent.gasUsed;
   const gas = gasLimit({ gasUsed, strategy });
+  const l1Fee = ctx.chain.l1Fee ? l1FeeOf(ctx.chain, simulation.results[3]) : undefined;
 
   let priceImpact: number | null = null;
   if (req.priceImpact) {
@@ -193,7 +212,22 @@ export async function planRoute(ctx: PlanRouteContext, req: RouteRequest): Promi
     },
     beforeSending: route.beforeSending(),
     ...(req.fee !== undefined ? { feeAmount: [route.feeAmount.toString()] } : {}),
+    ...(l1Fee !== undefined ? { l1Fee: l1Fee.toString() } : {}),
   };
+}
+
+/**
+ * The oracle's `getL1Fee` answer from the simulation.
+ * @throws ChainUnavailableError when the call failed (the chain's oracle did not answer it).
+ */
+function l1FeeOf(chain: ChainSetup, result: CallResult | undefined): bigint {
+  if (!result?.ok || result.returnData.length !== 66) {
+    throw new ChainUnavailableError(
+      `The L1 fee oracle of chain ${chain.id} (${chain.l1Fee?.gasPriceOracle}) did not answer getL1Fee in the simulation.`,
+      { chainId: chain.id },
+    );
+  }
+  return hexToBigInt(result.returnData);
 }
 
 /**

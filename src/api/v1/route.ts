@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import type { PublicClient } from "viem";
 import type { ChainSetup, RoutingGraph } from "../../../engine/index.js";
 import { rpcClient } from "../chain/clients.js";
+import { l1FeeParameters } from "../chain/l1-fee.js";
 import { TokenSlotFinder } from "../chain/slots.js";
 import type { ApiSources } from "../database.js";
 import { ApiError } from "../errors.js";
@@ -134,7 +135,8 @@ export function routeRoutes(sources: Pick<ApiSources, "chains" | "snapshots">) {
     const req = parseRouteQuery(c.req.url);
     const ctx = await chainContext(sources, req.chainId);
     const stablecoins = ctx.chain.stablecoins.map((a) => a.toLowerCase() as `0x${string}`);
-    const answer = await planRoute({ ...ctx, stablecoins }, req);
+    const l1Fee = await l1FeeParameters(ctx.chain, ctx.client, ctx.graph.blockNumber);
+    const answer = await planRoute({ ...ctx, stablecoins, l1Fee }, req);
     if (req.usedToEOA) {
       c.header("Deprecation", "true");
       c.header("Link", '</docs>; rel="deprecation"; title="toEOA is replaced by receiver"');

@@ -107,6 +107,10 @@ export const routeAnswerSchema = z.object({
   tx: txSchema,
   beforeSending: beforeSendingSchema,
   feeAmount: z.array(amount).optional().meta({ description: "Present when `fee` was given." }),
+  l1Fee: amount.optional().meta({
+    description:
+      "Beyond SPEC. On a chain that charges for L1 data (an OP-stack chain: `L1_FEE_<id>=op-stack`), the L1 data fee of `tx.data` in wei, besides `gas` × the gas price: its `GasPriceOracle.getL1Fee(tx.data)` in the simulated block. The route was chosen net of both. Absent on other chains.",
+  }),
 });
 
 export const bundleBodySchema = z
