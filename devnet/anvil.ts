@@ -31,6 +31,8 @@ export type AnvilParameters = {
   blockTime?: number;
   /** Initial base fee in wei; 0 keeps it at 0 however full blocks get (load generation). */
   baseFee?: bigint;
+  /** The network family anvil emulates (`optimism`: OP-stack deposit transactions). */
+  network?: "optimism";
   /** Forward anvil's own log to this process's stderr. */
   verbose?: boolean;
   /** A state file (`anvil_dumpState`, unzipped) to start from: the chain continues from it. */
@@ -95,11 +97,13 @@ export async function startAnvil(params: AnvilParameters = {}): Promise<AnvilIns
     "--balance",
     "1000000",
     "--hardfork",
-    "prague",
+    // Isthmus is the OP stack's upgrade that brought Prague's changes (EIP-7702 among them).
+    params.network === "optimism" ? "isthmus" : "prague",
   ];
   if (!params.codeSizeLimit) args.push("--disable-code-size-limit");
   if (params.blockTime !== undefined) args.push("--block-time", String(params.blockTime));
   if (params.baseFee !== undefined) args.push("--block-base-fee-per-gas", String(params.baseFee));
+  if (params.network !== undefined) args.push("--network", params.network);
   if (params.loadState !== undefined) args.push("--load-state", params.loadState);
   const child = spawn(anvilBinaryPath(), args, {
     stdio: ["ignore", params.verbose ? "inherit" : "ignore", "inherit"],

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import type { AnvilInstance } from "../../devnet/anvil.js";
+import type { AnvilInstance, AnvilParameters } from "../../devnet/anvil.js";
 import { type Deployment, writeDeployment } from "../../devnet/deployment.js";
 import { purgeSyncCache } from "../../devnet/sync-cache.js";
 import { deployWorld } from "../../devnet/world.js";
@@ -40,6 +40,12 @@ export type ServiceInstance = {
 
 export type StartServiceParameters = {
   database: "pglite" | "postgres";
+  /** The chain's id (default 31337, or a random one per Postgres suite). */
+  chainId?: number;
+  /** How the suite's anvil runs besides its port and chain id. */
+  anvil?: Pick<AnvilParameters, "network">;
+  /** Runs once the world is deployed, before the indexer starts (more pools, chain settings). */
+  prepare?: (anvil: AnvilInstance, deployment: Deployment) => Promise<void>;
   /** Extra environment for the ponder process, or a function of the deployed world giving it. */
   env?: Record<string, string> | ((deployment: Deployment) => Record<string, string>);
   /**
@@ -88,11 +94,13 @@ export async function assertContract(
 export async function startService(params: StartServiceParameters): Promise<ServiceInstance> {
   // Suites sharing the Postgres sync cache must not share a chain id: each gets its own.
   const chainId =
-    params.database === "postgres" ? 900_000 + Math.floor(Math.random() * 90_000) : 31337;
+    params.chainId ??
+    (params.database === "postgres" ? 900_000 + Math.floor(Math.random() * 90_000) : 31337);
   if (params.database === "postgres") await purgeSyncCache(TEST_DATABASE_URL, chainId);
-  const anvil = await startTestAnvil({ chainId });
+  const anvil = await startTestAnvil({ ...params.anvil, chainId });
   const dir = mkdtempSync(join(tmpdir(), "shortcuts-test-"));
   const deployment = await deployWorld({ rpcUrl: anvil.url });
+  await params.prepare?.(anvil, deployment);
   const deploymentFile = join(dir, "deployment.json");
   writeDeployment(deployment, deploymentFile);
   const port = await freePort();

@@ -10,15 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AaveV3PoolAbi } from "../../abis/AaveV3Pool.js";
 import type { AaveV3Reserve } from "../../devnet/deployment.js";
 import { devnetReceipt } from "../../devnet/receipts.js";
-import {
-  EXECUTION_ADDRESS_NAMES,
-  type ExecutionAddresses,
-} from "../../engine/core/execution-addresses.js";
 import { buildRoute, createRoutingGraph } from "../../engine/index.js";
 import { aaveNormalizedIncome, RAY } from "../../engine/protocols/aave-v3/math.js";
 import { parseRouteQuery } from "../../src/api/v1/route-query.js";
 import { readAaveReserve } from "./chain-graph.js";
-import { type RoutingDevnet, startRoutingDevnet } from "./devnet.js";
+import { executionOf, type RoutingDevnet, startRoutingDevnet } from "./devnet.js";
 
 let net: RoutingDevnet;
 
@@ -40,16 +36,6 @@ const balanceOf = async (token: Address, account: Address) =>
 
 async function evm<T>(method: string, params: unknown[] = []): Promise<T> {
   return (await net.client.request({ method: method as never, params: params as never })) as T;
-}
-
-/** The deployment's execution layer as the engine names it. */
-function executionOf(deployed: Record<string, Address>): ExecutionAddresses {
-  const entries = EXECUTION_ADDRESS_NAMES.map((name) => {
-    const address = deployed[name];
-    if (address === undefined) throw new Error(`the devnet deployment has no ${name}`);
-    return [name, address] as const;
-  });
-  return Object.fromEntries(entries) as ExecutionAddresses;
 }
 
 describe("the router's Aave withdrawal", () => {

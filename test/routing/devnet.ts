@@ -21,6 +21,10 @@ import type { DeployedToken, Deployment } from "../../devnet/deployment.js";
 import { mulberry32 } from "../../devnet/random.js";
 import { devnetReceipt } from "../../devnet/receipts.js";
 import { amountForUsd, chainOf, deployWorld } from "../../devnet/world.js";
+import {
+  EXECUTION_ADDRESS_NAMES,
+  type ExecutionAddresses,
+} from "../../engine/core/execution-addresses.js";
 import { startTestAnvil } from "../harness/anvil.js";
 
 export type RoutingDevnet = {
@@ -166,4 +170,14 @@ async function findPool(
       return pool;
   }
   throw new Error(`no V3 pool ${a}/${b} at fee ${fee}`);
+}
+
+/** The deployment's execution layer as the engine names it. */
+export function executionOf(deployed: Record<string, Address>): ExecutionAddresses {
+  const entries = EXECUTION_ADDRESS_NAMES.map((name) => {
+    const address = deployed[name];
+    if (address === undefined) throw new Error(`the devnet deployment has no ${name}`);
+    return [name, address] as const;
+  });
+  return Object.fromEntries(entries) as ExecutionAddresses;
 }
