@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import { indexedChains, parseVaultList } from "../../chains.js";
+import { indexedChains, parseL1Fee, parseVaultList } from "../../chains.js";
 import { type Deployment, writeDeployment } from "../../devnet/deployment.js";
 import {
   CANONICAL_UNISWAP_V3_FACTORY,
@@ -327,6 +327,27 @@ describe("indexedChains", () => {
         "AAVE_V3_POOL_ADDRESSES_PROVIDER_1 is set but AAVE_V3_POOL_1 is not: set both, the Pool and the PoolAddressesProvider of one Aave V3 market",
       ),
     );
+  });
+
+  test("L1_FEE_<id>=op-stack: the chain's L1 data fee is priced by its GasPriceOracle predeploy; none by default, `none` turns a known one off", () => {
+    const pin = { START_BLOCK_PIN_FILE: join(tmpdir(), "no-such-dir", "start-blocks.json") };
+    const [base] = indexedChains({
+      PONDER_RPC_URL_8453: "https://rpc.example/8453",
+      L1_FEE_8453: "op-stack",
+      DEVNET: "false",
+      ...pin,
+    });
+    expect(base?.l1Fee).toEqual({
+      kind: "op-stack",
+      gasPriceOracle: "0x420000000000000000000000000000000000000F",
+    });
+    const [mainnet] = indexedChains({ PONDER_RPC_URL_1: "x", DEVNET: "false", ...pin });
+    expect(mainnet && "l1Fee" in mainnet).toBe(false);
+    expect(parseL1Fee("none", "L1_FEE_10", base?.l1Fee)).toBeUndefined();
+    expect(parseL1Fee(undefined, "L1_FEE_10", base?.l1Fee)).toBe(base?.l1Fee);
+    expect(() =>
+      indexedChains({ PONDER_RPC_URL_10: "x", L1_FEE_10: "arbitrum", DEVNET: "false", ...pin }),
+    ).toThrow(new Error('L1_FEE_10: expected "op-stack" or "none", got "arbitrum"'));
   });
 
   test("malformed settings are refused with the variable's name", () => {
