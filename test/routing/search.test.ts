@@ -1,7 +1,8 @@
 /**
  * The route search on small hand-built graphs, every amount checked against the exact pool
  * math: the best path by exact quote (not spot price), splits as good as a brute-force grid,
- * gas deciding whether a split pays, deposits and redeems, native wrapping, and the three
+ * gas deciding whether a split pays, an L1 data fee deciding between a long path and a short
+ * one, deposits and redeems, native wrapping, and the three
  * ways a route can be impossible.
  */
 import { describe, expect, it } from "vitest";
