@@ -21,7 +21,7 @@ import {
 } from "@bgd-labs/aave-address-book";
 import type * as UniswapSdkCore from "@uniswap/sdk-core";
 import { type Address, getAddress } from "viem";
-import type { ChainSetup } from "./engine/index.js";
+import { type ChainSetup, OP_STACK_GAS_PRICE_ORACLE } from "./engine/index.js";
 
 /**
  * `@uniswap/sdk-core`, through its CommonJS build: its ES-module build imports its own files
@@ -122,6 +122,8 @@ function knownChain(params: {
   title: string;
   aaveV3: AaveMarket;
   stablecoins: Address[];
+  /** An OP-stack chain: its `GasPriceOracle` predeploy prices the L1 data fee of a transaction. */
+  opStack?: boolean;
 }): KnownChain {
   const { id, aaveV3: market } = params;
   const extra = NOT_IN_THE_BOOKS[id];
@@ -138,6 +140,9 @@ function knownChain(params: {
     id,
     name: params.name,
     title: params.title,
+    ...(params.opStack
+      ? { l1Fee: { kind: "op-stack" as const, gasPriceOracle: OP_STACK_GAS_PRICE_ORACLE } }
+      : {}),
     weth: optional(wrapped?.address),
     stablecoins: params.stablecoins,
     uniswapV2: v2Factory
@@ -195,6 +200,7 @@ export const KNOWN_CHAINS: Readonly<Record<number, KnownChain>> = Object.fromEnt
       title: "Optimism",
       aaveV3: AaveV3Optimism,
       stablecoins: underlyings(AaveV3Optimism.ASSETS, ["USDCn", "USDC", "USDT", "DAI"]),
+      opStack: true,
     }),
     knownChain({
       id: ChainId.BNB,
@@ -216,6 +222,7 @@ export const KNOWN_CHAINS: Readonly<Record<number, KnownChain>> = Object.fromEnt
       title: "Base",
       aaveV3: AaveV3Base,
       stablecoins: underlyings(AaveV3Base.ASSETS, ["USDC", "USDbC"]),
+      opStack: true,
     }),
     knownChain({
       id: ChainId.ARBITRUM_ONE,

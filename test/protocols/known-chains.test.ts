@@ -54,11 +54,29 @@ describe("KNOWN_CHAINS", () => {
     );
   });
 
+  test("Optimism and Base are OP-stack chains, valued with the L1 data fee; the others are not", () => {
+    expect(
+      Object.values(KNOWN_CHAINS)
+        .filter((chain) => chain.l1Fee?.kind === "op-stack")
+        .map((chain) => chain.id),
+    ).toEqual([10, 8453]);
+    const [base] = indexedChains({ PONDER_RPC_URL_8453: "http://127.0.0.1:1" });
+    expect(base?.l1Fee).toEqual({
+      kind: "op-stack",
+      gasPriceOracle: "0x420000000000000000000000000000000000000F",
+    });
+    // L1_FEE_<id>=none turns it off.
+    const [off] = indexedChains({ PONDER_RPC_URL_8453: "http://127.0.0.1:1", L1_FEE_8453: "none" });
+    expect(off?.l1Fee).toBeUndefined();
+  });
+
   test("Base, in full", () => {
     expect(KNOWN_CHAINS[8453]).toEqual({
       id: 8453,
       name: "base",
       title: "Base",
+      // An OP-stack chain: routes are valued with the L1 data fee its predeploy prices.
+      l1Fee: { kind: "op-stack", gasPriceOracle: "0x420000000000000000000000000000000000000F" },
       weth: "0x4200000000000000000000000000000000000006",
       stablecoins: [
         "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
