@@ -182,6 +182,18 @@ function realChain(id: number, rpc: string[], env: NodeJS.ProcessEnv): ChainSetu
     : undefined;
   const market = aaveV3Market(id, env, known?.aaveV3);
   const aaveV3 = market && { ...market, startBlock: discoverFrom(market.startBlock) };
+  // Balancer V2 is indexed from its vault's history, not from a state start (its pools' state is
+  // not read at a start block yet): only an index that replays the vault from its deployment has
+  // it, one whose START_BLOCK_<id> is at or before that block (or a local copy of the chain).
+  const replaysBalancer =
+    known?.balancerV2 !== undefined &&
+    typeof start === "number" &&
+    (start <= known.balancerV2.startBlock || start < recorded);
+  const balancerV2 = replaysBalancer &&
+    known?.balancerV2 && {
+      ...known.balancerV2,
+      startBlock: discoverFrom(known.balancerV2.startBlock),
+    };
   const deployed = Math.min(
     uniswapV2?.startBlock ?? Number.POSITIVE_INFINITY,
     uniswapV3?.startBlock ?? Number.POSITIVE_INFINITY,
@@ -204,6 +216,7 @@ function realChain(id: number, rpc: string[], env: NodeJS.ProcessEnv): ChainSetu
     uniswapV3,
     uniswapV4,
     aaveV3,
+    balancerV2,
     vaults: parseVaultList(env[`VAULTS_${id}`], `VAULTS_${id}`),
     stablecoins:
       parseAddressList(env[`STABLECOINS_${id}`], `STABLECOINS_${id}`) ?? known?.stablecoins ?? [],
@@ -282,6 +295,12 @@ function devnetChain(env: NodeJS.ProcessEnv): ChainSetup | undefined {
       poolAddressesProvider: deployment.aaveV3.poolAddressesProvider,
       poolConfigurator: deployment.aaveV3.poolConfigurator,
       dataProvider: deployment.aaveV3.dataProvider,
+      startBlock: deployment.startBlock,
+    },
+    balancerV2: deployment.balancerV2 && {
+      vault: deployment.balancerV2.vault,
+      weightedPoolFactories: [deployment.balancerV2.weightedPoolFactory],
+      composableStablePoolFactories: [deployment.balancerV2.composableStablePoolFactory],
       startBlock: deployment.startBlock,
     },
     vaults: deployment.vaults.map((v) => ({ address: v.address, protocolSlug: v.protocolSlug })),

@@ -84,6 +84,24 @@ export type AaveV3Deployment = {
   reserves: AaveV3Reserve[];
 };
 
+/** A Balancer V2 pool of the devnet: its address (its BPT), vault id and registered tokens. */
+export type BalancerV2DeployedPool = {
+  address: Address;
+  poolId: Hex;
+  /** In the vault's order; a composable stable pool's include its BPT. */
+  tokens: Address[];
+};
+
+/** Balancer V2 on the devnet: the vault, the two pool factories and the pools they created. */
+export type BalancerV2Deployment = {
+  vault: Address;
+  weightedPoolFactory: Address;
+  composableStablePoolFactory: Address;
+  /** The `DevRateProvider` of the staked ETH token (the deployer sets its rate). */
+  stakedEthRateProvider: Address;
+  pools: Record<string, BalancerV2DeployedPool>;
+};
+
 /** Everything deployed on the devnet; written as JSON where `ponder.config.ts` reads it. */
 export type Deployment = {
   chainId: number;
@@ -106,6 +124,8 @@ export type Deployment = {
   uniswapV4?: UniswapV4Deployment;
   /** Absent from the files of worlds deployed before the devnet had Aave V3. */
   aaveV3?: AaveV3Deployment;
+  /** Absent from the files of worlds deployed without Balancer V2. */
+  balancerV2?: BalancerV2Deployment;
   vaults: DeployedVault[];
   execution: ExecutionLayerAddresses;
 };
@@ -180,6 +200,18 @@ const deploymentSchema = z.looseObject({
           stableDebtToken: address,
           priceFeed: address,
         }),
+      ),
+    })
+    .optional(),
+  balancerV2: z
+    .looseObject({
+      vault: address,
+      weightedPoolFactory: address,
+      composableStablePoolFactory: address,
+      stakedEthRateProvider: address,
+      pools: z.record(
+        z.string(),
+        z.looseObject({ address, poolId: word, tokens: z.array(address) }),
       ),
     })
     .optional(),

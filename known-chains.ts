@@ -115,6 +115,34 @@ function optional(address: string | undefined): Address | undefined {
   return address === undefined ? undefined : getAddress(address);
 }
 
+/**
+ * Balancer V2's vault and the 2023 weighted and composable stable pool factories (the versions
+ * engine/protocols/balancer-v2/ ports) on `network`, as `@balancer-labs/v2-deployments` records
+ * them; `startBlock` is the vault's deployment block (0 where no source names it). Undefined on a
+ * network the release does not list.
+ */
+function balancerV2Release(network: string, startBlock: number): KnownChain["balancerV2"] {
+  const output = (task: string): Record<string, string> | undefined => {
+    try {
+      return createRequire(import.meta.url)(
+        `@balancer-labs/v2-deployments/dist/tasks/${task}/output/${network}.json`,
+      );
+    } catch {
+      return undefined;
+    }
+  };
+  const vault = output("20210418-vault")?.Vault;
+  const weighted = output("20230206-weighted-pool-v3")?.WeightedPoolFactory;
+  const stable = output("20230206-composable-stable-pool-v3")?.ComposableStablePoolFactory;
+  if (!vault || !weighted || !stable) return undefined;
+  return {
+    vault: getAddress(vault),
+    weightedPoolFactories: [getAddress(weighted)],
+    composableStablePoolFactories: [getAddress(stable)],
+    startBlock,
+  };
+}
+
 /** One known chain from the books (and {@link NOT_IN_THE_BOOKS}). */
 function knownChain(params: {
   id: UniswapSdkCore.SupportedChainsType;
@@ -124,6 +152,8 @@ function knownChain(params: {
   stablecoins: Address[];
   /** An OP-stack chain: its `GasPriceOracle` predeploy prices the L1 data fee of a transaction. */
   opStack?: boolean;
+  /** Balancer V2's network name in `@balancer-labs/v2-deployments`, and its vault's block. */
+  balancerV2?: { network: string; startBlock: number };
 }): KnownChain {
   const { id, aaveV3: market } = params;
   const extra = NOT_IN_THE_BOOKS[id];
@@ -142,6 +172,9 @@ function knownChain(params: {
     title: params.title,
     ...(params.opStack
       ? { l1Fee: { kind: "op-stack" as const, gasPriceOracle: OP_STACK_GAS_PRICE_ORACLE } }
+      : {}),
+    ...(params.balancerV2
+      ? { balancerV2: balancerV2Release(params.balancerV2.network, params.balancerV2.startBlock) }
       : {}),
     weth: optional(wrapped?.address),
     stablecoins: params.stablecoins,
@@ -193,6 +226,7 @@ export const KNOWN_CHAINS: Readonly<Record<number, KnownChain>> = Object.fromEnt
       title: "Ethereum",
       aaveV3: AaveV3Ethereum,
       stablecoins: underlyings(AaveV3Ethereum.ASSETS, ["USDC", "USDT", "DAI"]),
+      balancerV2: { network: "mainnet", startBlock: 12_272_146 },
     }),
     knownChain({
       id: ChainId.OPTIMISM,
@@ -201,6 +235,7 @@ export const KNOWN_CHAINS: Readonly<Record<number, KnownChain>> = Object.fromEnt
       aaveV3: AaveV3Optimism,
       stablecoins: underlyings(AaveV3Optimism.ASSETS, ["USDCn", "USDC", "USDT", "DAI"]),
       opStack: true,
+      balancerV2: { network: "optimism", startBlock: 0 },
     }),
     knownChain({
       id: ChainId.BNB,
@@ -208,6 +243,7 @@ export const KNOWN_CHAINS: Readonly<Record<number, KnownChain>> = Object.fromEnt
       title: "BNB Chain",
       aaveV3: AaveV3BNB,
       stablecoins: underlyings(AaveV3BNB.ASSETS, ["USDC", "USDT"]),
+      balancerV2: { network: "bsc", startBlock: 0 },
     }),
     knownChain({
       id: ChainId.POLYGON,
@@ -215,6 +251,7 @@ export const KNOWN_CHAINS: Readonly<Record<number, KnownChain>> = Object.fromEnt
       title: "Polygon PoS",
       aaveV3: AaveV3Polygon,
       stablecoins: underlyings(AaveV3Polygon.ASSETS, ["USDCn", "USDC", "USDT0", "DAI"]),
+      balancerV2: { network: "polygon", startBlock: 0 },
     }),
     knownChain({
       id: ChainId.BASE,
@@ -230,6 +267,7 @@ export const KNOWN_CHAINS: Readonly<Record<number, KnownChain>> = Object.fromEnt
       title: "Arbitrum One",
       aaveV3: AaveV3Arbitrum,
       stablecoins: underlyings(AaveV3Arbitrum.ASSETS, ["USDCn", "USDC", "USDT", "DAI"]),
+      balancerV2: { network: "arbitrum", startBlock: 0 },
     }),
   ].map((chain) => [chain.id, chain]),
 );

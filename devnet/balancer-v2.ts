@@ -12,7 +12,6 @@ import {
   type Address,
   encodeAbiParameters,
   getAddress,
-  type Hex,
   maxUint256,
   parseAbi,
   toFunctionSelector,
@@ -22,6 +21,7 @@ import { DevTokenAbi } from "../abis/generated/DevToken.js";
 import { WETH9Abi } from "../abis/WETH9.js";
 import { loadArtifact } from "../contracts/build.js";
 import { BALANCER_V2_TASKS, type NpmArtifactName, readNpmArtifact } from "./artifacts.js";
+import type { BalancerV2DeployedPool } from "./deployment.js";
 import type { Deployer } from "./world.js";
 
 /**
@@ -154,12 +154,7 @@ export async function deployBalancerV2(
 }
 
 /** A pool the devnet created: its address (its BPT), its vault id and its registered tokens. */
-export type BalancerV2Pool = {
-  address: Address;
-  poolId: Hex;
-  /** In the vault's order (ascending addresses); a composable stable pool's include its BPT. */
-  tokens: Address[];
-};
+export type BalancerV2Pool = BalancerV2DeployedPool;
 
 /** A token the devnet puts in a pool, and how much of it the initial join brings. */
 export type BalancerV2PoolToken = {

@@ -9,6 +9,8 @@ import { type Deployment, deploymentPath } from "../deployment-file.js";
 export type {
   AaveV3Deployment,
   AaveV3Reserve,
+  BalancerV2DeployedPool,
+  BalancerV2Deployment,
   DeployedToken,
   DeployedVault,
   Deployment,

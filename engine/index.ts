@@ -31,6 +31,7 @@ import {
   type RouteProgramParameters,
 } from "./program/route-program.js";
 import { aaveV3 } from "./protocols/aave-v3/protocol.js";
+import { balancerV2 } from "./protocols/balancer-v2/protocol.js";
 import { core } from "./protocols/core/protocol.js";
 import { ProtocolRegistry } from "./protocols/registry.js";
 import { savingsVaults } from "./protocols/savings-vaults/protocol.js";
@@ -127,6 +128,8 @@ export {
 export type {
   AaveReservePool,
   Address,
+  BalancerV2Pool,
+  ComposableStablePoolState,
   Edge,
   Pool,
   QuotedLeg,
@@ -136,6 +139,7 @@ export type {
   V3Tick,
   V4Pool,
   VaultPool,
+  WeightedPoolState,
 } from "./core/types.js";
 export { getAmount0Delta, getAmount1Delta } from "./math/sqrt-price-math.js";
 export {
@@ -168,6 +172,17 @@ export {
 } from "./program/sending.js";
 export { aaveReserveState } from "./protocols/aave-v3/reserve-data.js";
 export { addAaveSupply, addAaveWithdraw } from "./protocols/aave-v3/steps.js";
+export { decimalScalingFactor } from "./protocols/balancer-v2/base-pool.js";
+export {
+  actualSupply as balancerV2ActualSupply,
+  composableStableScalingFactors,
+  rateAtSwap,
+  upscaledWithoutBpt,
+} from "./protocols/balancer-v2/composable-stable-pool.js";
+export {
+  type BalancerV2PoolParameters,
+  balancerV2PoolOf,
+} from "./protocols/balancer-v2/pool.js";
 export { addErc4626Deposit, addErc4626Redeem } from "./protocols/erc4626/steps.js";
 export type { EdgeOf, Leftover, PoolKind } from "./protocols/pool-kind.js";
 export { swapsBothWays } from "./protocols/pool-kind.js";
@@ -221,6 +236,7 @@ export const builtinProtocols: readonly Protocol[] = [
   savingsVaults,
   yieldVaults,
   aaveV3,
+  balancerV2,
   wrappedNative,
 ];
 

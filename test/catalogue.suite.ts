@@ -388,7 +388,7 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
           statusCode: 404,
           error: "Not Found",
           message:
-            "Unknown protocol `sushiswap`; known protocols: core, uniswap-v2, uniswap-v3, uniswap-v4, savings-vaults, yield-vaults, aave-v3, wrapped-native.",
+            "Unknown protocol `sushiswap`; known protocols: core, uniswap-v2, uniswap-v3, uniswap-v4, savings-vaults, yield-vaults, aave-v3, balancer-v2, wrapped-native.",
         },
       });
     });

@@ -46,6 +46,16 @@ export type ChainSetup = {
     dataProvider?: Address;
     startBlock: number;
   };
+  /**
+   * Balancer V2: its vault, and the factories whose pools are indexed and routed (weighted and
+   * composable stable pools; a pool another factory registered in the vault is ignored).
+   */
+  balancerV2?: {
+    vault: Address;
+    weightedPoolFactories: Address[];
+    composableStablePoolFactories: Address[];
+    startBlock: number;
+  };
   vaults: VaultConfig[];
   /** USD stablecoins: the reference for USD prices (price impact). */
   stablecoins: Address[];

@@ -134,6 +134,92 @@ export type WrapperPool = {
   address: Address;
 };
 
+/** A weighted pool as the chain holds it; per-token arrays follow `tokens`. */
+export type WeightedPoolState = {
+  /** The pool's tokens in the vault's order (`Vault.getPoolTokens`). */
+  tokens: readonly Address[];
+  /** Balances in token units (cash plus managed, as the vault passes them to the pool). */
+  balances: readonly bigint[];
+  /** `getScalingFactors()`: 1e18 · 10^(18 - decimals). */
+  scalingFactors: readonly bigint[];
+  /** `getNormalizedWeights()`, summing to 1e18. */
+  normalizedWeights: readonly bigint[];
+  /** `getSwapFeePercentage()`, 18 decimals. */
+  swapFeePercentage: bigint;
+  /** `getActualSupply()`: the BPT supply with protocol fees due, the supply a join mints against. */
+  actualSupply: bigint;
+};
+
+/**
+ * The protocol's share of the pool's growth since the last join or exit, which the pool mints as
+ * BPT before a join or exit (`ComposableStablePoolProtocolFees`).
+ */
+export type ComposableStableProtocolFees = {
+  /** `getLastJoinExitData()`. */
+  lastJoinExitAmp: bigint;
+  lastPostJoinExitInvariant: bigint;
+  /** `getProtocolFeePercentageCache(0)` and `(2)`: the swap and yield fee types. */
+  swapFeePercentage: bigint;
+  yieldFeePercentage: bigint;
+};
+
+/** A composable stable pool as the chain holds it; per-token arrays follow `tokens`. */
+export type ComposableStablePoolState = {
+  /** The pool's address, which is its BPT. */
+  address: Address;
+  /** The registered tokens in the vault's order, the BPT among them (`Vault.getPoolTokens`). */
+  tokens: readonly Address[];
+  /** `getBptIndex()`. */
+  bptIndex: number;
+  /** Registered balances in token units, the BPT's (the preminted BPT the vault holds) included. */
+  balances: readonly bigint[];
+  /** 1e18 · 10^(18 - decimals) for each token, 1e18 for the BPT. */
+  decimalScalingFactors: readonly bigint[];
+  /** The rate each token's amounts are multiplied by in the swap ({@link rateAtSwap}); 1e18 without a provider. */
+  tokenRates: readonly bigint[];
+  /** Each token's rate cache's old rate; ignored for tokens without a rate provider. */
+  oldRates: readonly bigint[];
+  /** Whether the token has a rate provider (`getRateProviders()` not zero). */
+  hasRateProvider: readonly boolean[];
+  /** `isTokenExemptFromYieldProtocolFee(token)`. */
+  exemptFromYieldProtocolFee: readonly boolean[];
+  /** The amplification parameter times 1e3 (`getAmplificationParameter()`'s value). */
+  amp: bigint;
+  /** `getSwapFeePercentage()`. */
+  swapFeePercentage: bigint;
+  /** The BPT's `totalSupply()`: preminted BPT included. */
+  totalSupply: bigint;
+  protocolFees: ComposableStableProtocolFees;
+};
+
+type BalancerV2PoolBase = {
+  kind: "balancer-v2";
+  protocol: "balancer-v2";
+  /** The pool contract (lowercase), its key in the graph; a composable stable pool's BPT too. */
+  address: Address;
+  /** The vault's id of the pool, which `Vault.swap` names it by. */
+  poolId: `0x${string}`;
+  /** The vault holding the pool's tokens, which swaps go through. */
+  vault: Address;
+};
+
+/** A weighted pool: its tokens (lowercase) and everything its exact math reads. */
+export type BalancerV2WeightedPool = BalancerV2PoolBase & {
+  type: "weighted";
+  state: WeightedPoolState;
+};
+
+/**
+ * A composable stable pool: its tokens (lowercase, its BPT among them), amp, rates as a swap in
+ * the next block applies them, and the protocol-fee state joins and exits price the BPT with.
+ */
+export type BalancerV2StablePool = BalancerV2PoolBase & {
+  type: "composable-stable";
+  state: ComposableStablePoolState;
+};
+
+export type BalancerV2Pool = BalancerV2WeightedPool | BalancerV2StablePool;
+
 /**
  * A pool of a protocol added from outside the engine (`createEngine`): its kind starts with
  * `ext:` (so no built-in kind is ever mistaken for it) and its own fields are its protocol's.
@@ -152,6 +238,7 @@ export type Pool =
   | VaultPool
   | AaveReservePool
   | WrapperPool
+  | BalancerV2Pool
   | ExternalPool;
 
 export type EdgeAction = "swap" | "deposit" | "redeem" | "wrap" | "unwrap";

@@ -231,6 +231,7 @@ describe("the API app over a database of its own", () => {
       ["savings-vaults", "", 0],
       ["yield-vaults", "", 0],
       ["aave-v3", "", 0],
+      ["balancer-v2", "", 0],
       // The wrapper is counted once the catalogue holds its token.
       ["wrapped-native", "31337", 1],
     ]);
@@ -391,6 +392,7 @@ describe("what clients of this API family read besides SPEC's five endpoints", (
       ["savings-vaults", 0],
       ["yield-vaults", 0],
       ["aave-v3", 0],
+      ["balancer-v2", 0],
       ["wrapped-native", 1],
     ]);
     expect(await get("/v1/protocols?slug=uniswap")).toEqual({
@@ -400,7 +402,7 @@ describe("what clients of this API family read besides SPEC's five endpoints", (
         statusCode: 404,
         error: "Not Found",
         message:
-          "Unknown protocol `uniswap`; known protocols: core, uniswap-v2, uniswap-v3, uniswap-v4, savings-vaults, yield-vaults, aave-v3, wrapped-native.",
+          "Unknown protocol `uniswap`; known protocols: core, uniswap-v2, uniswap-v3, uniswap-v4, savings-vaults, yield-vaults, aave-v3, balancer-v2, wrapped-native.",
       },
     });
   });
@@ -458,7 +460,7 @@ describe("what clients of this API family read besides SPEC's five endpoints", (
       statusCode: 404,
       error: "Not Found",
       message:
-        "Unknown protocol `nope`; known protocols: core, uniswap-v2, uniswap-v3, uniswap-v4, savings-vaults, yield-vaults, aave-v3, wrapped-native.",
+        "Unknown protocol `nope`; known protocols: core, uniswap-v2, uniswap-v3, uniswap-v4, savings-vaults, yield-vaults, aave-v3, balancer-v2, wrapped-native.",
     });
   });
 

@@ -1,9 +1,8 @@
 /**
- * Balancer V2 as a protocol added to an engine from its folder (`createEngine({ protocols:
- * [balancerV2] })`), routed and executed on anvil: the execution layer and the execution tests'
- * Uniswap V2 pairs, the vault and its pools deployed from `@balancer-labs/v2-deployments`'
+ * Balancer V2, one of the engine's built-in protocols, routed and executed on anvil: the
+ * execution layer and the execution tests' Uniswap V2 pairs, the vault and its pools deployed from `@balancer-labs/v2-deployments`'
  * bytecode, a Uniswap V2 WETH/USDC pair competing with the weighted pools, the pools' state read
- * back from the chain into the plugin's pool type. Each route is built by that engine for each
+ * back from the chain into the plugin's pool type. Each route is built by the engine for each
  * strategy (router, delegate, corewallet) and sent: the receiver gets exactly the quoted amount,
  * each Balancer hop's quote is the vault's own `queryBatchSwap`, and neither the router, its
  * executor nor the executing account keeps a token or an allowance to the vault. The router
@@ -37,14 +36,13 @@ import { devnetReceipt } from "../../devnet/receipts.js";
 import { type Deployer, devnetDeployer } from "../../devnet/world.js";
 import type { ChainSetup } from "../../engine/core/chain-setup.js";
 import {
-  createEngine,
+  engine as builtinEngine,
   type Engine,
   type RouteRequest,
   type RoutingGraph,
   type RoutingStrategy,
 } from "../../engine/index.js";
 import { type BalancerV2Pool, balancerV2PoolOf } from "../../engine/protocols/balancer-v2/pool.js";
-import { balancerV2 } from "../../engine/protocols/balancer-v2/protocol.js";
 import { ROUTE_BASE_GAS } from "../../engine/routing/gas.js";
 import { parseRouteQuery } from "../../src/api/v1/route-query.js";
 import type { ExecutionWorld, Wallet } from "../execution/world.js";
@@ -140,7 +138,7 @@ beforeAll(async () => {
     parseUnits("300000", 6),
   );
 
-  engine = createEngine({ protocols: [balancerV2] });
+  engine = builtinEngine;
   graph = engine.createGraph();
   graph.upsertPool(await readPool(pools.weighted8020, "weighted"));
   graph.upsertPool(await readPool(pools.weighted5050, "weighted"));
@@ -157,6 +155,12 @@ beforeAll(async () => {
     rpc: [anvil.url],
     startBlock: 0,
     weth: world.weth,
+    balancerV2: {
+      vault: balancer.vault,
+      weightedPoolFactories: [balancer.weightedPoolFactory],
+      composableStablePoolFactories: [balancer.composableStablePoolFactory],
+      startBlock: 0,
+    },
     vaults: [],
     stablecoins: [],
     execution: world.execution,

@@ -51,6 +51,13 @@ describe("indexedChains", () => {
           dataProvider: "0x0a16f2FCC0D44FaE41cc54e079281D84A363bECD",
           startBlock: 16_291_127,
         },
+        // From @balancer-labs/v2-deployments: the vault and the 2023 pool factories.
+        balancerV2: {
+          vault: "0xBA12222222228d8Ba445958a75a0704d566BF2C8",
+          weightedPoolFactories: ["0x5Dd94Da3644DDD055fcf6B3E1aa310Bb7801EB8b"],
+          composableStablePoolFactories: ["0xdba127fBc23fb20F5929C546af220A991b5C6e01"],
+          startBlock: 12_272_146,
+        },
         vaults: [],
         stablecoins: [
           "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48",
@@ -379,7 +386,7 @@ describe("indexedChains", () => {
     ).toThrow(new Error('UNISWAP_V4_HOOKS_1: expected comma-separated addresses, got ""'));
   });
 
-  test("the devnet's Uniswap V4 and Aave V3 come from its deployment file; UNISWAP_V4_HOOKS_<id> applies there too", () => {
+  test("the devnet's Uniswap V4, Aave V3 and Balancer V2 come from its deployment file; UNISWAP_V4_HOOKS_<id> applies there too", () => {
     const dir = mkdtempSync(join(tmpdir(), "chains-test-"));
     try {
       const file = join(dir, "deployment.json");
@@ -423,6 +430,13 @@ describe("indexedChains", () => {
           dataProvider: "0x3333333333333333333333333333333333333336",
           reserves: [],
         },
+        balancerV2: {
+          vault: "0x4444444444444444444444444444444444444441",
+          weightedPoolFactory: "0x4444444444444444444444444444444444444442",
+          composableStablePoolFactory: "0x4444444444444444444444444444444444444443",
+          stakedEthRateProvider: "0x4444444444444444444444444444444444444444",
+          pools: {},
+        },
         vaults: [],
         execution: {},
       };
@@ -445,10 +459,23 @@ describe("indexedChains", () => {
         dataProvider: "0x3333333333333333333333333333333333333336",
         startBlock: 1,
       });
-      // Worlds deployed before the devnet had Uniswap V4, or Aave V3.
-      writeDeployment({ ...deployment, uniswapV4: undefined, aaveV3: undefined }, file);
+      expect(devnet?.balancerV2).toEqual({
+        vault: "0x4444444444444444444444444444444444444441",
+        weightedPoolFactories: ["0x4444444444444444444444444444444444444442"],
+        composableStablePoolFactories: ["0x4444444444444444444444444444444444444443"],
+        startBlock: 1,
+      });
+      // Worlds deployed before the devnet had Uniswap V4, or Aave V3, or without Balancer V2.
+      writeDeployment(
+        { ...deployment, uniswapV4: undefined, aaveV3: undefined, balancerV2: undefined },
+        file,
+      );
       const [older] = indexedChains({ DEVNET_DEPLOYMENT: file });
-      expect([older?.uniswapV4, older?.aaveV3]).toEqual([undefined, undefined]);
+      expect([older?.uniswapV4, older?.aaveV3, older?.balancerV2]).toEqual([
+        undefined,
+        undefined,
+        undefined,
+      ]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -14,6 +14,7 @@
  * rate at the last join or exit (the cache's old rate) to that one.
  */
 import type { Address } from "viem";
+import type { ComposableStablePoolState } from "../../core/types.js";
 import {
   addSwapFeeAmount,
   downscaleDown,
@@ -33,6 +34,8 @@ import {
   calcTokenOutGivenExactBptIn,
   calculateInvariant,
 } from "./stable-math.js";
+
+export type { ComposableStablePoolState };
 
 /** What the pool last stored about a token's rate (`getTokenRateCache`). */
 export type TokenRateCache = {
@@ -55,48 +58,6 @@ export function rateAtSwap(params: {
 }): bigint {
   return params.timestamp > params.cache.expires ? params.providerRate : params.cache.rate;
 }
-
-/**
- * The protocol's share of the pool's growth since the last join or exit, which the pool mints as
- * BPT before a join or exit (`ComposableStablePoolProtocolFees`).
- */
-export type ComposableStableProtocolFees = {
-  /** `getLastJoinExitData()`. */
-  lastJoinExitAmp: bigint;
-  lastPostJoinExitInvariant: bigint;
-  /** `getProtocolFeePercentageCache(0)` and `(2)`: the swap and yield fee types. */
-  swapFeePercentage: bigint;
-  yieldFeePercentage: bigint;
-};
-
-/** A composable stable pool as the chain holds it; per-token arrays follow `tokens`. */
-export type ComposableStablePoolState = {
-  /** The pool's address, which is its BPT. */
-  address: Address;
-  /** The registered tokens in the vault's order, the BPT among them (`Vault.getPoolTokens`). */
-  tokens: readonly Address[];
-  /** `getBptIndex()`. */
-  bptIndex: number;
-  /** Registered balances in token units, the BPT's (the preminted BPT the vault holds) included. */
-  balances: readonly bigint[];
-  /** 1e18 · 10^(18 - decimals) for each token, 1e18 for the BPT. */
-  decimalScalingFactors: readonly bigint[];
-  /** The rate each token's amounts are multiplied by in the swap ({@link rateAtSwap}); 1e18 without a provider. */
-  tokenRates: readonly bigint[];
-  /** Each token's rate cache's old rate; ignored for tokens without a rate provider. */
-  oldRates: readonly bigint[];
-  /** Whether the token has a rate provider (`getRateProviders()` not zero). */
-  hasRateProvider: readonly boolean[];
-  /** `isTokenExemptFromYieldProtocolFee(token)`. */
-  exemptFromYieldProtocolFee: readonly boolean[];
-  /** The amplification parameter times 1e3 (`getAmplificationParameter()`'s value). */
-  amp: bigint;
-  /** `getSwapFeePercentage()`. */
-  swapFeePercentage: bigint;
-  /** The BPT's `totalSupply()`: preminted BPT included. */
-  totalSupply: bigint;
-  protocolFees: ComposableStableProtocolFees;
-};
 
 /** Scaling factors with rates, as `_scalingFactors()`: decimals factor times rate, rounded down. */
 export function composableStableScalingFactors(pool: ComposableStablePoolState): bigint[] {

@@ -6,13 +6,19 @@
  */
 import { type Address, type Hex, maxUint256 } from "viem";
 import { EXCEEDS_LIQUIDITY, outputQuote } from "../../core/quote.js";
-import type { Edge } from "../../core/types.js";
+import type {
+  BalancerV2Pool,
+  BalancerV2StablePool,
+  BalancerV2WeightedPool,
+  ComposableStablePoolState,
+  Edge,
+  WeightedPoolState,
+} from "../../core/types.js";
 import { minimumOf } from "../../program/hop-context.js";
 import type { EdgeOf, PoolKind } from "../pool-kind.js";
 import { perToken, tokenIndex } from "./base-pool.js";
 import {
   actualSupply,
-  type ComposableStablePoolState,
   composableStableScalingFactors,
   quoteComposableStableExactIn,
   upscaledWithoutBpt,
@@ -38,38 +44,12 @@ import {
 } from "./gas.js";
 import { AMP_PRECISION, calculateInvariant } from "./stable-math.js";
 import { addBalancerV2Swap } from "./steps.js";
-import { quoteWeightedExactIn, type WeightedPoolState } from "./weighted-pool.js";
+import { quoteWeightedExactIn } from "./weighted-pool.js";
 
-/** The pool kind of Balancer V2 pools, a protocol added from outside the built-in list. */
-export const BALANCER_V2_POOL_KIND = "ext:balancer-v2";
+export type { BalancerV2Pool, BalancerV2StablePool, BalancerV2WeightedPool };
 
-type BalancerV2PoolBase = {
-  kind: typeof BALANCER_V2_POOL_KIND;
-  protocol: "balancer-v2";
-  /** The pool contract (lowercase), its key in the graph; a composable stable pool's BPT too. */
-  address: Address;
-  /** The vault's id of the pool, which `Vault.swap` names it by. */
-  poolId: Hex;
-  /** The vault holding the pool's tokens, which swaps go through. */
-  vault: Address;
-};
-
-/** A weighted pool: its tokens (lowercase) and everything its exact math reads. */
-export type BalancerV2WeightedPool = BalancerV2PoolBase & {
-  type: "weighted";
-  state: WeightedPoolState;
-};
-
-/**
- * A composable stable pool: its tokens (lowercase, its BPT among them), amp, rates as a swap in
- * the next block applies them, and the protocol-fee state joins and exits price the BPT with.
- */
-export type BalancerV2StablePool = BalancerV2PoolBase & {
-  type: "composable-stable";
-  state: ComposableStablePoolState;
-};
-
-export type BalancerV2Pool = BalancerV2WeightedPool | BalancerV2StablePool;
+/** The pool kind of Balancer V2 pools (`BalancerV2Pool` in the engine's `Pool` union). */
+export const BALANCER_V2_POOL_KIND = "balancer-v2";
 
 /** The exact GIVEN_IN output of `amountIn` through `edge`; throws `BalancerMathError` where the pool reverts. */
 function exactOut(edge: EdgeOf<BalancerV2Pool>, amountIn: bigint): bigint {

@@ -1,14 +1,13 @@
 import { AMOUNT_DESCRIPTION } from "../../bundle/actions/args.js";
 import { poolHop } from "../../bundle/actions/pool-action.js";
-import type { ActionSpec } from "../../bundle/actions/types.js";
 import type { Protocol } from "../types.js";
 import { BALANCER_V2_POOL_KIND, balancerV2Pool } from "./pool.js";
 
 /**
  * Balancer V2: swaps through the vault's weighted and composable stable pools, into and out of
- * a composable stable pool's BPT included. Not among the built-in protocols yet (the service
- * does not index its pools): an engine routes through it when made with
- * `createEngine({ protocols: [balancerV2] })` and given its pools.
+ * a composable stable pool's BPT included (a single-token join or exit is such a swap, so the
+ * protocol has no `deposit`/`redeem` method of its own). Supported on the chains whose setup
+ * names a vault (`ChainSetup.balancerV2`), whose pools the service indexes.
  */
 export const balancerV2: Protocol = {
   slug: "balancer-v2",
@@ -22,12 +21,9 @@ export const balancerV2: Protocol = {
     category: "Dexes",
   },
   forks: [],
-  // Usable wherever an engine is given its pools: no chain configures a vault yet.
-  supports: () => true,
-  // Its pools are of a kind outside the built-in `Pool` union (`ext:`): the registry dispatches
-  // by kind, so this kind only ever receives Balancer V2 pools.
-  poolKind: balancerV2Pool as unknown as Protocol["poolKind"],
-  actions: { swap: poolHop(BALANCER_V2_POOL_KIND, "swap") as unknown as ActionSpec },
+  supports: (chain) => chain.balancerV2 !== undefined,
+  poolKind: balancerV2Pool,
+  actions: { swap: poolHop(BALANCER_V2_POOL_KIND, "swap") },
   methods: [
     {
       method: "swap",

@@ -3,6 +3,7 @@
  * `BaseMinimalSwapInfoPool`), from the state the vault and the pool report.
  */
 import type { Address } from "viem";
+import type { WeightedPoolState } from "../../core/types.js";
 import {
   addSwapFeeAmount,
   downscaleDown,
@@ -14,21 +15,7 @@ import {
 } from "./base-pool.js";
 import { calcBptOutGivenExactTokensIn, calcInGivenOut, calcOutGivenIn } from "./weighted-math.js";
 
-/** A weighted pool as the chain holds it; per-token arrays follow `tokens`. */
-export type WeightedPoolState = {
-  /** The pool's tokens in the vault's order (`Vault.getPoolTokens`). */
-  tokens: readonly Address[];
-  /** Balances in token units (cash plus managed, as the vault passes them to the pool). */
-  balances: readonly bigint[];
-  /** `getScalingFactors()`: 1e18 · 10^(18 - decimals). */
-  scalingFactors: readonly bigint[];
-  /** `getNormalizedWeights()`, summing to 1e18. */
-  normalizedWeights: readonly bigint[];
-  /** `getSwapFeePercentage()`, 18 decimals. */
-  swapFeePercentage: bigint;
-  /** `getActualSupply()`: the BPT supply with protocol fees due, the supply a join mints against. */
-  actualSupply: bigint;
-};
+export type { WeightedPoolState };
 
 export type WeightedSwapParameters = {
   pool: WeightedPoolState;
