@@ -2,6 +2,7 @@ import { createConfig } from "ponder";
 import { indexedChains, startFollowsHead } from "./chains.js";
 import { readConfig } from "./config.js";
 import { aaveV3Contracts } from "./src/protocols/aave-v3/contracts.js";
+import { balancerV2Blocks, balancerV2Contracts } from "./src/protocols/balancer-v2/contracts.js";
 import { erc4626Blocks, erc4626Contracts } from "./src/protocols/erc4626/contracts.js";
 import { perChain } from "./src/protocols/per-chain.js";
 import { uniswapV2Contracts } from "./src/protocols/uniswap-v2/contracts.js";
@@ -49,9 +50,11 @@ export default createConfig({
     ...uniswapV4Contracts(chains),
     ...erc4626Contracts(chains),
     ...aaveV3Contracts(chains),
+    ...balancerV2Contracts(chains),
   },
   blocks: {
     ...stateStartBlocks(chains),
     ...erc4626Blocks(chains, settings.vaultRefreshBlocks),
+    ...balancerV2Blocks(chains, settings.vaultRefreshBlocks),
   },
 });

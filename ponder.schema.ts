@@ -6,6 +6,7 @@
  */
 export * from "./src/analytics/tables.js";
 export * from "./src/protocols/aave-v3/tables.js";
+export * from "./src/protocols/balancer-v2/tables.js";
 export * from "./src/protocols/erc4626/tables.js";
 export * from "./src/protocols/uniswap-v2/tables.js";
 export * from "./src/protocols/uniswap-v3/tables.js";

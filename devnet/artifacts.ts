@@ -50,6 +50,15 @@ export const npmArtifacts = {
   AaveV3DefaultReserveInterestRateStrategy:
     "@aave/core-v3/artifacts/contracts/protocol/pool/DefaultReserveInterestRateStrategy.sol/DefaultReserveInterestRateStrategy.json",
   BalancerV2Vault: balancerTask(BALANCER_V2_TASKS.vault, "Vault"),
+  BalancerV2WeightedPoolFactory: balancerTask(
+    BALANCER_V2_TASKS.weightedPool,
+    "WeightedPoolFactory",
+  ),
+  BalancerV2WeightedPool: balancerTask(BALANCER_V2_TASKS.weightedPool, "WeightedPool"),
+  BalancerV2ComposableStablePool: balancerTask(
+    BALANCER_V2_TASKS.composableStablePool,
+    "ComposableStablePool",
+  ),
 } as const;
 
 const aaveLogic = "@aave/core-v3/artifacts/contracts/protocol/libraries/logic";
@@ -57,7 +66,7 @@ const aaveLogic = "@aave/core-v3/artifacts/contracts/protocol/libraries/logic";
 /**
  * Artifacts the devnet deploys but calls through no ABI of its own (so `abis/` has no module for
  * them): Aave V3's logic libraries and its stable debt token; Balancer V2's authorizer, query
- * helpers, fee provider and pool factories (and the pools those create), called through the
+ * helpers, fee provider and composable stable pool factory, called through the
  * fragments `devnet/balancer-v2.ts` types.
  */
 export const npmDeployOnlyArtifacts = {
@@ -77,18 +86,9 @@ export const npmDeployOnlyArtifacts = {
     BALANCER_V2_TASKS.protocolFeePercentagesProvider,
     "ProtocolFeePercentagesProvider",
   ),
-  BalancerV2WeightedPoolFactory: balancerTask(
-    BALANCER_V2_TASKS.weightedPool,
-    "WeightedPoolFactory",
-  ),
-  BalancerV2WeightedPool: balancerTask(BALANCER_V2_TASKS.weightedPool, "WeightedPool"),
   BalancerV2ComposableStablePoolFactory: balancerTask(
     BALANCER_V2_TASKS.composableStablePool,
     "ComposableStablePoolFactory",
-  ),
-  BalancerV2ComposableStablePool: balancerTask(
-    BALANCER_V2_TASKS.composableStablePool,
-    "ComposableStablePool",
   ),
   /** OP-stack predeploys, placed (not deployed) by the OP-stack test world. */
   OpStackGasPriceOracle:

@@ -35,7 +35,13 @@ import { buildContracts, loadArtifact } from "../contracts/build.js";
 import { deployAaveV3 } from "./aave-v3.js";
 import { DEVNET_DEPLOYER_KEY } from "./anvil.js";
 import { readNpmArtifact } from "./artifacts.js";
-import type { DeployedToken, DeployedVault, Deployment } from "./deployment.js";
+import { createBalancerV2DevnetPools, deployBalancerV2 } from "./balancer-v2.js";
+import type {
+  BalancerV2Deployment,
+  DeployedToken,
+  DeployedVault,
+  Deployment,
+} from "./deployment.js";
 import { deployExecutionLayer } from "./execution.js";
 import { MULTICALL3_ADDRESS, placeMulticall3 } from "./multicall3.js";
 import { amountForUsd, sqrtPriceX96FromPrice, tickFromSqrtPriceX96 } from "./price.js";
@@ -122,6 +128,11 @@ export type WorldScale = {
 export type DeployWorldParameters = {
   rpcUrl: string;
   scale?: WorldScale;
+  /**
+   * Deploy Balancer V2 (its vault, factories and five pools, `devnet/balancer-v2.ts`) after
+   * everything else, with the BAL and wstETH tokens its pools hold (default false).
+   */
+  balancerV2?: boolean;
   log?: (line: string) => void;
 };
 
@@ -397,6 +408,13 @@ export async function deployWorld(params: DeployWorldParameters): Promise<Deploy
   const aaveV3 = await deployAaveV3({ deployer: d, token });
   log(`deployed Aave V3 with ${aaveV3.reserves.length} reserves`);
 
+  // After Aave V3, so that nothing deployed before it moves.
+  let balancerV2: BalancerV2Deployment | undefined;
+  if (params.balancerV2) {
+    balancerV2 = await deployBalancerV2World(d, weth, token, (t) => bySymbol.set(t.symbol, t));
+    log(`deployed Balancer V2 with ${Object.keys(balancerV2.pools).length} pools`);
+  }
+
   // Last, so that nothing deployed before it moves: one more block, sent by its own signer.
   if (await placeMulticall3(client)) log("placed Multicall3 at its canonical address");
   else log("the node does not support anvil_setBalance; Multicall3 is not placed");
@@ -425,8 +443,53 @@ export async function deployWorld(params: DeployWorldParameters): Promise<Deploy
     uniswapV3: { factory: v3Factory, positionManager, swapRouter, quoterV2, pools },
     uniswapV4,
     aaveV3,
+    balancerV2,
     vaults,
     execution,
+  };
+}
+
+/** The tokens only the devnet's Balancer pools hold (BAL and a staked ETH token), with prices. */
+const BALANCER_V2_TOKENS: TokenSpec[] = [
+  { symbol: "BAL", name: "Balancer", decimals: 18, usdPrice: 5 },
+  { symbol: "wstETH", name: "Wrapped liquid staked Ether", decimals: 18, usdPrice: 3_450 },
+];
+
+/**
+ * Balancer V2 beside the world's tokens: the vault and factories, BAL and wstETH deployed and
+ * added (`add`), and the five pools of `createBalancerV2DevnetPools` joined through the vault.
+ */
+async function deployBalancerV2World(
+  d: Deployer,
+  weth: Address,
+  token: (symbol: string) => DeployedToken,
+  add: (token: DeployedToken) => void,
+): Promise<BalancerV2Deployment> {
+  const devToken = loadArtifact("DevToken");
+  for (const spec of BALANCER_V2_TOKENS) {
+    const address = await d.deploy(devToken.abi, devToken.bytecode, [
+      spec.name,
+      spec.symbol,
+      spec.decimals,
+    ]);
+    add({ address, ...spec });
+  }
+  const balancer = await deployBalancerV2(d, { weth });
+  const { stakedEthRateProvider, ...pools } = await createBalancerV2DevnetPools(d, balancer, {
+    WETH: weth,
+    BAL: token("BAL").address,
+    USDC: token("USDC").address,
+    USDT: token("USDT").address,
+    DAI: token("DAI").address,
+    WBTC: token("WBTC").address,
+    wstETH: token("wstETH").address,
+  });
+  return {
+    vault: balancer.vault,
+    weightedPoolFactory: balancer.weightedPoolFactory,
+    composableStablePoolFactory: balancer.composableStablePoolFactory,
+    stakedEthRateProvider,
+    pools,
   };
 }
 

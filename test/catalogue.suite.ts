@@ -331,6 +331,7 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
         "savings-vaults",
         "yield-vaults",
         "aave-v3",
+        "balancer-v2",
         "wrapped-native",
       ]);
       expect(
@@ -339,7 +340,10 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
       for (const entry of entries) {
         expect(entry.forks).toEqual([]);
         for (const m of entry.methods) {
-          expect(m.supportedChains).toEqual([{ id: CHAIN_ID, name: "Devnet" }]);
+          // The default world has no Balancer V2 vault: its method is supported on no chain.
+          expect(m.supportedChains).toEqual(
+            entry.protocol.slug === "balancer-v2" ? [] : [{ id: CHAIN_ID, name: "Devnet" }],
+          );
           expect(Object.keys(m.inputs).length).toBeGreaterThan(0);
         }
       }
@@ -474,6 +478,20 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
           // Its reserves: WETH, USDC, DAI and WBTC.
           poolCount: 4,
           protocol: "aave-v3",
+        },
+        {
+          title: "Balancer V2",
+          id: "balancer-v2",
+          // The default world has no Balancer V2 (test/balancer-v2.test.ts deploys one).
+          chainIds: "",
+          logo: logo("balancer-v2"),
+          url: "https://balancer.fi",
+          description:
+            "Vault of weighted and composable stable pools; a stable pool's BPT trades like its tokens.",
+          twitter: "@Balancer",
+          category: "Dexes",
+          poolCount: 0,
+          protocol: "balancer-v2",
         },
         {
           title: "Wrapped Ether",

@@ -37,7 +37,14 @@ export type AccountCheck = {
 };
 
 /** Which indexed table holds a protocol's pools, for `poolCount`. */
-export type PoolSource = "v2Pair" | "v3Pool" | "v4Pool" | "vault" | "aaveReserve" | "wrappedNative";
+export type PoolSource =
+  | "v2Pair"
+  | "v3Pool"
+  | "v4Pool"
+  | "vault"
+  | "aaveReserve"
+  | "balancerV2Pool"
+  | "wrappedNative";
 
 /** One protocol: everything the service knows about it, in one folder under `engine/protocols/`. */
 export type Protocol = {

@@ -78,6 +78,7 @@ beforeAll(async () => {
     tables.v4Tick,
     tables.vault,
     tables.aaveReserve,
+    tables.balancerV2Pool,
   ]) {
     await pool.query(createTable(table));
   }

@@ -21,6 +21,7 @@ export const balancerV2: Protocol = {
     category: "Dexes",
   },
   forks: [],
+  poolSource: "balancerV2Pool",
   supports: (chain) => chain.balancerV2 !== undefined,
   poolKind: balancerV2Pool,
   actions: { swap: poolHop(BALANCER_V2_POOL_KIND, "swap") },

@@ -1,5 +1,6 @@
 import type { PoolSource } from "../../../engine/index.js";
 import { aaveV3Source } from "./aave-v3.js";
+import { balancerV2Source } from "./balancer-v2.js";
 import { erc4626Source } from "./erc4626.js";
 import type { IndexedSource } from "./types.js";
 import { uniswapV2Source } from "./uniswap-v2.js";
@@ -18,5 +19,6 @@ export const indexedSources: Readonly<Record<PoolSource, IndexedSource>> = {
   v4Pool: uniswapV4Source,
   vault: erc4626Source,
   aaveReserve: aaveV3Source,
+  balancerV2Pool: balancerV2Source,
   wrappedNative: wrappedNativeSource,
 };

@@ -1,0 +1,221 @@
+/**
+ * Balancer V2 pools of the known factories: created by the factories' `PoolCreated` (a pool
+ * another factory registers in the vault is never inserted, so its vault events find no row and
+ * are skipped), balances from the vault's `Swap`, `PoolBalanceChanged` and `PoolBalanceManaged`,
+ * swap fees and amp updates from the pools' own events, and everything else the math needs read
+ * at the block of the event that changes it (supply, rate caches, protocol-fee state). Rates
+ * move without events: `BalancerV2RateRefresh` reads the pools with rate providers again.
+ */
+import { type Context, ponder } from "ponder:registry";
+import { balancerV2Pool } from "ponder:schema";
+import { eq } from "ponder";
+import { type Address, type Hex, slice } from "viem";
+import { ensureTokens } from "../../tokens/tokens.js";
+import { type BalancerV2PoolType, hasRateProviders, readDynamic, readStatic } from "./state.js";
+
+type PoolRow = typeof balancerV2Pool.$inferSelect;
+
+/** A pool's address from its vault id: the id's first 20 bytes (`PoolRegistry._toPoolId`). */
+function poolAddress(poolId: Hex): Address {
+  return slice(poolId, 0, 20).toLowerCase() as Address;
+}
+
+async function createPool(
+  context: Context,
+  event: { args: { pool: Address }; log: { address: Address }; block: { number: bigint } },
+  poolType: BalancerV2PoolType,
+): Promise<void> {
+  const address = event.args.pool.toLowerCase() as Address;
+  const block = event.block.number;
+  const fixed = await readStatic(context, address, poolType, block);
+  const dynamic = await readDynamic(
+    context,
+    { address, poolType, tokens: fixed.tokens, rateProviders: fixed.rateProviders },
+    block,
+  );
+  const underlying = fixed.tokens.filter((t) => t !== address);
+  await ensureTokens(
+    context,
+    [
+      ...underlying.map((t) => ({ address: t })),
+      {
+        address,
+        position: {
+          protocolSlug: "balancer-v2",
+          underlyingTokens: underlying,
+          primaryAddress: fixed.vault,
+        },
+      },
+    ],
+    block,
+  );
+  await context.db
+    .insert(balancerV2Pool)
+    .values({
+      chainId: context.chain.id,
+      address,
+      poolId: fixed.poolId,
+      vault: fixed.vault,
+      factory: event.log.address,
+      poolType,
+      tokens: fixed.tokens,
+      // A pool is created empty: its first join is a `PoolBalanceChanged` of its own.
+      balances: fixed.tokens.map(() => 0n),
+      normalizedWeights: fixed.normalizedWeights,
+      rateProviders: fixed.rateProviders,
+      swapFeePercentage: fixed.swapFeePercentage,
+      bptIndex: fixed.bptIndex,
+      exemptFromYieldProtocolFee: fixed.exemptFromYieldProtocolFee,
+      ...dynamic,
+      scalingFactors: dynamic.scalingFactors ?? fixed.scalingFactors,
+      // No amp update is under way at creation: the amp stays where it is.
+      ampStartValue: dynamic.amp,
+      ampEndValue: dynamic.amp,
+      ampStartTime: 0n,
+      ampEndTime: 0n,
+      createdBlock: block,
+      updatedBlock: block,
+    })
+    .onConflictDoNothing();
+}
+
+ponder.on("BalancerV2WeightedPoolFactory:PoolCreated", async ({ event, context }) => {
+  await createPool(context, event, "weighted");
+});
+
+ponder.on("BalancerV2ComposableStablePoolFactory:PoolCreated", async ({ event, context }) => {
+  await createPool(context, event, "composable-stable");
+});
+
+/**
+ * Adds `deltas` (by token, lowercase) to an indexed pool's balances and, for what the change
+ * moves beyond them (a stable pool's supply and rate caches on every swap; any pool's supply on
+ * a join or exit), reads the pool at the event's block. Skips a pool no known factory created.
+ */
+async function applyBalances(
+  context: Context,
+  poolId: Hex,
+  deltas: ReadonlyMap<Address, bigint>,
+  blockNumber: bigint,
+  read: (row: PoolRow) => boolean,
+): Promise<void> {
+  const key = { chainId: context.chain.id, address: poolAddress(poolId) };
+  const row = await context.db.find(balancerV2Pool, key);
+  if (!row) return;
+  const balances = row.tokens.map(
+    (token, i) => (row.balances[i] ?? 0n) + (deltas.get(token.toLowerCase() as Address) ?? 0n),
+  );
+  const dynamic = read(row) ? await readDynamic(context, row, blockNumber) : {};
+  await context.db
+    .update(balancerV2Pool, key)
+    .set({ balances, ...dynamic, updatedBlock: blockNumber });
+}
+
+const lower = (address: Address) => address.toLowerCase() as Address;
+
+ponder.on("BalancerV2Vault:Swap", async ({ event, context }) => {
+  const { poolId, tokenIn, tokenOut, amountIn, amountOut } = event.args;
+  const deltas = new Map([
+    [lower(tokenIn), amountIn],
+    [lower(tokenOut), -amountOut],
+  ]);
+  await applyBalances(
+    context,
+    poolId,
+    deltas,
+    event.block.number,
+    (row) => row.poolType === "composable-stable",
+  );
+});
+
+// A join's or exit's amounts less the protocol's swap fees the vault paid from them (zero for
+// the 2023 pools, which pay the protocol in BPT).
+ponder.on("BalancerV2Vault:PoolBalanceChanged", async ({ event, context }) => {
+  const { poolId, tokens, deltas, protocolFeeAmounts } = event.args;
+  const changes = new Map(
+    tokens.map((token, i) => [lower(token), (deltas[i] ?? 0n) - (protocolFeeAmounts[i] ?? 0n)]),
+  );
+  await applyBalances(context, poolId, changes, event.block.number, () => true);
+});
+
+// An asset manager's move between cash and managed keeps the total; its gains and losses change it.
+ponder.on("BalancerV2Vault:PoolBalanceManaged", async ({ event, context }) => {
+  const { poolId, token, cashDelta, managedDelta } = event.args;
+  const changes = new Map([[lower(token), cashDelta + managedDelta]]);
+  await applyBalances(context, poolId, changes, event.block.number, () => false);
+});
+
+/** Sets fields of the pool that emitted an event, if it is indexed (its constructor's events come before its `PoolCreated`). */
+async function updatePool(
+  context: Context,
+  address: Address,
+  blockNumber: bigint,
+  fields: (row: PoolRow) => Promise<Partial<PoolRow>> | Partial<PoolRow>,
+): Promise<void> {
+  const key = { chainId: context.chain.id, address: lower(address) };
+  const row = await context.db.find(balancerV2Pool, key);
+  if (!row) return;
+  await context.db
+    .update(balancerV2Pool, key)
+    .set({ ...(await fields(row)), updatedBlock: blockNumber });
+}
+
+ponder.on("BalancerV2WeightedPool:SwapFeePercentageChanged", async ({ event, context }) => {
+  const { swapFeePercentage } = event.args;
+  await updatePool(context, event.log.address, event.block.number, () => ({ swapFeePercentage }));
+});
+
+ponder.on("BalancerV2ComposableStablePool:SwapFeePercentageChanged", async ({ event, context }) => {
+  const { swapFeePercentage } = event.args;
+  await updatePool(context, event.log.address, event.block.number, () => ({ swapFeePercentage }));
+});
+
+// The amp moves linearly in time from start to end (`_getAmplificationParameter`): the reader
+// computes it at the graph's timestamp from these.
+ponder.on("BalancerV2ComposableStablePool:AmpUpdateStarted", async ({ event, context }) => {
+  const { startValue, endValue, startTime, endTime } = event.args;
+  await updatePool(context, event.log.address, event.block.number, async (row) => ({
+    ...(await readDynamic(context, row, event.block.number)),
+    ampStartValue: startValue,
+    ampEndValue: endValue,
+    ampStartTime: startTime,
+    ampEndTime: endTime,
+  }));
+});
+
+ponder.on("BalancerV2ComposableStablePool:AmpUpdateStopped", async ({ event, context }) => {
+  const { currentValue } = event.args;
+  await updatePool(context, event.log.address, event.block.number, async (row) => ({
+    ...(await readDynamic(context, row, event.block.number)),
+    ampStartValue: currentValue,
+    ampEndValue: currentValue,
+    ampStartTime: 0n,
+    ampEndTime: 0n,
+  }));
+});
+
+// A rate cache refreshed outside a swap (`updateTokenRateCache`), a protocol fee re-read: the
+// pool's state is read again.
+for (const name of [
+  "BalancerV2ComposableStablePool:TokenRateCacheUpdated",
+  "BalancerV2ComposableStablePool:ProtocolFeePercentageCacheUpdated",
+] as const) {
+  ponder.on(name, async ({ event, context }) => {
+    await updatePool(context, event.log.address, event.block.number, (row) =>
+      readDynamic(context, row, event.block.number),
+    );
+  });
+}
+
+ponder.on("BalancerV2RateRefresh:block", async ({ event, context }) => {
+  const rows = await context.db.sql
+    .select()
+    .from(balancerV2Pool)
+    .where(eq(balancerV2Pool.chainId, context.chain.id));
+  for (const row of rows.filter(hasRateProviders)) {
+    const dynamic = await readDynamic(context, row, event.block.number);
+    await context.db
+      .update(balancerV2Pool, { chainId: row.chainId, address: row.address })
+      .set({ ...dynamic, updatedBlock: event.block.number });
+  }
+});

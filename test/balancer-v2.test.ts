@@ -1,0 +1,350 @@
+/**
+ * Balancer V2 in the service, on a devnet world with its vault and five pools (three weighted,
+ * two composable stable, one of those with a rate provider): the indexed rows hold what the
+ * pools hold on chain, after their creation and after the routes sent here; the BPTs are
+ * position tokens of the catalogue; and `GET /v1/shortcuts/route` (router strategy) routes
+ * through the pools — a swap through a stable and a weighted pool, into and out of a stable
+ * pool's BPT, through the rate-provided pool after its rate moved — each one hop whose
+ * `amountOut` is the vault's own `queryBatchSwap` and exactly what the receiver gets.
+ */
+import { type Address, encodeFunctionData, getAddress, type Hex } from "viem";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { BalancerV2WeightedPoolFactoryAbi } from "../abis/BalancerV2WeightedPoolFactory.js";
+import { DevRateProviderAbi } from "../abis/generated/DevRateProvider.js";
+import { readNpmArtifact } from "../devnet/artifacts.js";
+import { type BalancerV2Contracts, createWeightedPool } from "../devnet/balancer-v2.js";
+import type { BalancerV2DeployedPool, BalancerV2Deployment } from "../devnet/deployment.js";
+import { devnetDeployer } from "../devnet/world.js";
+import type { RouteStep } from "../engine/route/route.js";
+import { devnetActors } from "./harness/actors.js";
+import {
+  graphqlQuery,
+  type ServiceInstance,
+  startService,
+  waitForIndexedBlock,
+  waitForRoutingGraph,
+} from "./harness/service.js";
+import {
+  queryVaultExactIn,
+  readComposableStablePoolState,
+  readWeightedPoolState,
+} from "./protocols/balancer-v2-chain.js";
+
+type RouteAnswer = {
+  route: RouteStep[];
+  amountOut: string;
+  minAmountOut: string;
+  tx: { data: Hex; to: Address; from: Address; value: string };
+};
+
+type PoolRow = {
+  address: Address;
+  poolId: Hex;
+  vault: Address;
+  poolType: string;
+  tokens: Address[];
+  balances: string[];
+  scalingFactors: string[];
+  normalizedWeights: string[];
+  swapFeePercentage: string;
+  totalSupply: string;
+  actualSupply: string;
+  bptIndex: number;
+  cachedRates: string[];
+  oldRates: string[];
+  providerRates: string[];
+  amp: string;
+  lastJoinExitAmp: string;
+  lastPostJoinExitInvariant: string;
+};
+
+const POOLS = ["weighted8020", "weighted5050", "weightedThreeToken", "stableUsd", "stableEth"];
+
+describe("Balancer V2 indexed, catalogued and routed on the devnet", () => {
+  let service: ServiceInstance;
+  let a: Awaited<ReturnType<typeof devnetActors>>;
+  let balancer: BalancerV2Deployment;
+  let chainId: number;
+  const pool = (name: string): BalancerV2DeployedPool => {
+    const p = balancer.pools[name];
+    if (!p) throw new Error(`no pool ${name}`);
+    return p;
+  };
+
+  const settleGraph = async () => {
+    const head = await a.client.getBlockNumber({ cacheTime: 0 });
+    await waitForIndexedBlock(service, head);
+    await waitForRoutingGraph(service, chainId, head);
+  };
+
+  const rows = async (): Promise<PoolRow[]> => {
+    const data = await graphqlQuery<{ balancerV2Pools: { items: PoolRow[] } }>(
+      service,
+      `{ balancerV2Pools(orderBy: "address") { items { address poolId vault poolType tokens balances scalingFactors normalizedWeights swapFeePercentage totalSupply actualSupply bptIndex cachedRates oldRates providerRates amp lastJoinExitAmp lastPostJoinExitInvariant } } }`,
+    );
+    return data.balancerV2Pools.items;
+  };
+
+  /** Each indexed row against the pool's state read from the chain now. */
+  const expectRowsEqualChain = async () => {
+    const indexed = await rows();
+    expect(indexed).toHaveLength(POOLS.length);
+    for (const name of POOLS) {
+      const p = pool(name);
+      const row = indexed.find((r) => r.address === p.address.toLowerCase());
+      if (!row) throw new Error(`pool ${name} is not indexed`);
+      expect(row.poolId).toBe(p.poolId);
+      expect(row.vault).toBe(balancer.vault.toLowerCase());
+      expect(row.tokens).toEqual(p.tokens.map((t) => t.toLowerCase()));
+      if (name.startsWith("weighted")) {
+        const chain = await readWeightedPoolState(a.client, balancer.vault, p);
+        expect({ ...row, type: row.poolType }).toMatchObject({
+          type: "weighted",
+          balances: chain.balances.map(String),
+          scalingFactors: chain.scalingFactors.map(String),
+          normalizedWeights: chain.normalizedWeights.map(String),
+          swapFeePercentage: String(chain.swapFeePercentage),
+          actualSupply: String(chain.actualSupply),
+        });
+      } else {
+        const chain = await readComposableStablePoolState(a.client, balancer.vault, p, "cached");
+        expect({ ...row, type: row.poolType }).toMatchObject({
+          type: "composable-stable",
+          balances: chain.balances.map(String),
+          scalingFactors: chain.decimalScalingFactors.map(String),
+          bptIndex: chain.bptIndex,
+          cachedRates: chain.tokenRates.map(String),
+          oldRates: chain.oldRates.map(String),
+          swapFeePercentage: String(chain.swapFeePercentage),
+          totalSupply: String(chain.totalSupply),
+          amp: String(chain.amp),
+          lastJoinExitAmp: String(chain.protocolFees.lastJoinExitAmp),
+          lastPostJoinExitInvariant: String(chain.protocolFees.lastPostJoinExitInvariant),
+        });
+      }
+    }
+  };
+
+  const route = async (query: Record<string, string>): Promise<RouteAnswer> => {
+    const res = await fetch(`${service.url}/v1/shortcuts/route?${new URLSearchParams(query)}`);
+    const body = (await res.json()) as unknown;
+    if (res.status !== 200) throw new Error(`route ${res.status}: ${JSON.stringify(body)}`);
+    return body as RouteAnswer;
+  };
+
+  /**
+   * Routes `amountIn` of `tokenIn` to `tokenOut` for user `i` under the router strategy, checks
+   * the route is one hop through `through`, whose amountOut is the vault's own quote of it, sends
+   * it, and checks the receiver got exactly amountOut.
+   */
+  const routeThrough = async (params: {
+    i: number;
+    through: BalancerV2DeployedPool;
+    tokenIn: Address;
+    tokenOut: Address;
+    amountIn: bigint;
+    fund?: boolean;
+  }) => {
+    const u = a.user(params.i);
+    const from = u.account.address;
+    if (params.fund ?? true) await a.fund(from, params.tokenIn, params.amountIn);
+    await settleGraph();
+    const answer = await route({
+      fromAddress: from,
+      tokenIn: params.tokenIn,
+      tokenOut: params.tokenOut,
+      amountIn: params.amountIn.toString(),
+      routingStrategy: "router",
+    });
+    expect(answer.route).toEqual([
+      expect.objectContaining({
+        protocol: "balancer-v2",
+        action: "swap",
+        primaryAddress: getAddress(params.through.address),
+        tokenIn: [getAddress(params.tokenIn)],
+        tokenOut: [getAddress(params.tokenOut)],
+      }),
+    ]);
+    const vaultQuote = await queryVaultExactIn(a.client, balancer.vault, {
+      pool: params.through,
+      tokenIn: params.tokenIn,
+      tokenOut: params.tokenOut,
+      amountIn: params.amountIn,
+    });
+    expect(answer.amountOut).toBe(vaultQuote.amountOut.toString());
+    await a.approve(u, params.tokenIn, answer.tx.to, params.amountIn);
+    const before = await a.balanceOf(params.tokenOut, from);
+    const receipt = await a.send(u, {
+      to: answer.tx.to,
+      data: answer.tx.data,
+      value: BigInt(answer.tx.value),
+    });
+    expect(receipt.status).toBe("success");
+    expect((await a.balanceOf(params.tokenOut, from)) - before).toBe(BigInt(answer.amountOut));
+    return BigInt(answer.amountOut);
+  };
+
+  beforeAll(async () => {
+    service = await startService({ database: "pglite", world: { balancerV2: true } });
+    chainId = service.deployment.chainId;
+    a = await devnetActors(service);
+    if (!service.deployment.balancerV2) throw new Error("the world has no Balancer V2");
+    balancer = service.deployment.balancerV2;
+  }, 180_000);
+
+  afterAll(async () => {
+    await service?.stop();
+  });
+
+  test("the pools the factories created are indexed as the chain holds them", async () => {
+    await settleGraph();
+    await expectRowsEqualChain();
+  });
+
+  test("BPTs are position tokens of balancer-v2 over the pools' tokens, the vault their primary address; /v1/projects counts the pools", async () => {
+    const res = await fetch(`${service.url}/v1/tokens?chainId=${chainId}&protocolSlug=balancer-v2`);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as {
+      data: {
+        address: string;
+        type: string;
+        protocolSlug: string;
+        underlyingTokens: string[];
+        primaryAddress: string;
+      }[];
+    };
+    const byAddress = (x: { address: string }, y: { address: string }) =>
+      x.address.localeCompare(y.address);
+    expect(
+      body.data
+        .map(({ address, type, protocolSlug, underlyingTokens, primaryAddress }) => ({
+          address,
+          type,
+          protocolSlug,
+          underlyingTokens,
+          primaryAddress,
+        }))
+        .sort(byAddress),
+    ).toEqual(
+      POOLS.map((name) => {
+        const p = pool(name);
+        return {
+          address: getAddress(p.address),
+          type: "defi",
+          protocolSlug: "balancer-v2",
+          // A composable stable pool's own BPT is not among its underlying tokens.
+          underlyingTokens: p.tokens
+            .filter((t) => t.toLowerCase() !== p.address.toLowerCase())
+            .map((t) => getAddress(t)),
+          primaryAddress: getAddress(balancer.vault),
+        };
+      }).sort(byAddress),
+    );
+    const projects = (await (await fetch(`${service.url}/v1/projects`)).json()) as {
+      id: string;
+      chainIds: string;
+      poolCount: number;
+    }[];
+    expect(projects.find((p) => p.id === "balancer-v2")).toMatchObject({
+      chainIds: String(chainId),
+      poolCount: 5,
+    });
+  });
+
+  // The stable pool holds less USDT than USDC and DAI: it pays a premium for USDT, and pays out
+  // DAI cheaply (USDC → USDT, Uniswap V3's USDC/USDT pool is the better venue).
+  test("router: USDT → DAI through the stable pool, BAL → WETH through the 80/20 pool, exactly the vault's quote", async () => {
+    await routeThrough({
+      i: 3,
+      through: pool("stableUsd"),
+      tokenIn: a.token("USDT"),
+      tokenOut: a.token("DAI"),
+      amountIn: a.usd("USDT", 50_000),
+    });
+    await routeThrough({
+      i: 3,
+      through: pool("weighted8020"),
+      tokenIn: a.token("BAL"),
+      tokenOut: a.token("WETH"),
+      amountIn: a.usd("BAL", 20_000),
+    });
+  });
+
+  test("router: into the stable pool's BPT from USDT and out of it to DAI", async () => {
+    const bpt = pool("stableUsd").address;
+    const bptOut = await routeThrough({
+      i: 4,
+      through: pool("stableUsd"),
+      tokenIn: a.token("USDT"),
+      tokenOut: bpt,
+      amountIn: a.usd("USDT", 25_000),
+    });
+    await routeThrough({
+      i: 4,
+      through: pool("stableUsd"),
+      tokenIn: bpt,
+      tokenOut: a.token("DAI"),
+      amountIn: bptOut / 2n,
+      fund: false,
+    });
+  });
+
+  test("router: WETH → wstETH through the rate-provided pool after its rate moved and its cache expired", async () => {
+    const deployer = a.deployer;
+    await a.send(deployer, {
+      to: balancer.stakedEthRateProvider,
+      data: encodeFunctionData({
+        abi: DevRateProviderAbi,
+        functionName: "setRate",
+        args: [1_160_000_000_000_000_000n],
+      }),
+    });
+    await a.client.request({ method: "evm_increaseTime" as never, params: [3_601] as never });
+    await a.client.request({ method: "evm_mine" as never, params: [] as never });
+    await routeThrough({
+      i: 5,
+      through: pool("stableEth"),
+      tokenIn: a.token("WETH"),
+      tokenOut: a.token("wstETH"),
+      amountIn: 10n ** 19n,
+    });
+  });
+
+  test("a pool registered in the vault by another factory is not indexed", async () => {
+    const d = await devnetDeployer(service.anvil.url);
+    const known = { address: balancer.weightedPoolFactory, abi: BalancerV2WeightedPoolFactoryAbi };
+    const { abi, bytecode } = readNpmArtifact("BalancerV2WeightedPoolFactory");
+    // The same factory contract, deployed again: its pools are the known factory's kind, but
+    // no chain setup names it.
+    const other = await d.deploy(abi, bytecode, [
+      balancer.vault,
+      await a.client.readContract({ ...known, functionName: "getProtocolFeePercentagesProvider" }),
+      "another factory",
+      await a.client.readContract({ ...known, functionName: "getPoolVersion" }),
+    ]);
+    const stranger = await createWeightedPool(
+      d,
+      { vault: balancer.vault, weightedPoolFactory: other } as BalancerV2Contracts,
+      {
+        name: "Unknown factory's pool",
+        symbol: "B-UNKNOWN",
+        tokens: [
+          { address: a.token("WETH"), amount: 10n ** 18n, weight: 5n * 10n ** 17n },
+          { address: a.token("USDC"), amount: 3_000n * 10n ** 6n, weight: 5n * 10n ** 17n },
+        ],
+        swapFeePercentage: 10n ** 16n,
+      },
+    );
+    await settleGraph();
+    expect((await rows()).map((r) => r.address)).not.toContain(stranger.address.toLowerCase());
+    const res = await fetch(
+      `${service.url}/v1/tokens?chainId=${chainId}&address=${stranger.address}`,
+    );
+    expect(((await res.json()) as { data: unknown[] }).data).toEqual([]);
+  });
+
+  test("after the routes, the indexed pools still hold what the chain holds", async () => {
+    await settleGraph();
+    await expectRowsEqualChain();
+  });
+});
