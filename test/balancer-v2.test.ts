@@ -5,7 +5,9 @@
  * position tokens of the catalogue; and `GET /v1/shortcuts/route` (router strategy) routes
  * through the pools — a swap through a stable and a weighted pool, into and out of a stable
  * pool's BPT, through the rate-provided pool after its rate moved — each one hop whose
- * `amountOut` is the vault's own `queryBatchSwap` and exactly what the receiver gets.
+ * `amountOut` is the vault's own `queryBatchSwap` and exactly what the receiver gets, and a route
+ * through the stable pool and on through Uniswap, paying exactly its `amountOut` too. A pool
+ * another factory registers in the vault is left out.
  */
 import { type Address, encodeFunctionData, getAddress, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -268,6 +270,38 @@ describe("Balancer V2 indexed, catalogued and routed on the devnet", () => {
       tokenOut: a.token("WETH"),
       amountIn: a.usd("BAL", 20_000),
     });
+  });
+
+  test("router: USDT → USDC goes through the stable pool and on through Uniswap; the receiver gets exactly amountOut", async () => {
+    const u = a.user(6);
+    const from = u.account.address;
+    const usdt = a.token("USDT");
+    const usdc = a.token("USDC");
+    const amountIn = a.usd("USDT", 50_000);
+    await a.fund(from, usdt, amountIn);
+    await settleGraph();
+    const answer = await route({
+      fromAddress: from,
+      tokenIn: usdt,
+      tokenOut: usdc,
+      amountIn: amountIn.toString(),
+      routingStrategy: "router",
+    });
+    expect(answer.route[0]).toMatchObject({
+      protocol: "balancer-v2",
+      primaryAddress: getAddress(pool("stableUsd").address),
+      tokenIn: [getAddress(usdt)],
+    });
+    expect(answer.route.length).toBeGreaterThan(1);
+    await a.approve(u, usdt, answer.tx.to, amountIn);
+    const before = await a.balanceOf(usdc, from);
+    const receipt = await a.send(u, {
+      to: answer.tx.to,
+      data: answer.tx.data,
+      value: BigInt(answer.tx.value),
+    });
+    expect(receipt.status).toBe("success");
+    expect((await a.balanceOf(usdc, from)) - before).toBe(BigInt(answer.amountOut));
   });
 
   test("router: into the stable pool's BPT from USDT and out of it to DAI", async () => {
