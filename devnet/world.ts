@@ -2,8 +2,9 @@
  * Deploys the devnet world: WETH9, a dozen ERC20s, Uniswap V2, V3 and V4 from their npm build
  * artifacts (canonical init-code hashes), pools seeded at realistic prices, V4 pools with and
  * without hooks (`devnet/uniswap-v4.ts`), ERC4626 vaults under two protocol slugs (one accruing
- * yield), the project's execution-layer contracts, and an Aave V3 market with WETH, USDC, DAI and
- * WBTC supplied and borrowed (`devnet/aave-v3.ts`).
+ * yield), the project's execution-layer contracts, an Aave V3 market with WETH, USDC, DAI and
+ * WBTC supplied and borrowed (`devnet/aave-v3.ts`), and Balancer V2 with three weighted and two
+ * composable stable pools (`devnet/balancer-v2.ts`).
  * The same account, nonces and inputs give the same addresses on every fresh chain.
  */
 import {
@@ -130,7 +131,7 @@ export type DeployWorldParameters = {
   scale?: WorldScale;
   /**
    * Deploy Balancer V2 (its vault, factories and five pools, `devnet/balancer-v2.ts`) after
-   * everything else, with the BAL and wstETH tokens its pools hold (default false).
+   * everything else, with the BAL and wstETH tokens its pools hold (default true).
    */
   balancerV2?: boolean;
   log?: (line: string) => void;
@@ -410,7 +411,7 @@ export async function deployWorld(params: DeployWorldParameters): Promise<Deploy
 
   // After Aave V3, so that nothing deployed before it moves.
   let balancerV2: BalancerV2Deployment | undefined;
-  if (params.balancerV2) {
+  if (params.balancerV2 ?? true) {
     balancerV2 = await deployBalancerV2World(d, weth, token, (t) => bySymbol.set(t.symbol, t));
     log(`deployed Balancer V2 with ${Object.keys(balancerV2.pools).length} pools`);
   }

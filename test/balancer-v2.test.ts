@@ -187,7 +187,7 @@ describe("Balancer V2 indexed, catalogued and routed on the devnet", () => {
   };
 
   beforeAll(async () => {
-    service = await startService({ database: "pglite", world: { balancerV2: true } });
+    service = await startService({ database: "pglite" });
     chainId = service.deployment.chainId;
     a = await devnetActors(service);
     if (!service.deployment.balancerV2) throw new Error("the world has no Balancer V2");

@@ -184,7 +184,27 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
           primaryAddress: d.aaveV3?.pool ?? null,
         });
       }
-      expected = [...base, native, ...lp, ...shares, ...aTokens].sort((a, b) =>
+      // Balancer V2's BPTs: positions in the pool's tokens (a composable stable pool's own BPT
+      // left out), with the vault as primary address.
+      const bpts: ApiToken[] = [];
+      for (const pool of Object.values(d.balancerV2?.pools ?? {})) {
+        const [name, symbol] = await Promise.all([
+          client.readContract({ address: pool.address, abi: erc20Abi, functionName: "name" }),
+          client.readContract({ address: pool.address, abi: erc20Abi, functionName: "symbol" }),
+        ]);
+        bpts.push({
+          chainId: CHAIN_ID,
+          address: pool.address,
+          type: "defi",
+          protocolSlug: "balancer-v2",
+          underlyingTokens: pool.tokens.filter((t) => t !== pool.address),
+          name,
+          symbol,
+          decimals: 18,
+          primaryAddress: d.balancerV2?.vault ?? null,
+        });
+      }
+      expected = [...base, native, ...lp, ...shares, ...aTokens, ...bpts].sort((a, b) =>
         a.address.toLowerCase() < b.address.toLowerCase() ? -1 : 1,
       );
     });
@@ -210,11 +230,11 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
       await expectIndexMatchesChain(service, client, head);
     });
 
-    test("GET /v1/tokens lists every deployed token, LP token, vault share, aToken and the native token", async () => {
+    test("GET /v1/tokens lists every deployed token, LP token, vault share, aToken, BPT and the native token", async () => {
       const list = await tokens("");
-      expect(expected).toHaveLength(12 + 1 + 15 + 4 + 4);
+      expect(expected).toHaveLength(14 + 1 + 15 + 4 + 4 + 5);
       expect(list).toEqual({
-        meta: { total: 36, lastPage: 1, currentPage: 1, perPage: 1000, prev: null, next: null },
+        meta: { total: 43, lastPage: 1, currentPage: 1, perPage: 1000, prev: null, next: null },
         data: expected,
       });
       const usdc = list.data.find((t) => t.symbol === "USDC");
@@ -236,7 +256,7 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
         next: null,
       });
 
-      expect(await tokens(`?chainId=${CHAIN_ID}`)).toEqual({ meta: meta(36), data: expected });
+      expect(await tokens(`?chainId=${CHAIN_ID}`)).toEqual({ meta: meta(43), data: expected });
       expect(await tokens("?chainId=1")).toEqual({ meta: meta(0), data: [] });
       expect(await tokens(`?address=${usdc.toLowerCase()}`)).toEqual({
         meta: meta(1),
@@ -254,13 +274,13 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
       });
       for (const type of ["baseToken", "base"]) {
         expect(await tokens(`?type=${type}`)).toEqual({
-          meta: meta(13),
+          meta: meta(15),
           data: pick((t) => t.type === "base"),
         });
       }
       for (const type of ["defiToken", "defi"]) {
         expect(await tokens(`?type=${type}`)).toEqual({
-          meta: meta(23),
+          meta: meta(28),
           data: pick((t) => t.type === "defi"),
         });
       }
@@ -274,26 +294,30 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
       }
       const withUsdc = pick((t) => t.underlyingTokens.includes(usdc));
       expect(withUsdc.map((t) => t.symbol).sort()).toEqual([
+        "B-50WETH-25WBTC-25USDC",
+        "B-50WETH-50USDC",
         "UNI-V2",
         "UNI-V2",
         "UNI-V2",
         "UNI-V2",
         "UNI-V2",
         "aDevUSDC",
+        "bb-USD",
         "svUSDC",
       ]);
-      expect(await tokens(`?underlyingTokens=${usdc}`)).toEqual({ meta: meta(7), data: withUsdc });
+      expect(await tokens(`?underlyingTokens=${usdc}`)).toEqual({ meta: meta(10), data: withUsdc });
       // Array forms: repeated, bracketed and percent-encoded brackets all mean the same.
       const both = pick(
         (t) => t.underlyingTokens.includes(usdc) && t.underlyingTokens.includes(weth),
       );
-      expect(both).toHaveLength(1);
+      // The V2 pair, and Balancer's 50/50 and three-token pools.
+      expect(both).toHaveLength(3);
       for (const q of [
         `?underlyingTokens=${usdc}&underlyingTokens=${weth}`,
         `?underlyingTokens[]=${usdc}&underlyingTokens[]=${weth}`,
         `?underlyingTokens%5B%5D=${usdc}&underlyingTokens%5B%5D=${weth}`,
       ]) {
-        expect(await tokens(q)).toEqual({ meta: meta(1), data: both });
+        expect(await tokens(q)).toEqual({ meta: meta(3), data: both });
       }
       expect(
         await tokens(
@@ -303,14 +327,14 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
         meta: meta(5),
         data: pick((t) => t.protocolSlug === "uniswap-v2" && t.underlyingTokens.includes(usdc)),
       });
-      expect(await tokens("?page=1")).toEqual({ meta: meta(36), data: expected });
+      expect(await tokens("?page=1")).toEqual({ meta: meta(43), data: expected });
       // The Aave Pool is every aToken's primary address.
       expect(await tokens(`?primaryAddress=${d.aaveV3?.pool}`)).toEqual({
         meta: meta(4),
         data: pick((t) => t.protocolSlug === "aave-v3"),
       });
       expect(await tokens("?page=3")).toEqual({
-        meta: { total: 36, lastPage: 1, currentPage: 3, perPage: 1000, prev: 1, next: null },
+        meta: { total: 43, lastPage: 1, currentPage: 3, perPage: 1000, prev: 1, next: null },
         data: [],
       });
     });
@@ -340,10 +364,7 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
       for (const entry of entries) {
         expect(entry.forks).toEqual([]);
         for (const m of entry.methods) {
-          // The default world has no Balancer V2 vault: its method is supported on no chain.
-          expect(m.supportedChains).toEqual(
-            entry.protocol.slug === "balancer-v2" ? [] : [{ id: CHAIN_ID, name: "Devnet" }],
-          );
+          expect(m.supportedChains).toEqual([{ id: CHAIN_ID, name: "Devnet" }]);
           expect(Object.keys(m.inputs).length).toBeGreaterThan(0);
         }
       }
@@ -482,15 +503,15 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
         {
           title: "Balancer V2",
           id: "balancer-v2",
-          // The default world has no Balancer V2 (test/balancer-v2.test.ts deploys one).
-          chainIds: "",
+          chainIds: String(CHAIN_ID),
           logo: logo("balancer-v2"),
           url: "https://balancer.fi",
           description:
             "Vault of weighted and composable stable pools; a stable pool's BPT trades like its tokens.",
           twitter: "@Balancer",
           category: "Dexes",
-          poolCount: 0,
+          // Its pools: three weighted, two composable stable.
+          poolCount: 5,
           protocol: "balancer-v2",
         },
         {
