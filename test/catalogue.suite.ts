@@ -164,45 +164,40 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
           primaryAddress: v.address,
         });
       }
+      /** A position token whose name, symbol and decimals are read from the chain. */
+      const position = async (
+        address: Address,
+        fields: Pick<ApiToken, "protocolSlug" | "underlyingTokens" | "primaryAddress">,
+      ): Promise<ApiToken> => {
+        const [name, symbol, decimals] = await Promise.all([
+          client.readContract({ address, abi: erc20Abi, functionName: "name" }),
+          client.readContract({ address, abi: erc20Abi, functionName: "symbol" }),
+          client.readContract({ address, abi: erc20Abi, functionName: "decimals" }),
+        ]);
+        return { chainId: CHAIN_ID, address, type: "defi", ...fields, name, symbol, decimals };
+      };
       // Aave V3's aTokens: positions in their asset, with the Aave Pool as primary address.
       const aTokens: ApiToken[] = [];
       for (const r of d.aaveV3?.reserves ?? []) {
-        const [name, symbol, decimals] = await Promise.all([
-          client.readContract({ address: r.aToken, abi: erc20Abi, functionName: "name" }),
-          client.readContract({ address: r.aToken, abi: erc20Abi, functionName: "symbol" }),
-          client.readContract({ address: r.aToken, abi: erc20Abi, functionName: "decimals" }),
-        ]);
-        aTokens.push({
-          chainId: CHAIN_ID,
-          address: r.aToken,
-          type: "defi",
-          protocolSlug: "aave-v3",
-          underlyingTokens: [r.asset],
-          name,
-          symbol,
-          decimals,
-          primaryAddress: d.aaveV3?.pool ?? null,
-        });
+        aTokens.push(
+          await position(r.aToken, {
+            protocolSlug: "aave-v3",
+            underlyingTokens: [r.asset],
+            primaryAddress: d.aaveV3?.pool ?? null,
+          }),
+        );
       }
       // Balancer V2's BPTs: positions in the pool's tokens (a composable stable pool's own BPT
       // left out), with the vault as primary address.
       const bpts: ApiToken[] = [];
       for (const pool of Object.values(d.balancerV2?.pools ?? {})) {
-        const [name, symbol] = await Promise.all([
-          client.readContract({ address: pool.address, abi: erc20Abi, functionName: "name" }),
-          client.readContract({ address: pool.address, abi: erc20Abi, functionName: "symbol" }),
-        ]);
-        bpts.push({
-          chainId: CHAIN_ID,
-          address: pool.address,
-          type: "defi",
-          protocolSlug: "balancer-v2",
-          underlyingTokens: pool.tokens.filter((t) => t !== pool.address),
-          name,
-          symbol,
-          decimals: 18,
-          primaryAddress: d.balancerV2?.vault ?? null,
-        });
+        bpts.push(
+          await position(pool.address, {
+            protocolSlug: "balancer-v2",
+            underlyingTokens: pool.tokens.filter((t) => t !== pool.address),
+            primaryAddress: d.balancerV2?.vault ?? null,
+          }),
+        );
       }
       expected = [...base, native, ...lp, ...shares, ...aTokens, ...bpts].sort((a, b) =>
         a.address.toLowerCase() < b.address.toLowerCase() ? -1 : 1,
