@@ -5,7 +5,7 @@ import { join, resolve } from "node:path";
 import type { AnvilInstance, AnvilParameters } from "../../devnet/anvil.js";
 import { type Deployment, writeDeployment } from "../../devnet/deployment.js";
 import { purgeSyncCache } from "../../devnet/sync-cache.js";
-import { type DeployWorldParameters, deployWorld } from "../../devnet/world.js";
+import { deployWorld } from "../../devnet/world.js";
 import { startTestAnvil } from "./anvil.js";
 import {
   contractViolations,
@@ -46,8 +46,6 @@ export type StartServiceParameters = {
   anvil?: Pick<AnvilParameters, "network">;
   /** Runs once the world is deployed, before the indexer starts (more pools, chain settings). */
   prepare?: (anvil: AnvilInstance, deployment: Deployment) => Promise<void>;
-  /** How the devnet world is deployed beyond the default (Balancer V2 in it, say). */
-  world?: Omit<DeployWorldParameters, "rpcUrl">;
   /** Extra environment for the ponder process, or a function of the deployed world giving it. */
   env?: Record<string, string> | ((deployment: Deployment) => Record<string, string>);
   /**
@@ -101,7 +99,7 @@ export async function startService(params: StartServiceParameters): Promise<Serv
   if (params.database === "postgres") await purgeSyncCache(TEST_DATABASE_URL, chainId);
   const anvil = await startTestAnvil({ ...params.anvil, chainId });
   const dir = mkdtempSync(join(tmpdir(), "shortcuts-test-"));
-  const deployment = await deployWorld({ ...params.world, rpcUrl: anvil.url });
+  const deployment = await deployWorld({ rpcUrl: anvil.url });
   await params.prepare?.(anvil, deployment);
   const deploymentFile = join(dir, "deployment.json");
   writeDeployment(deployment, deploymentFile);
