@@ -189,11 +189,10 @@ function realChain(id: number, rpc: string[], env: NodeJS.ProcessEnv): ChainSetu
     known?.balancerV2 !== undefined &&
     typeof start === "number" &&
     (start <= known.balancerV2.startBlock || start < recorded);
-  const balancerV2 = replaysBalancer &&
-    known?.balancerV2 && {
-      ...known.balancerV2,
-      startBlock: discoverFrom(known.balancerV2.startBlock),
-    };
+  const balancerV2 =
+    replaysBalancer && known?.balancerV2
+      ? { ...known.balancerV2, startBlock: discoverFrom(known.balancerV2.startBlock) }
+      : undefined;
   const deployed = Math.min(
     uniswapV2?.startBlock ?? Number.POSITIVE_INFINITY,
     uniswapV3?.startBlock ?? Number.POSITIVE_INFINITY,

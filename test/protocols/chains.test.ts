@@ -11,6 +11,39 @@ import {
 import { stateReadBlock } from "../../engine/index.js";
 
 describe("indexedChains", () => {
+  test("Balancer V2 (from @balancer-labs/v2-deployments) is indexed by an index that replays its vault from its deployment, not by a state start", () => {
+    const pin = { START_BLOCK_PIN_FILE: join(tmpdir(), "no-such-dir", "start-blocks.json") };
+    const mainnet = (start?: string) =>
+      indexedChains({
+        PONDER_RPC_URL_1: "https://rpc.example/1",
+        ...pin,
+        ...(start ? { START_BLOCK_1: start } : {}),
+      })[0]?.balancerV2;
+    const release = {
+      vault: "0xBA12222222228d8Ba445958a75a0704d566BF2C8",
+      weightedPoolFactories: ["0x5Dd94Da3644DDD055fcf6B3E1aa310Bb7801EB8b"],
+      composableStablePoolFactories: ["0xdba127fBc23fb20F5929C546af220A991b5C6e01"],
+    };
+    // From the vault's deployment block, or any earlier one: the vault's history is replayed.
+    expect(mainnet("12272146")).toEqual({ ...release, startBlock: 12_272_146 });
+    expect(mainnet("10000835")).toEqual({ ...release, startBlock: 10_000_835 });
+    // A state start (at the head, or at a block after the vault's deployment): not indexed.
+    expect(mainnet()).toBeUndefined();
+    expect(mainnet("20000000")).toBeUndefined();
+    // The other chains the release lists, from block 0; Base is not among them.
+    const at0 = (id: number) =>
+      indexedChains({
+        [`PONDER_RPC_URL_${id}`]: "https://rpc.example",
+        [`START_BLOCK_${id}`]: "0",
+        ...pin,
+      })[0]?.balancerV2;
+    for (const id of [10, 56, 137, 42161]) {
+      expect(at0(id)?.vault, `chain ${id}`).toBe(release.vault);
+      expect(at0(id)?.startBlock, `chain ${id}`).toBe(0);
+    }
+    expect(at0(8453)).toBeUndefined();
+  });
+
   test("a real chain comes from PONDER_RPC_URL_<id> with its canonical Uniswap factories", () => {
     const chains = indexedChains({
       PONDER_RPC_URL_1: "https://rpc.example/1",
@@ -51,13 +84,8 @@ describe("indexedChains", () => {
           dataProvider: "0x0a16f2FCC0D44FaE41cc54e079281D84A363bECD",
           startBlock: 16_291_127,
         },
-        // From @balancer-labs/v2-deployments: the vault and the 2023 pool factories.
-        balancerV2: {
-          vault: "0xBA12222222228d8Ba445958a75a0704d566BF2C8",
-          weightedPoolFactories: ["0x5Dd94Da3644DDD055fcf6B3E1aa310Bb7801EB8b"],
-          composableStablePoolFactories: ["0xdba127fBc23fb20F5929C546af220A991b5C6e01"],
-          startBlock: 12_272_146,
-        },
+        // Balancer V2 is indexed only by an index that replays its vault's history (below).
+        balancerV2: undefined,
         vaults: [],
         stablecoins: [
           "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48",
