@@ -28,11 +28,15 @@ export type DevnetChain = {
 };
 
 /** A fresh anvil (base fee 0, so full blocks stay affordable) with the devnet world deployed. */
-export async function startDevnetChain(params: { chainId: number }): Promise<DevnetChain> {
+export async function startDevnetChain(params: {
+  chainId: number;
+  /** The world without Balancer V2 (`balancerV2: false`), for a suite that is not about it. */
+  world?: { balancerV2?: boolean };
+}): Promise<DevnetChain> {
   const anvil = await startAnvil({ port: await freePort(), chainId: params.chainId, baseFee: 0n });
   const dir = mkdtempSync(join(tmpdir(), "devnet-chain-"));
   try {
-    const deployment = await deployWorld({ rpcUrl: anvil.url });
+    const deployment = await deployWorld({ ...params.world, rpcUrl: anvil.url });
     const deploymentFile = join(dir, "deployment.json");
     writeDeployment(deployment, deploymentFile);
     const env: NodeJS.ProcessEnv = {

@@ -190,6 +190,7 @@ describe("the indexer SIGKILLed mid-backfill", () => {
     expect(tables).toEqual([
       "aave_event",
       "aave_reserve",
+      "balancer_v2_pool",
       "liquidity_event",
       "native_price",
       "pool_day",

@@ -208,23 +208,35 @@ export function recordRouteSearch(ms: number): void {
 }
 
 /** The least time between two routes certified (each costs a few milliseconds of search). */
-const CERTIFICATE_INTERVAL_MS = 1_000;
-let lastCertificate = Number.NEGATIVE_INFINITY;
+export const CERTIFICATE_INTERVAL_MS = 1_000;
 
 /**
- * Certifies a route when none was in the last second (`certify` runs then, on the state the route
- * was found on) and records how far it is from the certified bound: the cost stays bounded
- * whatever the request rate.
+ * Certifies a route when none was in the last `intervalMs` (`certify` runs then, on the state the
+ * route was found on) and records how far it is from the certified bound: the cost stays bounded
+ * whatever the request rate. `now` is the clock (milliseconds).
  */
-export function sampleRouteCertificate(certify: () => { gapBps: number }): void {
-  const now = performance.now();
-  if (now - lastCertificate < CERTIFICATE_INTERVAL_MS) return;
-  lastCertificate = now;
-  const { gapBps } = certify();
-  metrics.routeCertificateDuration.observe((performance.now() - now) / 1000);
-  metrics.routeCertificateGap.observe(gapBps);
-  metrics.routeCertificates.inc({ gap: gapBps <= 1 ? "within_1bp" : "beyond_1bp" });
+export function createCertificateSampler(params: {
+  intervalMs: number;
+  now: () => number;
+}): (certify: () => { gapBps: number }) => boolean {
+  let last = Number.NEGATIVE_INFINITY;
+  return (certify) => {
+    const started = params.now();
+    if (started - last < params.intervalMs) return false;
+    last = started;
+    const { gapBps } = certify();
+    metrics.routeCertificateDuration.observe((params.now() - started) / 1000);
+    metrics.routeCertificateGap.observe(gapBps);
+    metrics.routeCertificates.inc({ gap: gapBps <= 1 ? "within_1bp" : "beyond_1bp" });
+    return true;
+  };
 }
+
+/** The service's sampler: at most one route certified a second. */
+export const sampleRouteCertificate = createCertificateSampler({
+  intervalMs: CERTIFICATE_INTERVAL_MS,
+  now: () => performance.now(),
+});
 
 /** Hook for the route and bundle code: how long one simulation took and whether it succeeded. */
 export function recordSimulation(ms: number, ok: boolean): void {
