@@ -3,9 +3,10 @@
  * engine's amountOut against
  * (a) the best single path as Uniswap's own contracts quote it on the devnet — Router02's
  *     getAmountsOut over every all-V2 path, QuoterV2's quoteExactInput over every all-V3 path,
- *     and every other path of up to 3 hops (V4 pools, mixed versions, wrapping, vaults) quoted
- *     hop by hop by each pool's own quoter (V4Quoter.quoteExactInputSingle, QuoterV2, Router02,
- *     the vault's previews) — which the engine must never fall short of; and
+ *     and every other path of up to 3 hops (V4 pools, Balancer V2 pools, mixed versions,
+ *     wrapping, vaults) quoted hop by hop by each pool's own quoter (V4Quoter.quoteExactInputSingle,
+ *     QuoterV2, Router02, the Balancer vault's queryBatchSwap, the vault's previews) — which the
+ *     engine must never fall short of; and
  * (b) the certified optimum: the dual bound of engine/routing/flow-bound.ts on what any flow —
  *     split and merged at any token, not only whole paths — can make of the amount, over the
  *     pools the engine's search chose from (the route's certificate, engine/routing/certificate.ts)
@@ -74,6 +75,13 @@ const PAIRS: [string, string][] = [
   ["PEPE", "USDC"],
   ["FROG", "DAI"],
   ["AAVE", "MKR"],
+  // Stablecoins and pegged assets, where Balancer V2's stable pools (USDC/USDT/DAI at A = 200,
+  // WETH/wstETH with a rate provider) compete with Uniswap's pools; and its weighted pools.
+  ["USDT", "DAI"],
+  ["USDC", "USDT"],
+  ["WETH", "wstETH"],
+  ["wstETH", "WETH"],
+  ["BAL", "WETH"],
 ];
 const SIZES_USD = [0.01, 100, 10_000, 1_000_000, 20_000_000];
 /** Small synthetic graphs for (b): seeds, pools each, pairs drawn per graph, sizes. */
@@ -197,6 +205,10 @@ async function main(): Promise<void> {
     let cases = 0;
     /** Single paths through at least one V4 pool that the chain quoted in (a). */
     let v4Paths = 0;
+    /** Single paths through at least one Balancer V2 pool that the chain quoted in (a). */
+    let balancerPaths = 0;
+    /** Scenarios whose route goes through a Balancer V2 pool. */
+    let balancerRoutes = 0;
     /** Scenarios whose route goes through a V4 pool. */
     let v4Routes = 0;
     /** Native ether and aTokens are no deployed tokens: each is priced as its asset. */
@@ -247,6 +259,7 @@ async function main(): Promise<void> {
           const v2 = path.every((e) => e.pool.kind === "v2");
           const v3 = path.every((e) => e.pool.kind === "v3");
           if (path.some((e) => e.pool.kind === "v4")) v4Paths++;
+          if (path.some((e) => e.pool.kind === "balancer-v2")) balancerPaths++;
           const out = await (v2
             ? router02AmountOut(client, deployment, amountIn, [
                 tokenIn,
@@ -284,6 +297,11 @@ async function main(): Promise<void> {
         if (legs > 1) splits++;
         if (found.ok && found.quote.legs.some((l) => l.hops.some((h) => h.edge.pool.kind === "v4")))
           v4Routes++;
+        if (
+          found.ok &&
+          found.quote.legs.some((l) => l.hops.some((h) => h.edge.pool.kind === "balancer-v2"))
+        )
+          balancerRoutes++;
         const shape = found.ok
           ? found.quote.legs
               .map((l) =>
@@ -354,15 +372,15 @@ async function main(): Promise<void> {
       "# Route quality",
       "",
       "Reproduce with `npx tsx bench/quality.ts` (fresh anvil with the devnet world — V2, V3 and V4",
-      "pools, vaults, Aave V3 reserves — plus 40 extra narrow positions in each of the WETH/USDC 0.3% and USDC/USDT",
+      "pools, vaults, Aave V3 reserves, Balancer V2 weighted and stable pools — plus 40 extra narrow positions in each of the WETH/USDC 0.3% and USDC/USDT",
       "0.05% V3 pools; amounts sized at the world's reference prices; ETH is native ether).",
       "",
       "## Summary",
       "",
       `- ${cases} scenarios: ${PAIRS.length} pairs × sizes ${SIZES_USD.map((s) => `$${s.toLocaleString("en-US")}`).join(", ")}; ${splits} routed with splits.`,
-      `- (a) Against the best single path quoted on chain by Uniswap's Router02, QuoterV2 and V4Quoter (mixed-version paths hop by hop; ${v4Paths} of the paths compared go through V4 pools; ${v4Routes} of the engine's routes do): the engine's amountOut fell short in **${lossesA}** scenarios (bar: 0); net of gas at the chain's gas price (${gasPriceWei} wei), in **${lossesNet}**.`,
+      `- (a) Against the best single path quoted on chain by Uniswap's Router02, QuoterV2 and V4Quoter and Balancer's vault (queryBatchSwap) (mixed paths hop by hop; ${v4Paths} of the paths compared go through V4 pools, ${balancerPaths} through Balancer V2 pools; ${v4Routes} of the engine's routes go through V4, ${balancerRoutes} through Balancer V2): the engine's amountOut fell short in **${lossesA}** scenarios (bar: 0); net of gas at the chain's gas price (${gasPriceWei} wei), in **${lossesNet}**.`,
       `- (b) Against the certified optimum (a dual bound on the best flow, split and merged at any token), on the devnet graph and on ${syntheticCases} scenarios over ${SYNTHETIC_SEEDS.length} synthetic graphs of ${SYNTHETIC_POOLS} pools (gas price 0). Gap to the bound over the search's candidate pools (the route's certificate): ${describeGaps(gaps.candidates)}. Gap to the bound over every pool on a path of ≤ 3 hops: ${describeGaps(gaps.all)}. Routes above a bound (impossible unless the bound is wrong): **${gaps.exceeded}** (bar: 0). A certificate took median ${quantile(gaps.ms, 0.5).toFixed(1)} ms, p90 ${quantile(gaps.ms, 0.9).toFixed(1)} ms, worst ${Math.max(...gaps.ms).toFixed(1)} ms (one process; load average ${loadavg()[0]?.toFixed(1)} on ${cpus().length} cores when it ended). The bar of 1 bp is not met yet: the engine's routes are whole pool-disjoint paths, and the gaps above 1 bp are what splitting and merging at intermediate tokens would gain.`,
-      `- Every hop of every route (${hopsChecked} hops) was re-quoted by the chain (Router02, QuoterV2, V4Quoter, the vault's previews): ${hopMismatches} mismatches.`,
+      `- Every hop of every route (${hopsChecked} hops) was re-quoted by the chain (Router02, QuoterV2, V4Quoter, Balancer's queryBatchSwap, the vault's previews): ${hopMismatches} mismatches.`,
       "",
       "## (a) Engine vs Uniswap's quoters on chain (gas price 0 for amountOut; net columns at the chain's gas price)",
       "",

@@ -188,7 +188,12 @@ export async function readComposableStablePoolState(
 export async function queryVaultExactIn(
   client: PublicClient,
   vault: Address,
-  swap: { pool: BalancerV2Pool; tokenIn: Address; tokenOut: Address; amountIn: bigint },
+  swap: {
+    pool: Pick<BalancerV2Pool, "poolId">;
+    tokenIn: Address;
+    tokenOut: Address;
+    amountIn: bigint;
+  },
 ): Promise<{ amountIn: bigint; amountOut: bigint }> {
   const { result: deltas } = await client.simulateContract({
     address: vault,

@@ -12,7 +12,11 @@ import { PoolManagerAbi } from "../../abis/PoolManager.js";
 import { StateViewAbi } from "../../abis/StateView.js";
 import { UniswapV2PairAbi } from "../../abis/UniswapV2Pair.js";
 import { UniswapV3PoolAbi } from "../../abis/UniswapV3Pool.js";
-import type { Deployment, UniswapV4PoolKey } from "../../devnet/deployment.js";
+import type {
+  BalancerV2DeployedPool,
+  Deployment,
+  UniswapV4PoolKey,
+} from "../../devnet/deployment.js";
 import { NATIVE_TOKEN_ADDRESS } from "../../engine/core/native.js";
 import type {
   AaveReservePool,
@@ -23,12 +27,16 @@ import type {
   VaultPool,
   WrapperPool,
 } from "../../engine/core/types.js";
-import { createRoutingGraph } from "../../engine/index.js";
+import { balancerV2PoolOf, createRoutingGraph } from "../../engine/index.js";
 import { aaveReserveState } from "../../engine/protocols/aave-v3/reserve-data.js";
 import { uniswapV4Admission } from "../../engine/protocols/uniswap-v4/hooks.js";
 import type { RoutingGraph } from "../../engine/routing/graph.js";
 import { aaveReservePoolOf } from "../../src/api/protocols/aave-v3.js";
 import { AddressInterner } from "../../src/api/snapshot/address-interner.js";
+import {
+  readComposableStablePoolState,
+  readWeightedPoolState,
+} from "../protocols/balancer-v2-chain.js";
 
 const lower = (a: string) => a.toLowerCase() as Address;
 
@@ -247,6 +255,30 @@ export function wrapperPool(weth: Address): WrapperPool {
   return { kind: "wrap", protocol: "wrapped-native", address: lower(weth) };
 }
 
+/**
+ * A Balancer V2 pool of the devnet as a swap in the next block sees it: a composable stable pool
+ * (its BPT among its tokens) or a weighted one, read from the vault and the pool.
+ */
+async function readBalancerV2Pool(
+  client: PublicClient,
+  vault: Address,
+  pool: BalancerV2DeployedPool,
+) {
+  const base = { address: pool.address, poolId: pool.poolId, vault };
+  const stable = pool.tokens.some((t) => t.toLowerCase() === pool.address.toLowerCase());
+  return stable
+    ? balancerV2PoolOf({
+        ...base,
+        type: "composable-stable",
+        state: await readComposableStablePoolState(client, vault, pool, "at-swap"),
+      })
+    : balancerV2PoolOf({
+        ...base,
+        type: "weighted",
+        state: await readWeightedPoolState(client, vault, pool),
+      });
+}
+
 /** The whole devnet world as a routing graph at the chain's latest block. */
 export async function readDevnetGraph(
   client: PublicClient,
@@ -269,6 +301,12 @@ export async function readDevnetGraph(
       readAaveReserve(client, (aave as NonNullable<typeof aave>).pool, r.asset),
     ),
   );
+  const balancer = deployment.balancerV2;
+  const balancerPools = balancer
+    ? await Promise.all(
+        Object.values(balancer.pools).map((p) => readBalancerV2Pool(client, balancer.vault, p)),
+      )
+    : [];
   // The graph's default policy: pools whose hook may change a swap's amounts stay out.
   const routed = v4Pools.filter((p) => uniswapV4Admission(p, []) === "exact");
   for (const pool of [
@@ -277,6 +315,7 @@ export async function readDevnetGraph(
     ...routed,
     ...vaults,
     ...reserves,
+    ...balancerPools,
     wrapperPool(deployment.weth),
   ]) {
     graph.upsertPool(pool);

@@ -9,6 +9,7 @@ import type { Deployment } from "../../devnet/deployment.js";
 import type { Edge, QuotedHop, V4Pool } from "../../engine/core/types.js";
 import { rayDiv, rayMul } from "../../engine/protocols/aave-v3/math.js";
 import { uniswapV4PoolKey } from "../../engine/protocols/uniswap-v4/pool.js";
+import { queryVaultExactIn } from "../protocols/balancer-v2-chain.js";
 
 /** Router02.getAmountsOut's last amount along `path` (token addresses). */
 export async function router02AmountOut(
@@ -120,6 +121,16 @@ export async function chainHopOut(
     }
     case "wrap":
       return amountIn;
+    case "balancer-v2":
+      // The vault's own quote: queryBatchSwap of the one GIVEN_IN step.
+      return (
+        await queryVaultExactIn(client, edge.pool.vault, {
+          pool: edge.pool,
+          tokenIn: edge.tokenIn,
+          tokenOut: edge.tokenOut,
+          amountIn,
+        })
+      ).amountOut;
     default:
       throw new Error(`no chain quote for pools of kind ${edge.pool.kind}`);
   }
