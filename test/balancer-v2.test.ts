@@ -6,11 +6,13 @@
  * through the pools — a swap through a stable and a weighted pool, into and out of a stable
  * pool's BPT, through the rate-provided pool after its rate moved — each one hop whose
  * `amountOut` is the vault's own `queryBatchSwap` and exactly what the receiver gets, and a route
- * through the stable pool and on through Uniswap, paying exactly its `amountOut` too. A pool
+ * through the stable pool and on through Uniswap, paying exactly its `amountOut` too, and through
+ * the stable pool blocks into an amp update, whose amp moves with time and no event. A pool
  * another factory registers in the vault is left out.
  */
 import { type Address, encodeFunctionData, getAddress, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { BalancerV2ComposableStablePoolAbi } from "../abis/BalancerV2ComposableStablePool.js";
 import { BalancerV2WeightedPoolFactoryAbi } from "../abis/BalancerV2WeightedPoolFactory.js";
 import { DevRateProviderAbi } from "../abis/generated/DevRateProvider.js";
 import { readNpmArtifact } from "../devnet/artifacts.js";
@@ -380,5 +382,65 @@ describe("Balancer V2 indexed, catalogued and routed on the devnet", () => {
   test("after the routes, the indexed pools still hold what the chain holds", async () => {
     await settleGraph();
     await expectRowsEqualChain();
+  });
+
+  test("router: USDT → DAI through the stable pool a day into an amp update, whose only event was a day before", async () => {
+    const stable = pool("stableUsd");
+    const u = a.user(7);
+    const from = u.account.address;
+    const amountIn = a.usd("USDT", 50_000);
+    const query = {
+      fromAddress: from,
+      tokenIn: a.token("USDT"),
+      tokenOut: a.token("DAI"),
+      amountIn: amountIn.toString(),
+      routingStrategy: "router",
+    };
+    await a.fund(from, a.token("USDT"), amountIn);
+    await settleGraph();
+    await a.approve(u, a.token("USDT"), (await route(query)).tx.to, amountIn);
+    const { timestamp: started } = await a.client.getBlock({ blockTag: "latest" });
+    await a.send(a.deployer, {
+      to: stable.address,
+      data: encodeFunctionData({
+        abi: BalancerV2ComposableStablePoolAbi,
+        functionName: "startAmplificationParameterUpdate",
+        args: [400n, started + 2n * 86_400n],
+      }),
+    });
+    await settleGraph();
+    // A day later the amp is half way from 200 to 400; no event has said so since.
+    await a.client.request({ method: "evm_increaseTime" as never, params: [86_400] as never });
+    await a.client.request({ method: "evm_mine" as never, params: [] as never });
+    await settleGraph();
+    const head = await a.client.getBlock({ blockTag: "latest" });
+    const answer = await route(query);
+    expect(answer.route).toEqual([
+      expect.objectContaining({
+        protocol: "balancer-v2",
+        primaryAddress: getAddress(stable.address),
+      }),
+    ]);
+    // The swap lands a second after the head: the vault's quote for that second is the answer.
+    const swap = { pool: stable, tokenIn: a.token("USDT"), tokenOut: a.token("DAI"), amountIn };
+    const swapTime = head.timestamp + 1n;
+    const quoted = await queryVaultExactIn(a.client, balancer.vault, swap, swapTime);
+    expect(answer.amountOut).toBe(quoted.amountOut.toString());
+    // The amp of the update's block quotes otherwise: the pool moved with time alone.
+    const atUpdate = await queryVaultExactIn(
+      a.client,
+      balancer.vault,
+      swap,
+      head.timestamp - 86_400n,
+    );
+    expect(atUpdate.amountOut).not.toBe(quoted.amountOut);
+    await a.client.request({
+      method: "evm_setNextBlockTimestamp" as never,
+      params: [Number(swapTime)] as never,
+    });
+    const before = await a.balanceOf(a.token("DAI"), from);
+    const receipt = await a.send(u, { to: answer.tx.to, data: answer.tx.data, value: 0n });
+    expect(receipt.status).toBe("success");
+    expect((await a.balanceOf(a.token("DAI"), from)) - before).toBe(quoted.amountOut);
   });
 });

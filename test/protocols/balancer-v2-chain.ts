@@ -3,7 +3,14 @@
  * state read from the chain into the exact math's types, and the vault's own quote, which the
  * suites under test/protocols/ hold the off-chain math and routes against.
  */
-import { type Address, type PublicClient, parseAbi, zeroAddress } from "viem";
+import {
+  type Address,
+  decodeFunctionResult,
+  encodeFunctionData,
+  type PublicClient,
+  parseAbi,
+  zeroAddress,
+} from "viem";
 import { BalancerV2VaultAbi } from "../../abis/BalancerV2Vault.js";
 import { DevRateProviderAbi } from "../../abis/generated/DevRateProvider.js";
 import { loadArtifact } from "../../contracts/build.js";
@@ -183,7 +190,8 @@ export async function readComposableStablePoolState(
 
 /**
  * The vault's `queryBatchSwap` of one GIVEN_IN step through `pool`: what goes in and what comes
- * out, as the vault's deltas say (it reverts as the swap would).
+ * out, as the vault's deltas say (it reverts as the swap would). With `timestamp`, as a swap in a
+ * block of that time would see it (an amp update under way, a rate cache expiring).
  */
 export async function queryVaultExactIn(
   client: PublicClient,
@@ -194,23 +202,66 @@ export async function queryVaultExactIn(
     tokenOut: Address;
     amountIn: bigint;
   },
+  timestamp?: bigint,
 ): Promise<{ amountIn: bigint; amountOut: bigint }> {
+  const args = [
+    BALANCER_SWAP_KIND.GIVEN_IN,
+    [
+      {
+        poolId: swap.pool.poolId,
+        assetInIndex: 0n,
+        assetOutIndex: 1n,
+        amount: swap.amountIn,
+        userData: "0x",
+      },
+    ],
+    [swap.tokenIn, swap.tokenOut],
+    {
+      sender: zeroAddress,
+      fromInternalBalance: false,
+      recipient: zeroAddress,
+      toInternalBalance: false,
+    },
+  ] as const;
+  const call = { abi: BalancerV2VaultAbi, functionName: "queryBatchSwap", args } as const;
+  const { data } = await client.call({
+    to: vault,
+    data: encodeFunctionData(call),
+    ...(timestamp !== undefined && { blockOverrides: { time: timestamp } }),
+  });
+  if (!data) throw new Error("queryBatchSwap answered nothing");
+  const deltas = decodeFunctionResult({ ...call, data });
+  return { amountIn: deltas[0] ?? 0n, amountOut: -(deltas[1] ?? 0n) };
+}
+
+/**
+ * The vault's `queryBatchSwap` of consecutive GIVEN_IN steps, each spending what the step before
+ * it made (amount 0 in the vault's encoding): the pools' state carries from step to step, as a
+ * swap through the same pool twice (into a composable stable pool's BPT and out of it) needs.
+ */
+export async function queryVaultPathExactIn(
+  client: PublicClient,
+  vault: Address,
+  path: { pool: Pick<BalancerV2Pool, "poolId">; tokenIn: Address; tokenOut: Address }[],
+  amountIn: bigint,
+): Promise<bigint> {
+  const first = path[0];
+  if (!first) throw new Error("an empty path has no quote");
+  const assets = [first.tokenIn, ...path.map((s) => s.tokenOut)];
   const { result: deltas } = await client.simulateContract({
     address: vault,
     abi: BalancerV2VaultAbi,
     functionName: "queryBatchSwap",
     args: [
       BALANCER_SWAP_KIND.GIVEN_IN,
-      [
-        {
-          poolId: swap.pool.poolId,
-          assetInIndex: 0n,
-          assetOutIndex: 1n,
-          amount: swap.amountIn,
-          userData: "0x",
-        },
-      ],
-      [swap.tokenIn, swap.tokenOut],
+      path.map((step, i) => ({
+        poolId: step.pool.poolId,
+        assetInIndex: BigInt(i),
+        assetOutIndex: BigInt(i + 1),
+        amount: i === 0 ? amountIn : 0n,
+        userData: "0x" as const,
+      })),
+      assets,
       {
         sender: zeroAddress,
         fromInternalBalance: false,
@@ -219,5 +270,5 @@ export async function queryVaultExactIn(
       },
     ],
   });
-  return { amountIn: deltas[0] ?? 0n, amountOut: -(deltas[1] ?? 0n) };
+  return -(deltas[path.length] ?? 0n);
 }
