@@ -30,6 +30,7 @@ import {
 } from "./harness/service.js";
 import {
   queryVaultExactIn,
+  queryVaultPathExactIn,
   readComposableStablePoolState,
   readWeightedPoolState,
 } from "./protocols/balancer-v2-chain.js";
@@ -148,6 +149,8 @@ describe("Balancer V2 indexed, catalogued and routed on the devnet", () => {
     tokenOut: Address;
     amountIn: bigint;
     fund?: boolean;
+    /** The step's action: `deposit` into the pool's BPT, `redeem` out of it; a swap by default. */
+    action?: "deposit" | "redeem";
   }) => {
     const u = a.user(params.i);
     const from = u.account.address;
@@ -163,7 +166,7 @@ describe("Balancer V2 indexed, catalogued and routed on the devnet", () => {
     expect(answer.route).toEqual([
       expect.objectContaining({
         protocol: "balancer-v2",
-        action: "swap",
+        action: params.action ?? "swap",
         primaryAddress: getAddress(params.through.address),
         tokenIn: [getAddress(params.tokenIn)],
         tokenOut: [getAddress(params.tokenOut)],
@@ -306,7 +309,7 @@ describe("Balancer V2 indexed, catalogued and routed on the devnet", () => {
     expect((await a.balanceOf(usdc, from)) - before).toBe(BigInt(answer.amountOut));
   });
 
-  test("router: into the stable pool's BPT from USDT and out of it to DAI", async () => {
+  test("router: a deposit into the stable pool's BPT from USDT and a redeem out of it to DAI", async () => {
     const bpt = pool("stableUsd").address;
     const bptOut = await routeThrough({
       i: 4,
@@ -314,6 +317,7 @@ describe("Balancer V2 indexed, catalogued and routed on the devnet", () => {
       tokenIn: a.token("USDT"),
       tokenOut: bpt,
       amountIn: a.usd("USDT", 25_000),
+      action: "deposit",
     });
     await routeThrough({
       i: 4,
@@ -322,6 +326,7 @@ describe("Balancer V2 indexed, catalogued and routed on the devnet", () => {
       tokenOut: a.token("DAI"),
       amountIn: bptOut / 2n,
       fund: false,
+      action: "redeem",
     });
   });
 
@@ -377,6 +382,64 @@ describe("Balancer V2 indexed, catalogued and routed on the devnet", () => {
       `${service.url}/v1/tokens?chainId=${chainId}&address=${stranger.address}`,
     );
     expect(((await res.json()) as { data: unknown[] }).data).toEqual([]);
+  });
+
+  test("bundle: balancer-v2 deposit of USDT into the stable pool's BPT, then redeem of that BPT to DAI, each the vault's quote", async () => {
+    const stable = pool("stableUsd");
+    const u = a.user(8);
+    const from = u.account.address;
+    const usdt = a.token("USDT");
+    const dai = a.token("DAI");
+    const amountIn = a.usd("USDT", 10_000);
+    await a.fund(from, usdt, amountIn);
+    await settleGraph();
+    const res = await fetch(
+      `${service.url}/v1/shortcuts/bundle?${new URLSearchParams({ chainId: String(chainId), fromAddress: from, routingStrategy: "router" })}`,
+      {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify([
+          {
+            protocol: "balancer-v2",
+            action: "deposit",
+            args: {
+              primaryAddress: stable.address,
+              tokenIn: usdt,
+              tokenOut: stable.address,
+              amountIn: amountIn.toString(),
+            },
+          },
+          {
+            protocol: "balancer-v2",
+            action: "redeem",
+            args: {
+              primaryAddress: stable.address,
+              tokenIn: stable.address,
+              tokenOut: dai,
+              amountIn: { useOutputOfCallAt: 0 },
+            },
+          },
+        ]),
+      },
+    );
+    const body = (await res.json()) as {
+      tx: { data: Hex; to: Address; value: string };
+      amountsOut: Record<string, string>;
+    };
+    expect(res.status).toBe(200);
+    // The vault's own quotes, the exit's of what the join makes, on the state the join leaves.
+    const path = [
+      { pool: stable, tokenIn: usdt, tokenOut: stable.address },
+      { pool: stable, tokenIn: stable.address, tokenOut: dai },
+    ];
+    const daiOut = await queryVaultPathExactIn(a.client, balancer.vault, path, amountIn);
+    expect(body.amountsOut).toEqual({ [getAddress(dai)]: daiOut.toString() });
+    await a.approve(u, usdt, body.tx.to, amountIn);
+    const before = await a.balanceOf(dai, from);
+    const receipt = await a.send(u, { to: body.tx.to, data: body.tx.data, value: 0n });
+    expect(receipt.status).toBe("success");
+    expect((await a.balanceOf(dai, from)) - before).toBe(daiOut);
+    expect(await a.balanceOf(stable.address, from)).toBe(0n);
   });
 
   test("after the routes, the indexed pools still hold what the chain holds", async () => {

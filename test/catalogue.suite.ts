@@ -356,6 +356,10 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
       expect(
         entries.find((e) => e.protocol.slug === "aave-v3")?.methods.map((m) => m.method),
       ).toEqual(["deposit", "withdraw", "borrow", "repay"]);
+      // A composable stable pool's single-token join and exit, beside the swap.
+      expect(
+        entries.find((e) => e.protocol.slug === "balancer-v2")?.methods.map((m) => m.method),
+      ).toEqual(["swap", "deposit", "redeem"]);
       for (const entry of entries) {
         expect(entry.forks).toEqual([]);
         for (const m of entry.methods) {

@@ -433,6 +433,27 @@ describe("what clients of this API family read besides SPEC's five endpoints", (
         },
       ],
     });
+    // Balancer V2: a composable stable pool's single-token join and exit beside the swap.
+    const balancer = (await get("/v1/actions/balancer-v2")).body as {
+      action: string;
+      name: string;
+      inputs: unknown;
+    }[];
+    expect(balancer.map((a) => `${a.action}: ${a.name}`)).toEqual([
+      "swap: Swap",
+      "deposit: Join with one token",
+      "redeem: Exit to one token",
+    ]);
+    expect(balancer[1]?.inputs).toEqual({
+      primaryAddress: {
+        type: "address",
+        description: "Composable stable pool address",
+        optional: false,
+      },
+      tokenIn: { type: "address", description: "One of the pool's tokens", optional: false },
+      tokenOut: { type: "address", description: "The pool's BPT (its address)", optional: false },
+      amountIn: { type: "amount", description: AMOUNT_DESCRIPTION, optional: false },
+    });
     const core = (await get("/v1/actions/core")).body as { action: string; inputs: unknown }[];
     expect(core.find((a) => a.action === "route")?.inputs).toEqual({
       tokenIn: {

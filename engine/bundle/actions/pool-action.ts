@@ -70,13 +70,24 @@ export function hopContext(ctx: CompileContext, slippageBps?: number) {
 }
 
 /**
+ * Whether the hop's price is the pool's, which trades move: a swap, or a join or exit of a pool
+ * that also swaps its tokens (a composable stable pool's BPT), not a conversion at a protocol's
+ * own rate (wrapping, a vault's shares, a lending reserve).
+ */
+function tradesAtPoolPrice(ctx: CompileContext, edge: Edge): boolean {
+  if (edge.action === "swap") return true;
+  const token = edge.tokenOut === edge.pool.address ? edge.tokenIn : edge.tokenOut;
+  return ctx.graph.edgesFromVia(token, edge.pool.address).some((e) => e.action === "swap");
+}
+
+/**
  * One hop through a named pool; the estimate is the off-chain quote when the input is known.
  * A swap whose output is estimated gets its own minimum, that estimate less the bundle's
  * slippage, checked on `recipient`'s balance right after it (as a `route` action's output is):
  * a pool's price is what someone can move between the simulation and the transaction, and
  * without it an output that later actions pass on (to a merchant, into a vault) would be bounded
- * only by the bundle's checks at its end. Wrapping, vault and lending hops move at the
- * protocol's own rate, which a trade does not push around; they are left to those end checks,
+ * only by the bundle's checks at its end; so is a join or exit of a pool that swaps. Wrapping,
+ * vault and lending hops move at the protocol's own rate, which a trade does not push around; they are left to those end checks,
  * as is a V4 pool whose hook alters swaps (its quote is not this engine's to make).
  */
 export function hopAction(
@@ -95,7 +106,7 @@ export function hopAction(
   // math: its output is held by the bundle's checks of what the simulation delivered instead.
   const quotedExactly = edge.pool.kind !== "v4" || edge.pool.admission === "exact";
   const bounded =
-    edge.action === "swap" && quotedExactly && estimate !== undefined && estimate > 0n;
+    tradesAtPoolPrice(ctx, edge) && quotedExactly && estimate !== undefined && estimate > 0n;
   const before = bounded
     ? addBalanceSnapshot(ctx.planner, {
         minAmountOutCheck: ctx.contracts.minAmountOutCheck,

@@ -195,12 +195,22 @@ function floatValue(pool: BalancerV2Pool, token: Address): number {
 
 export const balancerV2Pool: PoolKind<BalancerV2Pool> = {
   kind: BALANCER_V2_POOL_KIND,
-  // Every ordered pair of registered tokens: the vault swaps any of them for any other.
+  // Every ordered pair of registered tokens: the vault swaps any of them for any other. Into a
+  // composable stable pool's own BPT (a registered token) that is a single-token join, a
+  // `deposit`; out of it an exit, a `redeem`.
   edges: (pool) =>
     pool.state.tokens.flatMap((tokenIn) =>
       pool.state.tokens
         .filter((tokenOut) => tokenOut !== tokenIn)
-        .map((tokenOut): Edge => ({ pool, tokenIn, tokenOut, action: "swap" })),
+        .map(
+          (tokenOut): Edge => ({
+            pool,
+            tokenIn,
+            tokenOut,
+            action:
+              tokenOut === pool.address ? "deposit" : tokenIn === pool.address ? "redeem" : "swap",
+          }),
+        ),
     ),
   quote: (edge, amountIn) => {
     try {

@@ -4,10 +4,11 @@ import type { Protocol } from "../types.js";
 import { BALANCER_V2_POOL_KIND, balancerV2Pool } from "./pool.js";
 
 /**
- * Balancer V2: swaps through the vault's weighted and composable stable pools, into and out of
- * a composable stable pool's BPT included (a single-token join or exit is such a swap, so the
- * protocol has no `deposit`/`redeem` method of its own). Supported on the chains whose setup
- * names a vault (`ChainSetup.balancerV2`), whose pools the service indexes.
+ * Balancer V2: swaps through the vault's weighted and composable stable pools, and a composable
+ * stable pool's single-token joins and exits: `deposit` of one of its tokens for its BPT and
+ * `redeem` of BPT for one of its tokens, each the vault's swap into or out of the BPT (a
+ * registered token of the pool). Supported on the chains whose setup names a vault
+ * (`ChainSetup.balancerV2`), whose pools the service indexes.
  */
 export const balancerV2: Protocol = {
   slug: "balancer-v2",
@@ -24,7 +25,11 @@ export const balancerV2: Protocol = {
   poolSource: "balancerV2Pool",
   supports: (chain) => chain.balancerV2 !== undefined,
   poolKind: balancerV2Pool,
-  actions: { swap: poolHop(BALANCER_V2_POOL_KIND, "swap") },
+  actions: {
+    swap: poolHop(BALANCER_V2_POOL_KIND, "swap"),
+    deposit: poolHop(BALANCER_V2_POOL_KIND, "deposit"),
+    redeem: poolHop(BALANCER_V2_POOL_KIND, "redeem"),
+  },
   methods: [
     {
       method: "swap",
@@ -32,8 +37,32 @@ export const balancerV2: Protocol = {
       functionNames: ["swap"],
       inputs: {
         primaryAddress: "Pool address",
-        tokenIn: "Token to sell (the pool's BPT included, for a composable stable pool)",
-        tokenOut: "Token to buy (likewise)",
+        tokenIn: "Token to sell",
+        tokenOut: "Token to buy",
+        amountIn: AMOUNT_DESCRIPTION,
+      },
+      outputs: { amountOut: "Amount of tokenOut received" },
+    },
+    {
+      method: "deposit",
+      name: "Join with one token",
+      functionNames: ["swap"],
+      inputs: {
+        primaryAddress: "Composable stable pool address",
+        tokenIn: "One of the pool's tokens",
+        tokenOut: "The pool's BPT (its address)",
+        amountIn: AMOUNT_DESCRIPTION,
+      },
+      outputs: { amountOut: "BPT received" },
+    },
+    {
+      method: "redeem",
+      name: "Exit to one token",
+      functionNames: ["swap"],
+      inputs: {
+        primaryAddress: "Composable stable pool address",
+        tokenIn: "The pool's BPT (its address)",
+        tokenOut: "One of the pool's tokens",
         amountIn: AMOUNT_DESCRIPTION,
       },
       outputs: { amountOut: "Amount of tokenOut received" },
