@@ -242,13 +242,24 @@ export async function dropSchema(databaseUrl: string, schema: string): Promise<v
   }
 }
 
+/** `numeric[]` (`bigint` array columns) as decimal strings, exact as `numeric` is, not floats. */
+const NUMERIC_ARRAY = 1231;
+const TEXT_ARRAY = 1009;
+const exactTypes = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") =>
+    pg.types.getTypeParser(
+      oid === NUMERIC_ARRAY ? TEXT_ARRAY : oid,
+      format,
+    )) as typeof pg.types.getTypeParser,
+};
+
 /** Runs one query on the database at `databaseUrl` (a connection of its own) and returns its rows. */
 export async function queryRows<T extends pg.QueryResultRow>(
   databaseUrl: string,
   sql: string,
   values: unknown[] = [],
 ): Promise<T[]> {
-  const client = new pg.Client({ connectionString: databaseUrl });
+  const client = new pg.Client({ connectionString: databaseUrl, types: exactTypes });
   await client.connect();
   try {
     return (await client.query<T>(sql, values)).rows;
