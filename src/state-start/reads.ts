@@ -7,11 +7,15 @@ import type { Context } from "ponder:registry";
 import {
   type Abi,
   BaseError,
+  type ContractFunctionArgs,
+  type ContractFunctionName,
   type ContractFunctionParameters,
   type DecodeFunctionResultParameters,
   decodeFunctionResult,
   type EncodeFunctionDataParameters,
   encodeFunctionData,
+  type ReadContractParameters,
+  type ReadContractReturnType,
 } from "viem";
 import { readConfig } from "../../config.js";
 import { MULTICALL3_ADDRESS, multicall3TryAggregateAbi } from "../../engine/index.js";
@@ -156,6 +160,89 @@ export async function stateReader(context: Context, block: bigint): Promise<Stat
 /** The value of a successful call, or undefined. */
 export function answerOf<T>(result: CallResult | undefined): T | undefined {
   return result?.status === "success" ? (result.result as T) : undefined;
+}
+
+/**
+ * One view call at a block the reader is pinned to, answered as `readContract` answers it: what
+ * a protocol's pool reads are written against, so that the same code reads a pool at an event's
+ * block ({@link readsAt}) and, batched with every other pool's, at a state start's
+ * ({@link coalescedReads}).
+ */
+export type PinnedRead = <
+  const abi extends Abi | readonly unknown[],
+  functionName extends ContractFunctionName<abi, "pure" | "view">,
+  const args extends ContractFunctionArgs<abi, "pure" | "view", functionName>,
+>(
+  call: Omit<ReadContractParameters<abi, functionName, args>, "blockTag" | "blockNumber"> & {
+    /** A fact that never changes (a pool's id, its weights): Ponder caches it at any block. */
+    immutable?: boolean;
+  },
+) => Promise<ReadContractReturnType<abi, functionName, args>>;
+
+/** An event handler's reads: one `eth_call` each, at the end of `blockNumber`. */
+export function readsAt(context: Context, blockNumber: bigint): PinnedRead {
+  return ({ immutable, ...call }) =>
+    context.client.readContract(
+      (immutable ? { ...call, cache: "immutable" } : { ...call, blockNumber }) as never,
+    );
+}
+
+/** A call a state start's batched read answered with a revert (or nothing). */
+export class StateCallFailedError extends Error {
+  constructor(
+    readonly call: { address: `0x${string}`; functionName: string },
+    block: bigint,
+  ) {
+    super(`${call.functionName}() of ${call.address} reverted at block ${block}`);
+    this.name = "StateCallFailedError";
+  }
+}
+
+/**
+ * {@link PinnedRead} through `reader`: the calls made while the reads before them are answered
+ * go out together, in one `reader.read`. So reads written one pool at a time (each awaiting
+ * what its next call needs) cost, across a whole group of pools started together, one batched
+ * round per step rather than one request per call: every call made before the next macrotask
+ * (`setImmediate`, which runs once the answers' continuations have made their next calls) joins
+ * the same round. A call that reverts rejects with {@link StateCallFailedError}; a request the
+ * node refuses, with `stateReadError` (every call of its round).
+ */
+export function coalescedReads(
+  reader: StateReader,
+  options?: Parameters<StateReader["read"]>[1],
+): PinnedRead {
+  type Pending = {
+    call: ContractFunctionParameters<Abi>;
+    resolve: (value: unknown) => void;
+    reject: (error: unknown) => void;
+  };
+  let queue: Pending[] = [];
+  const flush = async () => {
+    const round = queue;
+    queue = [];
+    try {
+      const answers = await reader.read(
+        round.map((p) => p.call),
+        options,
+      );
+      round.forEach((pending, i) => {
+        const answer = answers[i];
+        if (answer?.status === "success") pending.resolve(answer.result);
+        else pending.reject(new StateCallFailedError(pending.call, reader.block));
+      });
+    } catch (error) {
+      for (const pending of round) pending.reject(error);
+    }
+  };
+  return ({ immutable: _, ...call }) =>
+    new Promise((resolve, reject) => {
+      if (queue.length === 0) setImmediate(() => void flush());
+      queue.push({
+        call: call as ContractFunctionParameters<Abi>,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+      });
+    });
 }
 
 /** A pool read at the start, for the market tables: its holdings and price then. */

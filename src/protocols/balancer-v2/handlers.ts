@@ -10,10 +10,21 @@ import { type Context, ponder } from "ponder:registry";
 import { balancerV2Pool } from "ponder:schema";
 import { eq } from "ponder";
 import { type Address, type Hex, slice } from "viem";
+import { readsAt } from "../../state-start/reads.js";
 import { ensureTokens } from "../../tokens/tokens.js";
-import { type BalancerV2PoolType, hasRateProviders, readDynamic, readStatic } from "./state.js";
+import {
+  type BalancerV2PoolType,
+  hasRateProviders,
+  poolRow,
+  poolTokens,
+  readDynamic,
+  readStatic,
+  steadyAmp,
+} from "./state.js";
 
 type PoolRow = typeof balancerV2Pool.$inferSelect;
+
+const lower = (address: Address) => address.toLowerCase() as Address;
 
 /** A pool's address from its vault id: the id's first 20 bytes (`PoolRegistry._toPoolId`). */
 function poolAddress(poolId: Hex): Address {
@@ -25,57 +36,35 @@ async function createPool(
   event: { args: { pool: Address }; log: { address: Address }; block: { number: bigint } },
   poolType: BalancerV2PoolType,
 ): Promise<void> {
-  const address = event.args.pool.toLowerCase() as Address;
+  const address = lower(event.args.pool);
   const block = event.block.number;
-  const fixed = await readStatic(context, address, poolType, block);
-  const dynamic = await readDynamic(
-    context,
-    { address, poolType, tokens: fixed.tokens, rateProviders: fixed.rateProviders },
-    block,
-  );
-  const underlying = fixed.tokens.filter((t) => t !== address);
-  await ensureTokens(
-    context,
-    [
-      ...underlying.map((t) => ({ address: t })),
-      {
-        address,
-        position: {
-          protocolSlug: "balancer-v2",
-          underlyingTokens: underlying,
-          primaryAddress: fixed.vault,
-        },
-      },
-    ],
-    block,
-  );
+  const read = readsAt(context, block);
+  const fixed = await readStatic(read, address, poolType);
+  const dynamic = await readDynamic(read, {
+    address,
+    poolType,
+    tokens: fixed.tokens,
+    rateProviders: fixed.rateProviders,
+  });
+  await ensureTokens(context, poolTokens(address, fixed), block);
   await context.db
     .insert(balancerV2Pool)
-    .values({
-      chainId: context.chain.id,
-      address,
-      poolId: fixed.poolId,
-      vault: fixed.vault,
-      factory: event.log.address,
-      poolType,
-      tokens: fixed.tokens,
-      // A pool is created empty: its first join is a `PoolBalanceChanged` of its own.
-      balances: fixed.tokens.map(() => 0n),
-      normalizedWeights: fixed.normalizedWeights,
-      rateProviders: fixed.rateProviders,
-      swapFeePercentage: fixed.swapFeePercentage,
-      bptIndex: fixed.bptIndex,
-      exemptFromYieldProtocolFee: fixed.exemptFromYieldProtocolFee,
-      ...dynamic,
-      scalingFactors: dynamic.scalingFactors ?? fixed.scalingFactors,
-      // No amp update is under way at creation: the amp stays where it is.
-      ampStartValue: dynamic.amp,
-      ampEndValue: dynamic.amp,
-      ampStartTime: 0n,
-      ampEndTime: 0n,
-      createdBlock: block,
-      updatedBlock: block,
-    })
+    .values(
+      poolRow({
+        chainId: context.chain.id,
+        address,
+        factory: lower(event.log.address),
+        poolType,
+        fixed,
+        dynamic,
+        // A pool is created empty: its first join is a `PoolBalanceChanged` of its own.
+        balances: fixed.tokens.map(() => 0n),
+        // No amp update is under way at creation: the amp stays where it is.
+        ampUpdate: steadyAmp(dynamic.amp),
+        createdBlock: block,
+        updatedBlock: block,
+      }),
+    )
     .onConflictDoNothing();
 }
 
@@ -105,13 +94,11 @@ async function applyBalances(
   const balances = row.tokens.map(
     (token, i) => (row.balances[i] ?? 0n) + (deltas.get(token.toLowerCase() as Address) ?? 0n),
   );
-  const dynamic = read(row) ? await readDynamic(context, row, blockNumber) : {};
+  const dynamic = read(row) ? await readDynamic(readsAt(context, blockNumber), row) : {};
   await context.db
     .update(balancerV2Pool, key)
     .set({ balances, ...dynamic, updatedBlock: blockNumber });
 }
-
-const lower = (address: Address) => address.toLowerCase() as Address;
 
 ponder.on("BalancerV2Vault:Swap", async ({ event, context }) => {
   const { poolId, tokenIn, tokenOut, amountIn, amountOut } = event.args;
@@ -175,7 +162,7 @@ ponder.on("BalancerV2ComposableStablePool:SwapFeePercentageChanged", async ({ ev
 ponder.on("BalancerV2ComposableStablePool:AmpUpdateStarted", async ({ event, context }) => {
   const { startValue, endValue, startTime, endTime } = event.args;
   await updatePool(context, event.log.address, event.block.number, async (row) => ({
-    ...(await readDynamic(context, row, event.block.number)),
+    ...(await readDynamic(readsAt(context, event.block.number), row)),
     ampStartValue: startValue,
     ampEndValue: endValue,
     ampStartTime: startTime,
@@ -186,11 +173,8 @@ ponder.on("BalancerV2ComposableStablePool:AmpUpdateStarted", async ({ event, con
 ponder.on("BalancerV2ComposableStablePool:AmpUpdateStopped", async ({ event, context }) => {
   const { currentValue } = event.args;
   await updatePool(context, event.log.address, event.block.number, async (row) => ({
-    ...(await readDynamic(context, row, event.block.number)),
-    ampStartValue: currentValue,
-    ampEndValue: currentValue,
-    ampStartTime: 0n,
-    ampEndTime: 0n,
+    ...(await readDynamic(readsAt(context, event.block.number), row)),
+    ...steadyAmp(currentValue),
   }));
 });
 
@@ -202,7 +186,7 @@ for (const name of [
 ] as const) {
   ponder.on(name, async ({ event, context }) => {
     await updatePool(context, event.log.address, event.block.number, (row) =>
-      readDynamic(context, row, event.block.number),
+      readDynamic(readsAt(context, event.block.number), row),
     );
   });
 }
@@ -213,7 +197,7 @@ ponder.on("BalancerV2RateRefresh:block", async ({ event, context }) => {
     .from(balancerV2Pool)
     .where(eq(balancerV2Pool.chainId, context.chain.id));
   for (const row of rows.filter(hasRateProviders)) {
-    const dynamic = await readDynamic(context, row, event.block.number);
+    const dynamic = await readDynamic(readsAt(context, event.block.number), row);
     await context.db
       .update(balancerV2Pool, { chainId: row.chainId, address: row.address })
       .set({ ...dynamic, updatedBlock: event.block.number });
