@@ -182,22 +182,16 @@ function realChain(id: number, rpc: string[], env: NodeJS.ProcessEnv): ChainSetu
     : undefined;
   const market = aaveV3Market(id, env, known?.aaveV3);
   const aaveV3 = market && { ...market, startBlock: discoverFrom(market.startBlock) };
-  // Balancer V2 is indexed from its vault's history, not from a state start (its pools' state is
-  // not read at a start block yet): only an index that replays the vault from its deployment has
-  // it, one whose START_BLOCK_<id> is at or before that block (or a local copy of the chain).
-  const replaysBalancer =
-    known?.balancerV2 !== undefined &&
-    typeof start === "number" &&
-    (start <= known.balancerV2.startBlock || start < recorded);
-  const balancerV2 =
-    replaysBalancer && known?.balancerV2
-      ? { ...known.balancerV2, startBlock: discoverFrom(known.balancerV2.startBlock) }
-      : undefined;
+  const balancerV2 = known?.balancerV2 && {
+    ...known.balancerV2,
+    startBlock: discoverFrom(known.balancerV2.startBlock),
+  };
   const deployed = Math.min(
     uniswapV2?.startBlock ?? Number.POSITIVE_INFINITY,
     uniswapV3?.startBlock ?? Number.POSITIVE_INFINITY,
     uniswapV4?.startBlock ?? Number.POSITIVE_INFINITY,
     aaveV3?.startBlock ?? Number.POSITIVE_INFINITY,
+    balancerV2?.startBlock ?? Number.POSITIVE_INFINITY,
   );
   return {
     id,

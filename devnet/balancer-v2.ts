@@ -12,6 +12,7 @@ import {
   type Address,
   encodeAbiParameters,
   getAddress,
+  type Hex,
   maxUint256,
   parseAbi,
   toFunctionSelector,
@@ -318,7 +319,20 @@ async function initializePool(
     await d.write(address, DevTokenAbi, "approve", [balancer.vault, maxUint256]);
   }
   const userData = encodeAbiParameters([{ type: "uint256" }, { type: "uint256[]" }], [0n, amounts]);
-  await d.write(balancer.vault, BalancerV2VaultAbi, "joinPool", [
+  await joinBalancerV2Pool(d, balancer.vault, pool, userData);
+}
+
+/**
+ * The deployer's join of `pool` through `vault`, for itself, as `userData` says (the join's kind
+ * and amounts), taking whatever of each token the pool asks (the vault is approved for them).
+ */
+export async function joinBalancerV2Pool(
+  d: Deployer,
+  vault: Address,
+  pool: BalancerV2Pool,
+  userData: Hex,
+): Promise<void> {
+  await d.write(vault, BalancerV2VaultAbi, "joinPool", [
     pool.poolId,
     d.address,
     d.address,

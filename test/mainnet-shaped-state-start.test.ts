@@ -138,6 +138,8 @@ describe("an index started from the mainnet-shaped chain's state", () => {
       v4_tick: 3 * 2 - 2,
       aave_reserve: 3,
       vault: 1,
+      // Balancer V2's known vault and factories have no code on this chain: no pool.
+      balancer_v2_pool: 0,
     });
     // Interest accrued on every reserve before the middle start read it, and after.
     const [, middle] = indexes;

@@ -6,10 +6,13 @@
  * and routes identically.
  *
  * Start blocks: in the middle of the world's deployment (V3 pools created both before and after
- * it, positions minted before it and burned after it), in the middle of later activity (every
- * pool exists; swaps, burns, Aave borrows and vault yield follow), and at the head. What counts
- * as state, and how it is compared: test/harness/same-state.ts; the same proof on the
- * mainnet-shaped chain: test/mainnet-shaped-state-start.test.ts.
+ * it, positions minted before it and burned after it; Balancer V2's vault and pools after it),
+ * in the middle of later activity (every pool exists; swaps, burns, Aave borrows and vault yield
+ * follow; Balancer V2 swaps, joins and exits on both sides of it, a swap fee changed and an amp
+ * update stopped before it, an amp update under way across it, and a rate provider's rate moved
+ * before it and again at the head), and at the head. What counts as state, and how it is
+ * compared: test/harness/same-state.ts; the same proof on the mainnet-shaped chain:
+ * test/mainnet-shaped-state-start.test.ts.
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -20,6 +23,7 @@ import {
   type Address,
   decodeFunctionResult,
   encodeFunctionData,
+  getAddress,
   type Hex,
   parseAbiItem,
   toEventSelector,
@@ -30,7 +34,9 @@ import { DevTokenAbi } from "../abis/generated/DevToken.js";
 import { UniswapV2PairAbi } from "../abis/UniswapV2Pair.js";
 import { runActivity } from "../devnet/activity.js";
 import { DEVNET_DEPLOYER_KEY } from "../devnet/anvil.js";
+import type { BalancerV2DeployedPool, Deployment } from "../devnet/deployment.js";
 import { purgeSyncCache } from "../devnet/sync-cache.js";
+import { devnetDeployer } from "../devnet/world.js";
 import { NATIVE_TOKEN_ADDRESS } from "../engine/index.js";
 import { jsonRpc } from "./harness/json-rpc.js";
 import {
@@ -48,6 +54,7 @@ import { startRpcGate } from "./harness/rpc-gate.js";
 import { type RpcRecorder, startRpcRecorder } from "./harness/rpc-recorder.js";
 import { expectSameAnswers, expectSameState, routePath } from "./harness/same-state.js";
 import { type ServiceInstance, TEST_DATABASE_URL, waitForRoutingGraph } from "./harness/service.js";
+import { balancerV2Actions } from "./protocols/balancer-v2-chain.js";
 
 const chainId = 900_000 + Math.floor(Math.random() * 90_000);
 const suffix = `${process.pid}_${randomBytes(3).toString("hex")}`;
@@ -65,7 +72,10 @@ const indexes: {
 }[] = [];
 /** What the mid-world start asks the node for. */
 let recorder: RpcRecorder;
-/** The blocks holding a pool's creation (V2 `PairCreated`, V3 `PoolCreated`, V4 `Initialize`). */
+/**
+ * The blocks holding a pool's creation (V2 `PairCreated`, V3 and Balancer V2 `PoolCreated`, V4
+ * `Initialize`).
+ */
 let creationBlocks: bigint[];
 
 const rpc = <T>(method: string, params: unknown[]) => jsonRpc<T>(chain.anvil.url, method, params);
@@ -106,7 +116,13 @@ beforeAll(async () => {
   const midWorld = blocks[Math.floor(blocks.length / 2)] as bigint;
   const creations = await rpc<{ blockNumber: `0x${string}` }[]>("eth_getLogs", [
     {
-      address: [d.uniswapV2.factory, d.uniswapV3.factory, d.uniswapV4?.poolManager],
+      address: [
+        d.uniswapV2.factory,
+        d.uniswapV3.factory,
+        d.uniswapV4?.poolManager,
+        d.balancerV2?.weightedPoolFactory,
+        d.balancerV2?.composableStablePoolFactory,
+      ],
       fromBlock: "0x0",
       toBlock: "latest",
       topics: [
@@ -114,6 +130,7 @@ beforeAll(async () => {
           "PairCreated(address,address,address,uint256)",
           "PoolCreated(address,address,uint24,int24,address)",
           "Initialize(bytes32,address,address,uint24,int24,address,uint160,int24)",
+          "PoolCreated(address)",
         ].map((signature) => toEventSelector(signature)),
       ],
     },
@@ -123,8 +140,11 @@ beforeAll(async () => {
   // Activity on both sides of the second start: burns of positions minted in the world, swaps,
   // Aave supplies and borrows (interest accrues between them), vault deposits and yield.
   await runActivity({ rpcUrl, deployment: d, steps: 28, intervalMs: 0, seed: 11 });
+  const balancer = await balancerActivity(d);
+  await balancer.beforeMidActivity();
   const midActivity = BigInt(await rpc<string>("eth_blockNumber", [])) + 1n;
   await runActivity({ rpcUrl, deployment: d, steps: 28, intervalMs: 0, seed: 12 });
+  await balancer.afterMidActivity();
   head = BigInt(await rpc<string>("eth_blockNumber", []));
   expect(blocks.filter((b) => b < midWorld).length).toBeGreaterThan(0);
   expect(blocks.filter((b) => b >= midWorld).length).toBeGreaterThan(0);
@@ -163,6 +183,96 @@ beforeAll(async () => {
   await waitForIndexes(indexes, { databaseUrl: TEST_DATABASE_URL, block: head });
 }, 600_000);
 
+const DAY = 86_400n;
+const e18 = 10n ** 18n;
+
+/**
+ * The deployer's Balancer V2 activity on both sides of the mid-activity start (the world's five
+ * pools, their owner's changes and the staked ETH token's rate), every pool's state moved by it.
+ */
+async function balancerActivity(d: Deployment) {
+  const b = d.balancerV2;
+  if (!b) throw new Error("the world has no Balancer V2");
+  const pool = (name: string): BalancerV2DeployedPool => {
+    const p = b.pools[name];
+    if (!p) throw new Error(`no Balancer V2 pool ${name}`);
+    return p;
+  };
+  const token = (symbol: string): Address => {
+    const t = d.tokens.find((x) => x.symbol === symbol);
+    if (!t) throw new Error(`no token ${symbol}`);
+    return getAddress(t.address);
+  };
+  const [weth, bal, usdc, usdt, dai, wbtc, wsteth] = [
+    token("WETH"),
+    token("BAL"),
+    token("USDC"),
+    token("USDT"),
+    token("DAI"),
+    token("WBTC"),
+    token("wstETH"),
+  ];
+  const w8020 = pool("weighted8020");
+  const w5050 = pool("weighted5050");
+  const w3 = pool("weightedThreeToken");
+  const stableUsd = pool("stableUsd");
+  const stableEth = pool("stableEth");
+  const usd6 = (n: bigint) => n * 10n ** 6n;
+  const actions = async () =>
+    balancerV2Actions(await devnetDeployer(chain.anvil.url), b.vault, getAddress(d.weth));
+  const now = async () =>
+    BigInt((await rpc<{ timestamp: Hex }>("eth_getBlockByNumber", ["latest", false])).timestamp);
+  return {
+    beforeMidActivity: async () => {
+      const a = await actions();
+      await a.swap(w8020, bal, weth, 10_000n * e18);
+      await a.swap(w5050, usdc, weth, usd6(50_000n));
+      await a.swap(w3, wbtc, usdc, 5n * 10n ** 7n);
+      await a.swap(stableUsd, usdt, dai, usd6(100_000n));
+      await a.swap(stableEth, weth, wsteth, 20n * e18);
+      await a.join(
+        w5050,
+        new Map([
+          [weth, 10n * e18],
+          [usdc, usd6(30_000n)],
+        ]),
+      );
+      await a.join(
+        stableUsd,
+        new Map([
+          [usdc, usd6(50_000n)],
+          [dai, 20_000n * e18],
+        ]),
+      );
+      await a.exit(w3, e18);
+      await a.exit(stableUsd, 10_000n * e18);
+      await a.setSwapFee(w5050, 4n * 10n ** 15n);
+      // A = 200 to 400 over two days, under way at the start; 50 to 100 on the other, stopped.
+      await a.startAmpUpdate(stableUsd, 400n, (await now()) + 2n * DAY);
+      await a.startAmpUpdate(stableEth, 100n, (await now()) + 2n * DAY);
+      await a.stopAmpUpdate(stableEth);
+      // No event of its pool follows before the start: the pool's rate moved without one.
+      await a.setRate(b.stakedEthRateProvider, 1_160_000_000_000_000_000n);
+    },
+    afterMidActivity: async () => {
+      const a = await actions();
+      await a.swap(stableUsd, dai, usdc, 80_000n * e18);
+      await a.swap(w8020, weth, bal, 2n * e18);
+      await a.swap(w3, usdc, weth, usd6(20_000n));
+      await a.join(w8020, new Map([[bal, 1_000n * e18]]));
+      await a.exit(w5050, e18);
+      // Past the amp update's end and the rate cache's expiry (an hour).
+      await rpc("evm_increaseTime", [Number(3n * DAY)]);
+      await rpc("evm_mine", []);
+      await a.swap(stableUsd, usdc, usdt, usd6(30_000n));
+      await a.swap(stableEth, wsteth, weth, 5n * e18);
+      await a.exit(stableEth, e18);
+      await a.setSwapFee(stableEth, 2n * 10n ** 14n);
+      await a.setRate(b.stakedEthRateProvider, 1_170_000_000_000_000_000n);
+    },
+  };
+}
+
 afterAll(async () => {
   for (const index of indexes) await index.ponder?.stop();
   await recorder?.close();
@@ -185,13 +295,15 @@ describe("an index started from the chain's state", () => {
     const replay = indexes[0]?.schema as string;
     for (const index of indexes.slice(1)) {
       const start = index.start as bigint;
+      // A Balancer V2 pool's tokens: those it holds, its own BPT not among them.
       const [counts] = await query<{ pools: string; tokens: string }>(
         `with pools as (
-           select token0, token1 from "${replay}".v2_pair where chain_id = $1 and created_block < $2
-           union all select token0, token1 from "${replay}".v3_pool where chain_id = $1 and created_block < $2
-           union all select token0, token1 from "${replay}".v4_pool where chain_id = $1 and created_block < $2)
+           select array[token0, token1] as tokens from "${replay}".v2_pair where chain_id = $1 and created_block < $2
+           union all select array[token0, token1] from "${replay}".v3_pool where chain_id = $1 and created_block < $2
+           union all select array[token0, token1] from "${replay}".v4_pool where chain_id = $1 and created_block < $2
+           union all select array_remove(tokens, address) from "${replay}".balancer_v2_pool where chain_id = $1 and created_block < $2)
          select (select count(*) from pools) as pools,
-                (select count(distinct t) from pools, unnest(array[token0, token1]) as t where t <> $3) as tokens`,
+                (select count(distinct t) from pools, unnest(tokens) as t where t <> $3) as tokens`,
         [chainId, start, NATIVE_TOKEN_ADDRESS],
       );
       expect(index.ponder?.output()).toContain(
@@ -211,16 +323,17 @@ describe("an index started from the chain's state", () => {
         .map((r) => BigInt(r.params[0] as string)),
     );
     expect(before.filter((b) => fetched.has(b))).toEqual([]);
-    // The state start's own reading of the creations, up to the block its state is read at.
+    // The state start's own reading of the creations, up to the block its state is read at:
+    // the V2 and V3 factories', the V4 pool manager's, and both Balancer V2 factories'.
     const toStateBlock = requests.filter(
       (r) =>
         r.method === "eth_getLogs" &&
         (r.params[0] as { toBlock?: string }).toBlock === `0x${(start - 1n).toString(16)}`,
     );
-    expect(toStateBlock.length).toBe(3);
+    expect(toStateBlock.length).toBe(5);
   });
 
-  test("holds the same tokens, pairs, pools, ticks, reserves and vaults as a full replay", async () => {
+  test("holds the same tokens, pairs, pools, ticks, reserves, vaults and Balancer V2 pools as a full replay", async () => {
     const [replay, ...starts] = indexes;
     const replayed = await expectSameState({
       databaseUrl: TEST_DATABASE_URL,
@@ -231,6 +344,41 @@ describe("an index started from the chain's state", () => {
     for (const [table, rows] of Object.entries(replayed)) {
       if (table !== "vault") expect(rows.length, table).toBeGreaterThan(0);
     }
+    // The mid-world start is before Balancer V2's pools; the others read all five, as the replay
+    // left them: the amp update's start and end, the stopped one's amp, the swap fees and rates
+    // the activity set.
+    const [created] = await query<{ first: string; last: string }>(
+      `select min(created_block)::text as first, max(created_block)::text as last from "${replay?.schema}".balancer_v2_pool where chain_id = $1`,
+      [chainId],
+    );
+    expect(starts.map((index) => (index.start as bigint) > BigInt(created?.last ?? 0))).toEqual([
+      false,
+      true,
+      true,
+    ]);
+    expect((starts[0]?.start as bigint) < BigInt(created?.first ?? 0)).toBe(true);
+    const pools = replayed.balancer_v2_pool as Record<string, unknown>[];
+    const b = chain.deployment.balancerV2;
+    const row = (name: string) =>
+      pools.find((p) => p.address === b?.pools[name]?.address.toLowerCase());
+    expect(pools).toHaveLength(5);
+    expect(row("stableUsd")).toMatchObject({
+      amp: "400000",
+      amp_start_value: "200000",
+      amp_end_value: "400000",
+    });
+    expect(BigInt(row("stableUsd")?.amp_end_time as string)).toBeGreaterThan(
+      BigInt(row("stableUsd")?.amp_start_time as string),
+    );
+    expect(row("stableEth")).toMatchObject({
+      amp_start_value: row("stableEth")?.amp,
+      amp_end_value: row("stableEth")?.amp,
+      amp_start_time: "0",
+      amp_end_time: "0",
+      swap_fee_percentage: "200000000000000",
+      provider_rates: expect.arrayContaining(["1170000000000000000"]),
+    });
+    expect(row("weighted5050")).toMatchObject({ swap_fee_percentage: "4000000000000000" });
   });
 
   test("says from which block its history is complete, on /v1/networks and the front page's figures", async () => {
@@ -290,13 +438,43 @@ describe("an index started from the chain's state", () => {
         amountIn: 1_000_000_000_000_000_000n,
       }),
     ];
-    await expectSameAnswers({
+    // Through Balancer V2: the stable pool, the 80/20 pool and the rate-provided pool.
+    const balancerPaths = [
+      `/v1/tokens?chainId=${chainId}&protocolSlug=balancer-v2`,
+      routePath({
+        chainId,
+        tokenIn: symbol("USDT"),
+        tokenOut: symbol("DAI"),
+        amountIn: 50_000_000_000n,
+      }),
+      routePath({
+        chainId,
+        tokenIn: symbol("BAL"),
+        tokenOut: symbol("WETH"),
+        amountIn: 4_000n * 10n ** 18n,
+      }),
+      routePath({
+        chainId,
+        tokenIn: symbol("WETH"),
+        tokenOut: symbol("wstETH"),
+        amountIn: 10n ** 19n,
+      }),
+    ];
+    paths.push(...balancerPaths);
+    const replayed = await expectSameAnswers({
       replay: indexes[0]?.ponder?.url as string,
       starts: indexes
         .slice(1)
         .map((index) => ({ name: index.name, url: index.ponder?.url as string })),
       paths,
     });
+    const [bpts, ...routes] = balancerPaths.map((path) => replayed[path]);
+    expect((bpts as { data: unknown[] }).data).toHaveLength(5);
+    for (const answer of routes) {
+      expect((answer as { route: { protocol: string }[] }).route.map((s) => s.protocol)).toContain(
+        "balancer-v2",
+      );
+    }
   });
 
   test("at the head when told latest: the head is pinned, and a restart resumes the same index", async () => {

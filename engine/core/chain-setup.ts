@@ -104,9 +104,13 @@ export function eventsFrom(chain: ChainSetup, deployedAt: number): number {
  * `startBlock`).
  */
 export function stateReadBlock(chain: ChainSetup): number | undefined {
-  const deployed = [chain.uniswapV2, chain.uniswapV3, chain.uniswapV4, chain.aaveV3].flatMap((p) =>
-    p ? [p.startBlock] : [],
-  );
+  const deployed = [
+    chain.uniswapV2,
+    chain.uniswapV3,
+    chain.uniswapV4,
+    chain.aaveV3,
+    chain.balancerV2,
+  ].flatMap((p) => (p ? [p.startBlock] : []));
   const first = Math.min(...deployed);
   // START_BLOCK 1 (or 0) replays everything: nothing exists at the end of the genesis block.
   return deployed.length > 0 && first < chain.startBlock && chain.startBlock > 1

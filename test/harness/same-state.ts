@@ -3,7 +3,11 @@
  * head, row for row in the tables of current state and answer for answer on the endpoints that
  * read them. Columns that record when the index wrote a row (`created_block`, `updated_block`)
  * are not state, and a V4 pool's `last_swap_fee` is the fee of its last swap, history the state
- * start does not read.
+ * start does not read. A Balancer V2 pool's `amp` and `provider_rates` are what the pool answered
+ * at its last read (`updated_block`: an event of the pool, the rate refresh, or the state
+ * start's block), so they move with time between reads (an amp update under way, a provider's
+ * rate): an index equals the replay when each pool's last read in both came after they last
+ * moved, as the rate refresh from the head on makes it for pools with rate providers.
  */
 import { expect } from "vitest";
 import { queryRows } from "./ponder-process.js";
@@ -18,6 +22,7 @@ export const STATE_TABLES: Record<string, string[]> = {
   v4_tick: ["pool_id", "tick"],
   aave_reserve: ["a_token"],
   vault: ["address"],
+  balancer_v2_pool: ["address"],
 };
 const NOT_STATE = new Set(["created_block", "updated_block", "last_swap_fee"]);
 

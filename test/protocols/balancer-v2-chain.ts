@@ -1,18 +1,24 @@
 /**
  * Balancer V2 on a test chain: the devnet's pool tokens deployed beside a given WETH, the pools'
  * state read from the chain into the exact math's types, and the vault's own quote, which the
- * suites under test/protocols/ hold the off-chain math and routes against.
+ * suites under test/protocols/ hold the off-chain math and routes against; and the deployer's
+ * swaps, joins and exits through the vault, and the owner's changes to a pool, that suites
+ * replay and start from.
  */
 import {
   type Address,
   decodeFunctionResult,
+  encodeAbiParameters,
   encodeFunctionData,
+  maxUint256,
   type PublicClient,
   parseAbi,
   zeroAddress,
 } from "viem";
 import { BalancerV2VaultAbi } from "../../abis/BalancerV2Vault.js";
 import { DevRateProviderAbi } from "../../abis/generated/DevRateProvider.js";
+import { DevTokenAbi } from "../../abis/generated/DevToken.js";
+import { WETH9Abi } from "../../abis/WETH9.js";
 import { loadArtifact } from "../../contracts/build.js";
 import {
   BALANCER_FEE_TYPE,
@@ -20,6 +26,7 @@ import {
   type BalancerV2DevnetTokens,
   type BalancerV2Pool,
   balancerV2Abis,
+  joinBalancerV2Pool,
 } from "../../devnet/balancer-v2.js";
 import type { Deployer } from "../../devnet/world.js";
 import { decimalScalingFactor } from "../../engine/protocols/balancer-v2/base-pool.js";
@@ -271,4 +278,92 @@ export async function queryVaultPathExactIn(
     ],
   });
   return -(deltas[path.length] ?? 0n);
+}
+
+/** What the pools' owner may change (`BasePoolAuthorization`: the owner's own actions). */
+export const balancerV2OwnerAbi = parseAbi([
+  "function setSwapFeePercentage(uint256 swapFeePercentage)",
+  "function startAmplificationParameterUpdate(uint256 rawEndValue, uint256 endTime)",
+  "function stopAmplificationParameterUpdate()",
+]);
+
+/** Join and exit kinds (`WeightedPoolUserData`, `StablePoolUserData`). */
+const EXACT_TOKENS_IN_FOR_BPT_OUT = 1n;
+const WEIGHTED_EXACT_BPT_IN_FOR_TOKENS_OUT = 1n;
+const STABLE_EXACT_BPT_IN_FOR_ALL_TOKENS_OUT = 2n;
+
+/** The deployer's actions on the devnet's Balancer pools, through `vault` (which it approved). */
+export function balancerV2Actions(d: Deployer, vault: Address, weth: Address) {
+  const funds = {
+    sender: d.address,
+    fromInternalBalance: false,
+    recipient: d.address,
+    toInternalBalance: false,
+  };
+  /** Mints (or wraps) `amount` of `token` to the deployer. */
+  const fund = async (token: Address, amount: bigint) => {
+    if (token === weth) await d.write(weth, WETH9Abi, "deposit", [], amount);
+    else await d.write(token, DevTokenAbi, "mint", [d.address, amount]);
+  };
+  return {
+    /** `amountIn` of `tokenIn` for `tokenOut`, one GIVEN_IN swap. */
+    swap: async (pool: BalancerV2Pool, tokenIn: Address, tokenOut: Address, amountIn: bigint) => {
+      await fund(tokenIn, amountIn);
+      const single = {
+        poolId: pool.poolId,
+        kind: BALANCER_SWAP_KIND.GIVEN_IN,
+        assetIn: tokenIn,
+        assetOut: tokenOut,
+        amount: amountIn,
+        userData: "0x",
+      };
+      await d.write(vault, BalancerV2VaultAbi, "swap", [single, funds, 0n, maxUint256]);
+    },
+    /** A join with `amounts` of the pool's tokens (by address; the others none) for its BPT. */
+    join: async (pool: BalancerV2Pool, amounts: ReadonlyMap<Address, bigint>) => {
+      const tokens = pool.tokens.filter((t) => t !== pool.address);
+      for (const t of tokens) await fund(t, amounts.get(t) ?? 0n);
+      const userData = encodeAbiParameters(
+        [{ type: "uint256" }, { type: "uint256[]" }, { type: "uint256" }],
+        [EXACT_TOKENS_IN_FOR_BPT_OUT, tokens.map((t) => amounts.get(t) ?? 0n), 0n],
+      );
+      await joinBalancerV2Pool(d, vault, pool, userData);
+    },
+    /** An exit of `bptIn` of the deployer's BPT for every token of the pool, in proportion. */
+    exit: async (pool: BalancerV2Pool, bptIn: bigint) => {
+      const stable = pool.tokens.includes(pool.address);
+      const userData = encodeAbiParameters(
+        [{ type: "uint256" }, { type: "uint256" }],
+        [
+          stable ? STABLE_EXACT_BPT_IN_FOR_ALL_TOKENS_OUT : WEIGHTED_EXACT_BPT_IN_FOR_TOKENS_OUT,
+          bptIn,
+        ],
+      );
+      await d.write(vault, BalancerV2VaultAbi, "exitPool", [
+        pool.poolId,
+        d.address,
+        d.address,
+        {
+          assets: pool.tokens,
+          minAmountsOut: pool.tokens.map(() => 0n),
+          userData,
+          toInternalBalance: false,
+        },
+      ]);
+    },
+    /** The pool's swap fee (18 decimals), set by its owner. */
+    setSwapFee: (pool: BalancerV2Pool, swapFeePercentage: bigint) =>
+      d.write(pool.address, balancerV2OwnerAbi, "setSwapFeePercentage", [swapFeePercentage]),
+    /** An amp update to A = `endValue` by `endTime` (seconds), started by the pool's owner. */
+    startAmpUpdate: (pool: BalancerV2Pool, endValue: bigint, endTime: bigint) =>
+      d.write(pool.address, balancerV2OwnerAbi, "startAmplificationParameterUpdate", [
+        endValue,
+        endTime,
+      ]),
+    stopAmpUpdate: (pool: BalancerV2Pool) =>
+      d.write(pool.address, balancerV2OwnerAbi, "stopAmplificationParameterUpdate", []),
+    /** A `DevRateProvider`'s rate (18 decimals). */
+    setRate: (provider: Address, rate: bigint) =>
+      d.write(provider, DevRateProviderAbi, "setRate", [rate]),
+  };
 }

@@ -23,15 +23,11 @@ import {
   toFunctionSelector,
 } from "viem";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { BalancerV2VaultAbi } from "../../abis/BalancerV2Vault.js";
 import { DevRateProviderAbi } from "../../abis/generated/DevRateProvider.js";
-import { DevTokenAbi } from "../../abis/generated/DevToken.js";
-import { WETH9Abi } from "../../abis/WETH9.js";
 import { buildContracts } from "../../contracts/build.js";
 import type { AnvilInstance } from "../../devnet/anvil.js";
 import { type NpmArtifactName, readNpmArtifact } from "../../devnet/artifacts.js";
 import {
-  BALANCER_SWAP_KIND,
   type BalancerV2Contracts,
   type BalancerV2DevnetPools,
   type BalancerV2DevnetTokens,
@@ -60,6 +56,7 @@ import {
 } from "../../engine/protocols/balancer-v2/weighted-pool.js";
 import { startTestAnvil } from "../harness/anvil.js";
 import {
+  balancerV2Actions,
   deployBalancerV2Tokens,
   queryVaultExactIn,
   readComposableStablePoolState,
@@ -334,26 +331,7 @@ describe("weighted pools against the vault", () => {
 
 /** Moves a pool's balances with a real swap, so that later quotes start from an uneven state. */
 async function swap(pool: BalancerV2Pool, tokenIn: Address, tokenOut: Address, amountIn: bigint) {
-  if (tokenIn === tokens.WETH) await d.write(tokens.WETH, WETH9Abi, "deposit", [], amountIn);
-  else await d.write(tokenIn, DevTokenAbi, "mint", [d.address, amountIn]);
-  await d.write(balancer.vault, BalancerV2VaultAbi, "swap", [
-    {
-      poolId: pool.poolId,
-      kind: BALANCER_SWAP_KIND.GIVEN_IN,
-      assetIn: tokenIn,
-      assetOut: tokenOut,
-      amount: amountIn,
-      userData: "0x",
-    },
-    {
-      sender: d.address,
-      fromInternalBalance: false,
-      recipient: d.address,
-      toInternalBalance: false,
-    },
-    0n,
-    2n ** 64n,
-  ]);
+  await balancerV2Actions(d, balancer.vault, tokens.WETH).swap(pool, tokenIn, tokenOut, amountIn);
 }
 
 describe("composable stable pools against the vault", () => {

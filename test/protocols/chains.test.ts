@@ -8,10 +8,10 @@ import {
   CANONICAL_UNISWAP_V3_FACTORY,
   deterministicExecutionAddresses,
 } from "../../engine/core/execution-addresses.js";
-import { stateReadBlock } from "../../engine/index.js";
+import { type ChainSetup, stateReadBlock } from "../../engine/index.js";
 
 describe("indexedChains", () => {
-  test("Balancer V2 (from @balancer-labs/v2-deployments) is indexed by an index that replays its vault from its deployment, not by a state start", () => {
+  test("Balancer V2 (from @balancer-labs/v2-deployments) is indexed by a state start and by a replay of its vault alike", () => {
     const pin = { START_BLOCK_PIN_FILE: join(tmpdir(), "no-such-dir", "start-blocks.json") };
     const mainnet = (start?: string) =>
       indexedChains({
@@ -24,24 +24,31 @@ describe("indexedChains", () => {
       weightedPoolFactories: ["0x5Dd94Da3644DDD055fcf6B3E1aa310Bb7801EB8b"],
       composableStablePoolFactories: ["0xdba127fBc23fb20F5929C546af220A991b5C6e01"],
     };
-    // From the vault's deployment block, or any earlier one: the vault's history is replayed.
+    // Its pools discovered from the vault's deployment block, whatever the start: a state start
+    // (at the head, or at a block after the deployment) reads those created before it.
+    expect(mainnet()).toEqual({ ...release, startBlock: 12_272_146 });
+    expect(mainnet("20000000")).toEqual({ ...release, startBlock: 12_272_146 });
     expect(mainnet("12272146")).toEqual({ ...release, startBlock: 12_272_146 });
+    // From an earlier start, the vault's history is replayed from there; a start before every
+    // recorded deployment (a local copy of the chain) discovers them from genesis.
     expect(mainnet("10000835")).toEqual({ ...release, startBlock: 10_000_835 });
-    // A state start (at the head, or at a block after the vault's deployment): not indexed.
-    expect(mainnet()).toBeUndefined();
-    expect(mainnet("20000000")).toBeUndefined();
-    // The other chains the release lists, from block 0; Base is not among them.
-    const at0 = (id: number) =>
+    expect(mainnet("5000000")).toEqual({ ...release, startBlock: 0 });
+    const at = (id: number, start?: string) =>
       indexedChains({
         [`PONDER_RPC_URL_${id}`]: "https://rpc.example",
-        [`START_BLOCK_${id}`]: "0",
+        ...(start === undefined ? {} : { [`START_BLOCK_${id}`]: start }),
         ...pin,
-      })[0]?.balancerV2;
+      })[0];
+    // The other chains the release lists, from block 0; Base is not among them.
     for (const id of [10, 56, 137, 42161]) {
-      expect(at0(id)?.vault, `chain ${id}`).toBe(release.vault);
-      expect(at0(id)?.startBlock, `chain ${id}`).toBe(0);
+      for (const start of ["0", "150000000", undefined]) {
+        expect(at(id, start)?.balancerV2?.vault, `chain ${id}`).toBe(release.vault);
+        expect(at(id, start)?.balancerV2?.startBlock, `chain ${id}`).toBe(0);
+      }
     }
-    expect(at0(8453)).toBeUndefined();
+    expect(at(8453, "0")?.balancerV2).toBeUndefined();
+    // A state start reads its pools at the block before the start.
+    expect(stateReadBlock(at(10, "150000000") as ChainSetup)).toBe(149_999_999);
   });
 
   test("a real chain comes from PONDER_RPC_URL_<id> with its canonical Uniswap factories", () => {
@@ -84,8 +91,13 @@ describe("indexedChains", () => {
           dataProvider: "0x0a16f2FCC0D44FaE41cc54e079281D84A363bECD",
           startBlock: 16_291_127,
         },
-        // Balancer V2 is indexed only by an index that replays its vault's history (below).
-        balancerV2: undefined,
+        // From @balancer-labs/v2-deployments: the vault and the 2023 pool factories.
+        balancerV2: {
+          vault: "0xBA12222222228d8Ba445958a75a0704d566BF2C8",
+          weightedPoolFactories: ["0x5Dd94Da3644DDD055fcf6B3E1aa310Bb7801EB8b"],
+          composableStablePoolFactories: ["0xdba127fBc23fb20F5929C546af220A991b5C6e01"],
+          startBlock: 12_272_146,
+        },
         vaults: [],
         stablecoins: [
           "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48",

@@ -282,8 +282,6 @@ describe("a known chain enabled by PONDER_RPC_URL_<id> alone", () => {
       const known = KNOWN_CHAINS[id];
       expect(chain).toEqual({
         ...known,
-        // Indexed only by an index replaying its vault's history (chains.test.ts).
-        balancerV2: undefined,
         rpc: [`https://rpc.example/${id}`],
         // Before its head is pinned: the first recorded deployment, else block 0.
         startBlock: id === 1 ? 10_000_835 : 0,
@@ -311,9 +309,16 @@ describe("a known chain enabled by PONDER_RPC_URL_<id> alone", () => {
         "uniswap-v3",
         "uniswap-v4",
         "aave-v3",
+        "balancer-v2",
       ]),
     );
-    for (const { id } of NAMED) expect([id, supported(id)]).toEqual([id, mainnet]);
+    // Balancer V2's release lists every known chain but Base.
+    for (const { id } of NAMED) {
+      expect([id, supported(id)]).toEqual([
+        id,
+        id === 8453 ? mainnet.filter((slug) => slug !== "balancer-v2") : mainnet,
+      ]);
+    }
   });
 
   test("START_BLOCK_<id> after a recorded deployment: discovery from that deployment, from block 0 where none is recorded", () => {

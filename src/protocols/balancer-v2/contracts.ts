@@ -4,7 +4,7 @@ import { BalancerV2ComposableStablePoolAbi } from "../../../abis/BalancerV2Compo
 import { BalancerV2VaultAbi } from "../../../abis/BalancerV2Vault.js";
 import { BalancerV2WeightedPoolAbi } from "../../../abis/BalancerV2WeightedPool.js";
 import { BalancerV2WeightedPoolFactoryAbi } from "../../../abis/BalancerV2WeightedPoolFactory.js";
-import type { ChainSetup } from "../../../engine/index.js";
+import { type ChainSetup, eventsFrom } from "../../../engine/index.js";
 import { perChain } from "../per-chain.js";
 
 // The composable stable pool factory's `PoolCreated` is the weighted one's (`BasePoolFactory`).
@@ -16,14 +16,15 @@ type Factories = "weightedPoolFactories" | "composableStablePoolFactories";
  * Balancer V2 on the chains whose setup names a vault: the vault's events (for every pool; the
  * handlers keep those of indexed pools), the known factories, and the pools they create.
  *
- * Everything from the vault's own start block: pools are read from their creation on, not from
- * a state start, so a chain starting later still knows every pool its factories made.
+ * Ponder discovers the pools from the factories' logs from the vault's deployment, so it follows
+ * the events of every pool; the events themselves are handled from the chain's start
+ * (`eventsFrom`): the pools that exist before it are read as state (`state-start.ts`).
  */
 export function balancerV2Contracts(chains: readonly ChainSetup[]) {
   const factories = (at: Factories) =>
     perChain(chains, (c) =>
       c.balancerV2 && c.balancerV2[at].length > 0
-        ? { address: c.balancerV2[at], startBlock: c.balancerV2.startBlock }
+        ? { address: c.balancerV2[at], startBlock: eventsFrom(c, c.balancerV2.startBlock) }
         : undefined,
     );
   const children = (at: Factories) =>
@@ -36,7 +37,7 @@ export function balancerV2Contracts(chains: readonly ChainSetup[]) {
               parameter: "pool",
               startBlock: c.balancerV2.startBlock,
             }),
-            startBlock: c.balancerV2.startBlock,
+            startBlock: eventsFrom(c, c.balancerV2.startBlock),
           }
         : undefined,
     );
@@ -45,7 +46,7 @@ export function balancerV2Contracts(chains: readonly ChainSetup[]) {
       abi: BalancerV2VaultAbi,
       chain: perChain(chains, (c) =>
         c.balancerV2
-          ? { address: c.balancerV2.vault, startBlock: c.balancerV2.startBlock }
+          ? { address: c.balancerV2.vault, startBlock: eventsFrom(c, c.balancerV2.startBlock) }
           : undefined,
       ),
     },
