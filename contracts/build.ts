@@ -184,7 +184,7 @@ const INIT_CODE_MODULES = {
   IndexerInitCode: {
     constant: "indexerInitCode",
     about: "the indexer's deployless readers (never deployed; sent in eth_call)",
-    contracts: ["TokenMetadataReader", "TokenMetadataBatchReader"],
+    contracts: ["TokenMetadataReader", "TokenMetadataBatchReader", "TickBitmapReader"],
   },
   ApiReaderInitCode: {
     constant: "apiReaderInitCode",

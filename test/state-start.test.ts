@@ -10,8 +10,10 @@
  * in the middle of later activity (every pool exists; swaps, burns, Aave borrows and vault yield
  * follow; Balancer V2 swaps, joins and exits on both sides of it, a swap fee changed and an amp
  * update stopped before it, an amp update under way across it, and a rate provider's rate moved
- * before it and again at the head), and at the head. What counts as state, and how it is
- * compared: test/harness/same-state.ts; the same proof on the mainnet-shaped chain:
+ * before it and again at the head), and at the head. Besides the world's pools the chain has a
+ * fee-100 V3 pool (tick spacing 1) with ticks at MIN_TICK and MAX_TICK, near both and around its
+ * price, read through the tick bitmap reader. What counts as state, and how it is compared:
+ * test/harness/same-state.ts; the same proof on the mainnet-shaped chain:
  * test/mainnet-shaped-state-start.test.ts.
  */
 import { randomBytes } from "node:crypto";
@@ -27,6 +29,7 @@ import {
   type Hex,
   parseAbiItem,
   toEventSelector,
+  zeroHash,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, onTestFinished, test } from "vitest";
@@ -38,6 +41,7 @@ import type { BalancerV2DeployedPool, Deployment } from "../devnet/deployment.js
 import { purgeSyncCache } from "../devnet/sync-cache.js";
 import { devnetDeployer } from "../devnet/world.js";
 import { NATIVE_TOKEN_ADDRESS } from "../engine/index.js";
+import { bitmapReaderRanges } from "../src/state-start/bitmap-reader.js";
 import { jsonRpc } from "./harness/json-rpc.js";
 import {
   type DevnetChain,
@@ -54,6 +58,7 @@ import { startRpcGate } from "./harness/rpc-gate.js";
 import { type RpcRecorder, startRpcRecorder } from "./harness/rpc-recorder.js";
 import { expectSameAnswers, expectSameState, routePath } from "./harness/same-state.js";
 import { type ServiceInstance, TEST_DATABASE_URL, waitForRoutingGraph } from "./harness/service.js";
+import { addTickSpacing1Pool, type TickSpacing1Pool } from "./harness/tick-spacing-1-pool.js";
 import { balancerV2Actions } from "./protocols/balancer-v2-chain.js";
 
 const chainId = 900_000 + Math.floor(Math.random() * 90_000);
@@ -72,6 +77,10 @@ const indexes: {
 }[] = [];
 /** What the mid-world start asks the node for. */
 let recorder: RpcRecorder;
+/** What the head start asks the node for. */
+let headRecorder: RpcRecorder;
+/** The fee-100 pool, created after the world (before the mid-activity and head starts). */
+let spacing1: TickSpacing1Pool;
 /**
  * The blocks holding a pool's creation (V2 `PairCreated`, V3 and Balancer V2 `PoolCreated`, V4
  * `Initialize`).
@@ -137,6 +146,8 @@ beforeAll(async () => {
   ]);
   creationBlocks = [...new Set(creations.map((l) => BigInt(l.blockNumber)))];
   recorder = await startRpcRecorder({ target: rpcUrl });
+  headRecorder = await startRpcRecorder({ target: rpcUrl });
+  spacing1 = await addTickSpacing1Pool(rpcUrl, d, ["USDC", "DAI"]);
   // Activity on both sides of the second start: burns of positions minted in the world, swaps,
   // Aave supplies and borrows (interest accrues between them), vault deposits and yield.
   await runActivity({ rpcUrl, deployment: d, steps: 28, intervalMs: 0, seed: 11 });
@@ -158,14 +169,15 @@ beforeAll(async () => {
       rpcUrl: recorder.url,
     },
     // Ten calls a request: a state read group holds 640 calls, less than one fee-500 pool's
-    // (2 + 694 bitmap words), so the V3 and V4 pools are read and written group by group.
+    // V4 reads (2 + 694 bitmap words), so the V4 pools are read and written group by group, and
+    // the V3 bitmaps 70 words a request: the fee-100 pool's in 100 requests.
     {
       name: "mid-activity start",
       schema: `start_activity_${suffix}`,
       start: midActivity,
       batch: 10,
     },
-    { name: "head start", schema: `start_head_${suffix}`, start: head },
+    { name: "head start", schema: `start_head_${suffix}`, start: head, rpcUrl: headRecorder.url },
   );
   for (const index of indexes) {
     index.ponder = await spawnPonder({
@@ -276,6 +288,7 @@ async function balancerActivity(d: Deployment) {
 afterAll(async () => {
   for (const index of indexes) await index.ponder?.stop();
   await recorder?.close();
+  await headRecorder?.close();
   await chain?.stop();
   for (const index of indexes) await dropSchema(TEST_DATABASE_URL, index.schema);
   await purgeSyncCache(TEST_DATABASE_URL, chainId);
@@ -379,6 +392,68 @@ describe("an index started from the chain's state", () => {
       provider_rates: expect.arrayContaining(["1170000000000000000"]),
     });
     expect(row("weighted5050")).toMatchObject({ swap_fee_percentage: "4000000000000000" });
+  });
+
+  test("reads a tick-spacing-1 pool's ticks, far apart, in one request of the bitmap reader (V3 and V4)", async () => {
+    const pool = spacing1.address.toLowerCase();
+    const ticksIn = async (schema: string) =>
+      (
+        await query<{ tick: number }>(
+          `select tick from "${schema}".v3_tick where chain_id = $1 and pool = $2 order by tick`,
+          [chainId, pool],
+        )
+      ).map((r) => r.tick);
+    // At MIN_TICK and MAX_TICK, near each, and around the price (-276325 when created).
+    const expected = [-887272, -887269, -886272, -276328, -276323, 886572, 887271, 887272];
+    expect(spacing1.ticks).toEqual(expected);
+    // The mid-world start is before the pool: the others hold it.
+    for (const index of [indexes[0], indexes[2], indexes[3]] as {
+      name: string;
+      schema: string;
+    }[]) {
+      expect({ index: index.name, ticks: await ticksIn(index.schema) }).toEqual({
+        index: index.name,
+        ticks: expected,
+      });
+    }
+    // The head start's reader requests: every V3 pool's bitmap words, 7,000 a request at the
+    // default STATE_READ_BATCH, a pool never cut when it fits in one. The world's eight pools
+    // (3 × 694 + 3 × 116 + 2 × 36 = 2,502 words) are one request; the fee-100 pool's 6,932 words
+    // do not fit beside them and are the next, alone: where a Multicall3 batch of 1,000 calls
+    // took 7 requests for them.
+    const reads = headRecorder
+      .requests()
+      .filter((r) => r.method === "eth_call")
+      .map((r) => r.params as [{ to?: string; data?: Hex; input?: Hex }, string])
+      .filter(([call, block]) => block === `0x${(head - 1n).toString(16)}` && call.to === undefined)
+      .flatMap(([call]) => {
+        const ranges = bitmapReaderRanges(call.data ?? call.input ?? "0x");
+        return ranges === undefined
+          ? []
+          : [ranges.map(({ bitmapSlot, ...r }) => ({ ...r, v3: bitmapSlot === zeroHash }))];
+      });
+    const v3 = reads.filter((ranges) => ranges.every((r) => r.v3));
+    const world = chain.deployment.uniswapV3.pools.map((p) => p.toLowerCase());
+    expect(v3.length).toBe(2);
+    expect(v3.find((ranges) => ranges.some((r) => r.target === pool))).toEqual([
+      { target: pool, v3: true, firstWord: -3466, words: 6932 },
+    ]);
+    expect(
+      v3
+        .find((ranges) => ranges.every((r) => r.target !== pool))
+        ?.map((r) => r.target)
+        .sort(),
+    ).toEqual([...world].sort());
+    // The V4 pools' words, from the pool manager: spacings 10, 10, 1, 50, 60, 10, 10 in the order
+    // they were initialized (694, 694, 6,932, 140, 116, 694, 694 words), so the tick-spacing-1
+    // pool is one request alone, between the two pools before it and the four after it.
+    const manager = chain.deployment.uniswapV4?.poolManager.toLowerCase();
+    const v4 = reads.filter((ranges) => ranges.every((r) => !r.v3 && r.target === manager));
+    // (The requests go out together: in whatever order they arrived.)
+    expect(
+      v4.map((ranges) => ranges.map((r) => r.words)).sort((a, b) => a.length - b.length),
+    ).toEqual([[6932], [694, 694], [140, 116, 694, 694]]);
+    expect(v3.length + v4.length).toBe(reads.length);
   });
 
   test("says from which block its history is complete, on /v1/networks and the front page's figures", async () => {

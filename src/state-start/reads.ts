@@ -14,6 +14,7 @@ import {
   decodeFunctionResult,
   type EncodeFunctionDataParameters,
   encodeFunctionData,
+  type Hex,
   type ReadContractParameters,
   type ReadContractReturnType,
 } from "viem";
@@ -81,6 +82,12 @@ export type StateReader = {
       weight?: number;
     },
   ) => Promise<CallResult[]>;
+  /**
+   * What a contract's creation code (`data`, a `contracts/lens/` reader with its arguments)
+   * returns when sent in an `eth_call` without `to` at the end of the block; a request the node
+   * refuses, or a revert, throws {@link stateReadError}.
+   */
+  deployless: (data: Hex) => Promise<Hex>;
 };
 
 /**
@@ -150,6 +157,13 @@ export async function stateReader(context: Context, block: bigint): Promise<Stat
         chunks.push(calls.slice(i, i + perRequest));
       try {
         return (await Promise.all(chunks.map(request))).flat();
+      } catch (error) {
+        throw stateReadError(context.chain, block, error);
+      }
+    },
+    deployless: async (data) => {
+      try {
+        return (await context.client.call({ data, blockNumber: block })).data ?? "0x";
       } catch (error) {
         throw stateReadError(context.chain, block, error);
       }

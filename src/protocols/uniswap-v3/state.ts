@@ -1,9 +1,10 @@
 import type { Context } from "ponder:registry";
 import { v3Pool, v3Tick } from "ponder:schema";
-import { type Address, getAbiItem } from "viem";
+import { type Address, getAbiItem, zeroHash } from "viem";
 import { UniswapV3FactoryAbi } from "../../../abis/UniswapV3Factory.js";
 import { UniswapV3PoolAbi } from "../../../abis/UniswapV3Pool.js";
 import { sqrtPriceRatio } from "../../analytics/pricing.js";
+import { BITMAP_WORDS_PER_CALL, readBitmapWords } from "../../state-start/bitmap-reader.js";
 import { creationLogs, lowercase } from "../../state-start/discover.js";
 import { inGroups } from "../../state-start/groups.js";
 import { answerOf, type StateReader, type StateSeed } from "../../state-start/reads.js";
@@ -14,8 +15,9 @@ import { bitmapWords, ticksOfWord } from "../../state-start/tick-bitmap.js";
  * Every pool the factory created before the chain's start (its `PoolCreated` logs from the
  * factory's deployment to the reader's block), read at the end of that block: `slot0`,
  * `liquidity` and every initialized tick with its liquidity (`tickBitmap` over every word the
- * pool's spacing allows, then `ticks` of each tick a word marks): two rounds of batched reads,
- * group by group (`readGroups`). Each pool and its ticks are written as its creation and events
+ * pool's spacing allows, through the deployless bitmap reader, which answers only the words that
+ * are not zero; then `ticks` of each tick a word marks): two rounds of batched reads, group by
+ * group (`readGroups`). Each pool and its ticks are written as its creation and events
  * would have left them.
  */
 export async function readV3State(
@@ -43,7 +45,7 @@ export async function readV3State(
   }));
   return await inGroups(
     pools,
-    (p) => 2 + bitmapWords(p.tickSpacing).length,
+    (p) => 2 + bitmapWords(p.tickSpacing).length / BITMAP_WORDS_PER_CALL,
     (group) => readV3Pools(context, reader, group),
   );
 }
@@ -65,36 +67,34 @@ async function readV3Pools(
   pools: readonly V3PoolCreated[],
 ): Promise<StateSeed> {
   const chainId = context.chain.id;
-  const words = pools.map((p) => bitmapWords(p.tickSpacing));
-  const first = await reader.read(
-    pools.flatMap((p, i) => [
-      { address: p.address, abi: UniswapV3PoolAbi, functionName: "slot0" } as const,
-      { address: p.address, abi: UniswapV3PoolAbi, functionName: "liquidity" } as const,
-      ...(words[i] ?? []).map(
-        (w) =>
-          ({
-            address: p.address,
-            abi: UniswapV3PoolAbi,
-            functionName: "tickBitmap",
-            args: [w],
-          }) as const,
-      ),
-    ]),
+  const [first, bitmaps] = await Promise.all([
+    reader.read(
+      pools.flatMap((p) => [
+        { address: p.address, abi: UniswapV3PoolAbi, functionName: "slot0" } as const,
+        { address: p.address, abi: UniswapV3PoolAbi, functionName: "liquidity" } as const,
+      ]),
+    ),
+    readBitmapWords(
+      reader,
+      pools.map((p) => {
+        const words = bitmapWords(p.tickSpacing);
+        return {
+          target: p.address,
+          bitmapSlot: zeroHash,
+          firstWord: words[0] ?? 0,
+          words: words.length,
+        };
+      }),
+    ),
+  ]);
+  // The ticks each pool's bitmap marks.
+  const heads = pools.map((_, i) => ({
+    slot0: answerOf(first[2 * i]),
+    liquidity: answerOf(first[2 * i + 1]),
+  }));
+  const ticksOf = pools.map((p, i) =>
+    (bitmaps[i] ?? []).flatMap(({ word, bits }) => ticksOfWord(word, bits, p.tickSpacing)),
   );
-  // Where each pool's answers begin, and the ticks its bitmap marks.
-  let at = 0;
-  const ticksOf: number[][] = [];
-  const heads: { slot0: unknown; liquidity: unknown }[] = [];
-  for (const [i, p] of pools.entries()) {
-    heads.push({ slot0: answerOf(first[at]), liquidity: answerOf(first[at + 1]) });
-    at += 2;
-    const ticks: number[] = [];
-    for (const w of words[i] ?? []) {
-      const bits = answerOf<bigint>(first[at++]);
-      if (bits) ticks.push(...ticksOfWord(w, bits, p.tickSpacing));
-    }
-    ticksOf.push(ticks);
-  }
   const second = await reader.read(
     pools.flatMap((p, i) =>
       (ticksOf[i] ?? []).map(
@@ -111,7 +111,7 @@ async function readV3Pools(
   const seed: StateSeed = [];
   const poolRows = [];
   const tickRows = [];
-  at = 0;
+  let at = 0;
   for (const [i, p] of pools.entries()) {
     const head = heads[i];
     const slot0 = head?.slot0 as readonly [bigint, number, ...unknown[]] | undefined;

@@ -13,6 +13,7 @@ import { PoolManagerAbi } from "../../../abis/PoolManager.js";
 import { readConfig } from "../../../config.js";
 import { type Address, NATIVE_TOKEN_ADDRESS, V4_DYNAMIC_FEE_FLAG } from "../../../engine/index.js";
 import { sqrtPriceRatio } from "../../analytics/pricing.js";
+import { BITMAP_WORDS_PER_CALL, readBitmapWords } from "../../state-start/bitmap-reader.js";
 import { creationLogs, lowercase } from "../../state-start/discover.js";
 import { inGroups } from "../../state-start/groups.js";
 import { answerOf, type StateReader, type StateSeed } from "../../state-start/reads.js";
@@ -28,7 +29,7 @@ const BITMAP_OFFSET = 5n;
 
 const U128 = (1n << 128n) - 1n;
 
-function mappingSlot(keyType: "bytes32" | "int24" | "int16", key: Hex | number, slot: bigint) {
+function mappingSlot(keyType: "bytes32" | "int24", key: Hex | number, slot: bigint) {
   return keccak256(encodeAbiParameters([{ type: keyType }, { type: "uint256" }], [key, slot]));
 }
 
@@ -81,7 +82,8 @@ async function readSlots(
  * Every pool the manager initialized before the chain's start (its `Initialize` logs from its
  * deployment to the reader's block), read at the end of that block from the manager's storage
  * (`extsload`, as `StateLibrary` reads it): slot0 (price, tick, protocol and LP fee), liquidity,
- * and every initialized tick through the pool's tick bitmap. Two rounds of batched reads, group
+ * and every initialized tick through the pool's tick bitmap (its words through the deployless
+ * bitmap reader, which answers only those that are not zero). Two rounds of batched reads, group
  * by group (`readGroups`). Each pool and its ticks are written as its initialization and events
  * would have left them.
  */
@@ -112,7 +114,7 @@ export async function readV4State(
   }));
   return await inGroups(
     pools,
-    (p) => 2 + bitmapWords(p.tickSpacing).length,
+    (p) => 2 + bitmapWords(p.tickSpacing).length / BITMAP_WORDS_PER_CALL,
     (group) => readV4Pools(context, reader, where.poolManager, group),
   );
 }
@@ -143,32 +145,35 @@ async function readV4Pools(
   const chainId = context.chain.id;
   const seed: StateSeed = [];
   const bases = pools.map((p) => hexToBigInt(poolStateSlot(p.poolId)));
-  const words = pools.map((p) => bitmapWords(p.tickSpacing));
-  const first = await readSlots(
-    reader,
-    manager,
-    pools.flatMap((_, i) => {
-      const base = bases[i] ?? 0n;
-      return [
+  const [first, bitmaps] = await Promise.all([
+    readSlots(
+      reader,
+      manager,
+      bases.flatMap((base) => [
         numberToHex(base, { size: 32 }),
         numberToHex(base + LIQUIDITY_OFFSET, { size: 32 }),
-        ...(words[i] ?? []).map((w) => mappingSlot("int16", w, base + BITMAP_OFFSET)),
-      ];
-    }),
+      ]),
+    ),
+    readBitmapWords(
+      reader,
+      pools.map((p, i) => {
+        const words = bitmapWords(p.tickSpacing);
+        return {
+          target: manager,
+          bitmapSlot: numberToHex((bases[i] ?? 0n) + BITMAP_OFFSET, { size: 32 }),
+          firstWord: words[0] ?? 0,
+          words: words.length,
+        };
+      }),
+    ),
+  ]);
+  const heads = pools.map((_, i) => ({
+    slot0: first[2 * i] ?? 0n,
+    liquidity: (first[2 * i + 1] ?? 0n) & U128,
+  }));
+  const ticksOf = pools.map((p, i) =>
+    (bitmaps[i] ?? []).flatMap(({ word, bits }) => ticksOfWord(word, bits, p.tickSpacing)),
   );
-  let at = 0;
-  const heads: { slot0: bigint; liquidity: bigint }[] = [];
-  const ticksOf: number[][] = [];
-  for (const [i, p] of pools.entries()) {
-    heads.push({ slot0: first[at] ?? 0n, liquidity: (first[at + 1] ?? 0n) & U128 });
-    at += 2;
-    const ticks: number[] = [];
-    for (const w of words[i] ?? []) {
-      const bits = first[at++] ?? 0n;
-      if (bits !== 0n) ticks.push(...ticksOfWord(w, bits, p.tickSpacing));
-    }
-    ticksOf.push(ticks);
-  }
   const tickWords = await readSlots(
     reader,
     manager,
@@ -176,7 +181,7 @@ async function readV4Pools(
       (ticksOf[i] ?? []).map((t) => mappingSlot("int24", t, (bases[i] ?? 0n) + TICKS_OFFSET)),
     ),
   );
-  at = 0;
+  let at = 0;
   const poolRows = [];
   const tickRows = [];
   for (const [i, p] of pools.entries()) {
