@@ -24,6 +24,7 @@ import { V4LiquidityHelperAbi } from "../abis/generated/V4LiquidityHelper.js";
 import { NonfungiblePositionManagerAbi } from "../abis/NonfungiblePositionManager.js";
 import { PoolManagerAbi } from "../abis/PoolManager.js";
 import { UniswapV2Router02Abi } from "../abis/UniswapV2Router02.js";
+import { UniswapV3FactoryAbi } from "../abis/UniswapV3Factory.js";
 import { loadArtifact } from "../contracts/build.js";
 import type { Deployment } from "../devnet/deployment.js";
 import { deployWorld } from "../devnet/world.js";
@@ -35,6 +36,12 @@ export type FirstSyncSizes = {
   v3Pools: number;
   /** Initialized ticks per extra V3 pool (even: each position adds two). */
   v3TicksPerPool: number;
+  /**
+   * How many of the extra V3 pools (the first ones) are fee 100, tick spacing 1 (the tier
+   * governance enabled on mainnet), their ticks spread over the whole range; the rest rotate
+   * through fees 500, 3,000 and 10,000 with their ticks around the price.
+   */
+  v3Fee100Pools: number;
   v4Pools: number;
   /** Initialized ticks per extra V4 pool (even). */
   v4TicksPerPool: number;
@@ -62,6 +69,8 @@ const V3_FEES = [
   { fee: 3000, spacing: 60 },
   { fee: 10000, spacing: 200 },
 ] as const;
+/** The fee-100 tier, which the factory's owner enables (`enableFeeAmount`). */
+const V3_FEE_100 = { fee: 100, spacing: 1 } as const;
 const V4_FEE = 3000;
 const V4_SPACING = 60;
 /** Block gas limit while seeding: a V3 pool with 25 positions is one ~15 M gas transaction. */
@@ -191,6 +200,16 @@ function positionsAroundZero(ticks: number, spacing: number): [number, number][]
 }
 
 /**
+ * `ticks / 2` positions nested around tick 0 out to MIN_TICK and MAX_TICK, evenly apart: their
+ * ticks spread over a tick-spacing-1 pool's whole bitmap, one word each.
+ */
+function positionsSpread(ticks: number): [number, number][] {
+  const count = Math.floor(ticks / 2);
+  const step = Math.floor(887_272 / count);
+  return Array.from({ length: count }, (_, i) => [-(i + 1) * step, (i + 1) * step]);
+}
+
+/**
  * Deploys the devnet world on the fresh node at `rpcUrl`, then seeds `sizes` more on it.
  * @example const world = await seedFirstSyncWorld({ rpcUrl: anvil.url, sizes, log: console.error });
  */
@@ -291,36 +310,54 @@ export async function seedFirstSyncWorld(params: {
   );
 
   // V3: one NonfungiblePositionManager multicall per pool creates and initializes it and mints
-  // its positions.
+  // its positions; the fee-100 tier first enabled by the factory's owner, the deployer.
+  if (sizes.v3Fee100Pools > 0) {
+    await send(
+      [
+        call(
+          deployment.uniswapV3.factory,
+          encodeFunctionData({
+            abi: UniswapV3FactoryAbi,
+            functionName: "enableFeeAmount",
+            args: [V3_FEE_100.fee, V3_FEE_100.spacing],
+          }),
+        ),
+      ],
+      "V3 fee 100 enabled",
+    );
+  }
   await send(
     take(sizes.v3Pools).map(([token0, token1], i) => {
-      const { fee, spacing } = V3_FEES[i % V3_FEES.length] ?? V3_FEES[0];
+      const fee100 = i < sizes.v3Fee100Pools;
+      const { fee, spacing } = fee100 ? V3_FEE_100 : (V3_FEES[i % V3_FEES.length] ?? V3_FEES[0]);
+      const positions = fee100
+        ? positionsSpread(sizes.v3TicksPerPool)
+        : positionsAroundZero(sizes.v3TicksPerPool, spacing);
       const create = encodeFunctionData({
         abi: NonfungiblePositionManagerAbi,
         functionName: "createAndInitializePoolIfNecessary",
         args: [token0, token1, fee, SQRT_PRICE_ONE],
       });
-      const mints = positionsAroundZero(sizes.v3TicksPerPool, spacing).map(
-        ([tickLower, tickUpper]) =>
-          encodeFunctionData({
-            abi: NonfungiblePositionManagerAbi,
-            functionName: "mint",
-            args: [
-              {
-                token0,
-                token1,
-                fee,
-                tickLower,
-                tickUpper,
-                amount0Desired: DEPOSIT,
-                amount1Desired: DEPOSIT,
-                amount0Min: 0n,
-                amount1Min: 0n,
-                recipient: from,
-                deadline: maxUint256,
-              },
-            ],
-          }),
+      const mints = positions.map(([tickLower, tickUpper]) =>
+        encodeFunctionData({
+          abi: NonfungiblePositionManagerAbi,
+          functionName: "mint",
+          args: [
+            {
+              token0,
+              token1,
+              fee,
+              tickLower,
+              tickUpper,
+              amount0Desired: DEPOSIT,
+              amount1Desired: DEPOSIT,
+              amount0Min: 0n,
+              amount1Min: 0n,
+              recipient: from,
+              deadline: maxUint256,
+            },
+          ],
+        }),
       );
       return call(
         positionManager,

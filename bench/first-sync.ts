@@ -4,7 +4,7 @@
  * in batched calls at the block before) and the full replay (`START_BLOCK_<id>=1`).
  *
  *   npx tsx bench/first-sync.ts [--v2-pairs 10000] [--v3-pools 1000] [--v3-ticks 50]
- *                               [--v4-pools 100] [--v4-ticks 10] [--tokens 3000]
+ *                               [--v3-fee-100 0] [--v4-pools 100] [--v4-ticks 10] [--tokens 3000]
  *                               [--call-gas-cap 50000000] [--chain-id 31802] [--anvil-port N]
  *
  * The chain: anvil with the devnet world and the extra pools of bench/first-sync-world.ts, on a
@@ -25,10 +25,11 @@ import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
-import { decodeFunctionData, type Hex, multicall3Abi, toFunctionSelector } from "viem";
+import { decodeFunctionData, type Hex, multicall3Abi, toFunctionSelector, zeroHash } from "viem";
 import { startAnvil } from "../devnet/anvil.js";
 import { purgeSyncCache } from "../devnet/sync-cache.js";
 import { MULTICALL3_ADDRESS, multicall3TryAggregateAbi } from "../engine/index.js";
+import { bitmapReaderRanges } from "../src/state-start/bitmap-reader.js";
 import { freePort } from "../test/harness/net.js";
 import { cpuSeconds, peakRssMiB, stopChild } from "./child-process.js";
 import { type FirstSyncWorld, seedFirstSyncWorld } from "./first-sync-world.js";
@@ -64,6 +65,7 @@ const { values } = parseArgs({
     "v2-pairs": { type: "string", default: "10000" },
     "v3-pools": { type: "string", default: "1000" },
     "v3-ticks": { type: "string", default: "50" },
+    "v3-fee-100": { type: "string", default: "0" },
     "v4-pools": { type: "string", default: "100" },
     "v4-ticks": { type: "string", default: "10" },
     tokens: { type: "string", default: "3000" },
@@ -79,6 +81,7 @@ const sizes = {
   v2Pairs: Number(values["v2-pairs"]),
   v3Pools: Number(values["v3-pools"]),
   v3TicksPerPool: Number(values["v3-ticks"]),
+  v3Fee100Pools: Number(values["v3-fee-100"]),
   v4Pools: Number(values["v4-pools"]),
   v4TicksPerPool: Number(values["v4-ticks"]),
 };
@@ -111,8 +114,9 @@ type Run = {
 
 /**
  * The meter's name for a request: `eth_call`s told apart by what they read (a Multicall3 batch
- * by its first call's protocol, a deployless call, a single call). A batch's calls are counted
- * into `calls` by that name.
+ * by its first call's protocol, a tick bitmap reader's by its first range's, another deployless
+ * call, a single call). A batch's calls, and a bitmap reader's words, are counted into `calls` by
+ * that name.
  */
 const requestLabel =
   (calls: Map<string, number>) =>
@@ -120,6 +124,12 @@ const requestLabel =
     if (method !== "eth_call") return method;
     const [tx] = params as [{ to?: string; data?: Hex; input?: Hex } | undefined];
     const data = tx?.data ?? tx?.input;
+    const ranges = !tx?.to && data ? bitmapReaderRanges(data) : undefined;
+    if (ranges) {
+      const name = `eth_call deployless ${ranges[0]?.bitmapSlot === zeroHash ? "V3" : "V4"} tick bitmaps`;
+      calls.set(name, (calls.get(name) ?? 0) + ranges.reduce((sum, r) => sum + r.words, 0));
+      return name;
+    }
     if (!tx?.to) return "eth_call deployless (token metadata, vault totals)";
     if (tx.to.toLowerCase() !== MULTICALL3_ADDRESS.toLowerCase() || !data) return "eth_call single";
     try {
@@ -385,17 +395,25 @@ function printReport(world: FirstSyncWorld, head: number, state: Run, replay: Ru
   // Per pool and token, from the state start: its batched reads by protocol, its token reads,
   // its discovery (logs, and a block per block holding a creation).
   const u = state.usage;
-  const per = (method: string, count: number) => {
-    const use = u.get(method) ?? { requests: 0, bytes: 0, logs: 0 };
-    const calls = state.calls.get(method) ?? 0;
-    return { requests: use.requests / count, bytes: use.bytes / count, calls: calls / count };
+  const per = (methods: string[], count: number) => {
+    const sum = (of: (method: string) => number) => methods.reduce((s, m) => s + of(m), 0);
+    return {
+      requests: sum((m) => u.get(m)?.requests ?? 0) / count,
+      bytes: sum((m) => u.get(m)?.bytes ?? 0) / count,
+      calls: sum((m) => state.calls.get(m) ?? 0) / count,
+    };
   };
-  const v2 = per("eth_call Multicall3 V2 state", r.get("v2_pair") ?? 1);
-  const v3 = per("eth_call Multicall3 V3 state", r.get("v3_pool") ?? 1);
-  const v4 = per("eth_call Multicall3 V4 state", r.get("v4_pool") ?? 1);
+  // A protocol's batched reads and its bitmap reader's requests (words counted as calls).
+  const reads = (protocol: string) => [
+    `eth_call Multicall3 ${protocol} state`,
+    `eth_call deployless ${protocol} tick bitmaps`,
+  ];
+  const v2 = per(reads("V2"), r.get("v2_pair") ?? 1);
+  const v3 = per(reads("V3"), r.get("v3_pool") ?? 1);
+  const v4 = per(reads("V4"), r.get("v4_pool") ?? 1);
   // Per token read: the tokens the state start's pools named (V2 LP tokens are constants, no read).
   const token = per(
-    "eth_call deployless (token metadata, vault totals)",
+    ["eth_call deployless (token metadata, vault totals)"],
     state.stateStart?.tokens || 1,
   );
   const blocks = u.get("eth_getBlockByNumber") ?? { requests: 0, bytes: 0, logs: 0 };
@@ -403,7 +421,9 @@ function printReport(world: FirstSyncWorld, head: number, state: Run, replay: Ru
   const readSecondsPerPool = (state.stateStart?.seconds ?? 0) / pools;
   // Ponder's CPU over the whole run, per pool: what the node's pace cannot shorten.
   const cpuSecondsPerPool = state.ponderCpuSeconds / pools;
-  console.log("\n| state start, per | requests | calls batched | bytes answered |");
+  console.log(
+    "\n| state start, per | requests | calls batched (or bitmap words read) | bytes answered |",
+  );
   console.log("|---|---:|---:|---:|");
   console.log(
     `| V2 pair | ${v2.requests.toFixed(4)} | ${v2.calls.toFixed(1)} | ${v2.bytes.toFixed(0)} |`,
