@@ -231,13 +231,20 @@ export async function queryVaultExactIn(
     },
   ] as const;
   const call = { abi: BalancerV2VaultAbi, functionName: "queryBatchSwap", args } as const;
-  const { data } = await client.call({
-    to: vault,
-    data: encodeFunctionData(call),
-    ...(timestamp !== undefined && { blockOverrides: { time: timestamp } }),
-  });
-  if (!data) throw new Error("queryBatchSwap answered nothing");
-  const deltas = decodeFunctionResult({ ...call, data });
+  // A revert surfaces as simulateContract's typed error (its BAL# reason), which the math suite
+  // compares; a swap time needs block overrides, which only a plain call takes.
+  let deltas: readonly bigint[];
+  if (timestamp === undefined) {
+    ({ result: deltas } = await client.simulateContract({ address: vault, ...call }));
+  } else {
+    const { data } = await client.call({
+      to: vault,
+      data: encodeFunctionData(call),
+      blockOverrides: { time: timestamp },
+    });
+    if (!data) throw new Error("queryBatchSwap answered nothing");
+    deltas = decodeFunctionResult({ ...call, data });
+  }
   return { amountIn: deltas[0] ?? 0n, amountOut: -(deltas[1] ?? 0n) };
 }
 
