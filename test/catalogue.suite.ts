@@ -1001,7 +1001,7 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
       const head = await client.getBlockNumber({ cacheTime: 0 });
       await waitForIndexedBlock(service, head);
       await expectIndexMatchesChain(service, client, head);
-    });
+    }, 180_000);
 
     test("addresses come back checksummed", async () => {
       const list = await tokens("");

@@ -191,23 +191,45 @@ export async function startService(params: StartServiceParameters): Promise<Serv
   return service;
 }
 
-/** Resolves once the indexer has processed `blockNumber` (per Ponder's `/status`). */
+/**
+ * Resolves once the indexer has processed `blockNumber` (per Ponder's `/status`). Fails when the
+ * indexed block stops advancing for `timeoutMs`: a loaded machine indexes a burst of blocks slowly
+ * but steadily, and only a stalled indexer is an error.
+ */
 export async function waitForIndexedBlock(
   service: ServiceInstance,
   blockNumber: bigint,
   timeoutMs = 20_000,
 ) {
-  await waitUntil(
-    `indexer did not reach block ${blockNumber}`,
-    async () => {
-      const status = (await (await fetch(`${service.url}/status`)).json()) as Record<
-        string,
-        { block: { number: number } }
-      >;
-      return Object.values(status).some((s) => BigInt(s.block.number) >= blockNumber);
-    },
-    { timeoutMs, output: service.output, pollMs: 100, tolerateErrors: true },
-  );
+  let reached = -1n;
+  let advancedAt = Date.now();
+  for (;;) {
+    const block = await indexedBlock(service).catch(() => undefined);
+    if (block !== undefined && block >= blockNumber) return;
+    if (block !== undefined && block > reached) {
+      reached = block;
+      advancedAt = Date.now();
+    }
+    if (Date.now() - advancedAt > timeoutMs) {
+      const at = reached < 0n ? "no block" : `block ${reached}`;
+      throw new Error(
+        `indexer did not reach block ${blockNumber}: it stayed at ${at} for ${timeoutMs} ms; output:\n${service.output()}`,
+      );
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** The highest block Ponder's `/status` reports processed across its chains. */
+async function indexedBlock(service: ServiceInstance): Promise<bigint> {
+  const status = (await (await fetch(`${service.url}/status`)).json()) as Record<
+    string,
+    { block: { number: number } }
+  >;
+  return Object.values(status).reduce((max, s) => {
+    const n = BigInt(s.block.number);
+    return n > max ? n : max;
+  }, -1n);
 }
 
 /**
