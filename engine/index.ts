@@ -208,9 +208,11 @@ export { RoutingGraph } from "./routing/graph.js";
 export {
   fastLzCompressedLength,
   OP_STACK_GAS_PRICE_ORACLE,
+  OP_STACK_L1_FEE_VAULT,
   type OpStackFeeParameters,
   opStackFeePerByte,
   opStackL1Fee,
+  opStackL1FeeBound,
 } from "./routing/l1-data-fee.js";
 export type { PoolModel, PoolModels } from "./routing/pool-model.js";
 export { priceImpactBps, usdPrices, usdSpotPrices } from "./routing/prices.js";

@@ -11,6 +11,11 @@
  * search without the L1 fee takes the 3-hop path; the service, counting it, answers the direct
  * pair, which both transactions run on the chain show to be better net of both fees. The answer's
  * `l1Fee` is the oracle's `getL1Fee` of its calldata, to the wei.
+ *
+ * The node charges the L1 fee in its simulations too: a bundle for an account without ether is
+ * answered (its senders are given the fee's bound) with its `l1Fee`, and a route to ether paid to
+ * its sender answers what the sent transaction delivers before both fees (the L1 fee the
+ * simulation charged is measured and added back like the gas).
  */
 import {
   type Address,
@@ -25,7 +30,7 @@ import {
   numberToHex,
   type PublicClient,
 } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DevTokenAbi } from "../abis/generated/DevToken.js";
 import { UniswapV2FactoryAbi } from "../abis/UniswapV2Factory.js";
@@ -39,7 +44,9 @@ import {
   buildRoute,
   type ChainSetup,
   createRoutingGraph,
+  NATIVE_TOKEN_ADDRESS,
   OP_STACK_GAS_PRICE_ORACLE,
+  OP_STACK_L1_FEE_VAULT,
   type OpStackFeeParameters,
   opStackFeePerByte,
   opStackL1Fee,
@@ -75,7 +82,13 @@ function v2Out(amountIn: bigint, reserveIn: bigint, reserveOut: bigint): bigint 
 }
 
 /** What the test world adds to the devnet: tokens X, B, C and the pairs X/B, B/C, C/WETH, X/WETH. */
-type Market = { x: Address; pairs: { direct: Address; hops: Address[] }; viaThree: bigint };
+type Market = {
+  x: Address;
+  pairs: { direct: Address; hops: Address[] };
+  viaThree: bigint;
+  /** What the direct pair gives for AMOUNT_IN. */
+  directOut: bigint;
+};
 
 async function addMarket(
   client: PublicClient,
@@ -138,7 +151,7 @@ async function addMarket(
   await jsonRpc(rpcUrl, "evm_increaseTime", [12]);
   for (const p of [...hops, direct]) await deployer.write(p, UniswapV2PairAbi, "sync", []);
   await jsonRpc(rpcUrl, "anvil_setNextBlockBaseFeePerGas", [numberToHex(L2_BASE_FEE)]);
-  return { x: tx, pairs: { direct, hops }, viaThree, gasPrice };
+  return { x: tx, pairs: { direct, hops }, viaThree, directOut: target, gasPrice };
 }
 
 describe("routes on an OP-stack chain, valued net of the L1 data fee", () => {
@@ -164,6 +177,22 @@ describe("routes on an OP-stack chain, valued net of the L1 data fee", () => {
   afterAll(async () => {
     await service?.stop();
   });
+  /** An answer's `l1Fee` is the oracle's `getL1Fee(tx.data)` on its block, and the engine's. */
+  const expectOracleL1Fee = async (answer: {
+    l1Fee: string;
+    blockNumber: number;
+    tx: { data: Hex };
+  }) => {
+    const oracleFee = await client.readContract({
+      address: OP_STACK_GAS_PRICE_ORACLE,
+      abi: gasPriceOracleAbi,
+      functionName: "getL1Fee",
+      args: [answer.tx.data],
+      blockNumber: BigInt(answer.blockNumber),
+    });
+    expect(answer.l1Fee).toBe(oracleFee.toString());
+    expect(opStackL1Fee(params, hexToBytes(answer.tx.data))).toBe(oracleFee);
+  };
 
   it("takes the direct pair over a 3-hop path that pays its L2 gas but not its calldata, and reports l1Fee = getL1Fee(tx.data)", async () => {
     const d = service.deployment;
@@ -189,15 +218,7 @@ describe("routes on an OP-stack chain, valued net of the L1 data fee", () => {
     // The fee reported is the oracle's for the calldata returned, asked on the simulated block's
     // parent (the L1 values a block holds are set by its first transaction: none was mined since),
     // and the same as the off-chain arithmetic.
-    const oracleFee = await client.readContract({
-      address: OP_STACK_GAS_PRICE_ORACLE,
-      abi: gasPriceOracleAbi,
-      functionName: "getL1Fee",
-      args: [answer.tx.data],
-      blockNumber: BigInt(answer.blockNumber),
-    });
-    expect(answer.l1Fee).toBe(oracleFee.toString());
-    expect(opStackL1Fee(params, hexToBytes(answer.tx.data))).toBe(oracleFee);
+    await expectOracleL1Fee(answer);
 
     // The same request to the engine on the same pools, valued with and without the L1 fee.
     const graph = createRoutingGraph();
@@ -287,5 +308,90 @@ describe("routes on an OP-stack chain, valued net of the L1 data fee", () => {
     console.log(
       `direct: out ${direct.out}, L2 ${direct.l2}, L1 ${direct.l1}; 3 hops: out ${threeHop.out}, L2 ${threeHop.l2}, L1 ${threeHop.l1}`,
     );
+  }, 120_000);
+
+  it("answers a bundle for an account without ether, prices its calldata's L1 fee, and the sent transaction delivers it", async () => {
+    const d = service.deployment;
+    // A fresh account: it holds nothing, so the simulation must give it the gas and the L1 fee.
+    const user = privateKeyToAccount(generatePrivateKey());
+    const res = await fetch(
+      `${service.url}/v1/shortcuts/bundle?chainId=${CHAIN_ID}&fromAddress=${user.address}`,
+      {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify([
+          { protocol: "wrapped-native", action: "deposit", args: { amountIn: "1000" } },
+        ]),
+      },
+    );
+    const answer = (await res.json()) as {
+      amountsOut: Record<string, string>;
+      blockNumber: number;
+      l1Fee: string;
+      tx: { data: Hex; to: Address; value: string };
+    };
+    expect({ status: res.status, amountsOut: answer.amountsOut }).toEqual({
+      status: 200,
+      amountsOut: { [d.weth]: "1000" },
+    });
+    await expectOracleL1Fee(answer);
+
+    await jsonRpc(service.anvil.url, "anvil_setBalance", [user.address, numberToHex(E18)]);
+    const wallet = createWalletClient({ account: user, transport: http(service.anvil.url) });
+    const hash = await wallet.sendTransaction({
+      chain: null,
+      to: answer.tx.to,
+      data: answer.tx.data,
+      value: BigInt(answer.tx.value),
+    });
+    const receipt = await client.waitForTransactionReceipt({ hash });
+    expect(receipt.status).toBe("success");
+    const weth = await client.readContract({
+      address: d.weth,
+      abi: erc20Abi,
+      functionName: "balanceOf",
+      args: [user.address],
+    });
+    expect(weth).toBe(1000n);
+  }, 120_000);
+
+  it("counts the L1 fee its sender paid when the output is ether to the sender: amountOut is what the transaction delivers", async () => {
+    const d = service.deployment;
+    const from = d.deployer;
+    const res = await fetch(
+      `${service.url}/v1/shortcuts/route?chainId=${CHAIN_ID}&fromAddress=${from}&tokenIn=${market.x}&tokenOut=${NATIVE_TOKEN_ADDRESS}&amountIn=${AMOUNT_IN}&priceImpact=false`,
+    );
+    const answer = (await res.json()) as {
+      amountOut: string;
+      route: { primaryAddress: string }[];
+      tx: { data: Hex; to: Address };
+    };
+    expect(res.status).toBe(200);
+    // The direct pair, then WETH unwrapped: the pair's exact output, none of it lost to fees.
+    expect(answer.route.map((s) => s.primaryAddress)).toEqual([market.pairs.direct, d.weth]);
+    expect(answer.amountOut).toBe(market.directOut.toString());
+
+    // Sent: the ether the sender gained plus its L2 gas and its L1 fee is exactly amountOut.
+    const wallet = createWalletClient({
+      account: privateKeyToAccount(DEVNET_DEPLOYER_KEY),
+      transport: http(service.anvil.url),
+    });
+    const before = await client.getBalance({ address: from });
+    const hash = await wallet.sendTransaction({
+      chain: null,
+      to: answer.tx.to,
+      data: answer.tx.data,
+    });
+    const receipt = await client.waitForTransactionReceipt({ hash });
+    expect(receipt.status).toBe("success");
+    const after = await client.getBalance({ address: from, blockNumber: receipt.blockNumber });
+    // What the transaction paid for its L1 data, credited to the L1FeeVault (the only
+    // transaction of its block).
+    const vault = (blockNumber: bigint) =>
+      client.getBalance({ address: OP_STACK_L1_FEE_VAULT, blockNumber });
+    const l1Fee = (await vault(receipt.blockNumber)) - (await vault(receipt.blockNumber - 1n));
+    expect(l1Fee).toBeGreaterThan(0n);
+    const fees = receipt.gasUsed * receipt.effectiveGasPrice + l1Fee;
+    expect((after - before + fees).toString()).toBe(answer.amountOut);
   }, 120_000);
 });

@@ -19,6 +19,9 @@ export const OP_STACK_GAS_PRICE_ORACLE = "0x420000000000000000000000000000000000
 /** The `L1Block` predeploy's address on every OP-stack chain. */
 export const OP_STACK_L1_BLOCK = "0x4200000000000000000000000000000000000015";
 
+/** The `L1FeeVault` predeploy: every transaction's L1 data fee is credited to it. */
+export const OP_STACK_L1_FEE_VAULT = "0x420000000000000000000000000000000000001A";
+
 /** What the predeploys answer for one block, everything the fee depends on. */
 export type OpStackFeeParameters = {
   isEcotone: boolean;
@@ -69,6 +72,20 @@ export function opStackL1Fee(p: OpStackFeeParameters, data: Uint8Array): bigint 
   if (p.isFjord) return fjordCost(p, BigInt(fastLzCompressedLength(data)) + SIGNATURE_BYTES);
   if (p.isEcotone) return (calldataGas(data) * scaledFee(p)) / (16n * DECIMALS_SCALE);
   return ((calldataGas(data) + p.overhead) * p.l1BaseFee * p.scalar) / DECIMALS_SCALE;
+}
+
+/**
+ * The most L1 fee a transaction of at most `byteLength` bytes can be charged under `p`, whatever
+ * its bytes: each one non-zero (16 calldata gas) and none compressed (FastLZ stores a run of 32
+ * literal bytes in 33), the signature's 68 bytes counted on top. What a simulation must give a
+ * sender besides its gas so that a node charging the L1 fee does not refuse the call.
+ */
+export function opStackL1FeeBound(p: OpStackFeeParameters, byteLength: number): bigint {
+  const n = BigInt(byteLength);
+  if (p.isFjord) return fjordCost(p, n + (n + 31n) / 32n + SIGNATURE_BYTES);
+  const gas = 16n * n + SIGNATURE_BYTES * 16n;
+  if (p.isEcotone) return (gas * scaledFee(p)) / (16n * DECIMALS_SCALE);
+  return ((gas + p.overhead) * p.l1BaseFee * p.scalar) / DECIMALS_SCALE;
 }
 
 /**

@@ -274,8 +274,19 @@ export function createApp(deps: AppDeps): Hono<OpsEnv> {
   app.notFound(handleNotFound);
   app.onError((error, c) => {
     const answer = clientError(error) ?? databaseUnavailable(error);
-    if (answer) return handleError(answer, c);
     const requestId = c.get("requestId");
+    if (answer) {
+      // A node or database that failed: the client hears "retry shortly", the operator why.
+      if (answer.statusCode >= 500 && error.cause !== undefined) {
+        log("warn", "unavailable", {
+          requestId,
+          status: answer.statusCode,
+          message: answer.message,
+          ...errorFields(error.cause),
+        });
+      }
+      return handleError(answer, c);
+    }
     log("error", "unhandled error", { requestId, ...errorFields(error) });
     return c.json(
       errorBody(500, "Internal error; the request was not processed.", { requestId }),

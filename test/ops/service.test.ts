@@ -209,6 +209,35 @@ describe("a chain node that does not answer", () => {
     expect(elapsed).toBeGreaterThanOrEqual(1500);
     expect(elapsed).toBeLessThan(10_000);
     expect(gate?.held()).toContain("eth_simulateV1");
+    // The client hears "retry"; the operator's log says why, under the request's id.
+    const requestId = res.headers.get("x-request-id");
+    const line = () =>
+      service
+        .output()
+        .split("\n")
+        .filter((l) => l.startsWith("{") && l.includes('"msg":"unavailable"'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .find((l) => l.requestId === requestId);
+    await waitUntil("the unavailable log line was not written", async () => !!line(), {
+      timeoutMs: 5_000,
+      output: service.output,
+      pollMs: 20,
+    });
+    const { time, error, ...rest } = line() as Record<string, unknown> & {
+      error: { name: string; message: string; stack: string };
+    };
+    expect(Date.parse(String(time))).toBeGreaterThan(0);
+    expect({ ...rest, error: { name: error.name, message: error.message } }).toEqual({
+      level: "warn",
+      msg: "unavailable",
+      requestId,
+      status: 503,
+      message: `The RPC node of chain ${deployment.chainId} did not answer the simulation. Retry shortly.`,
+      error: {
+        name: "SimulationUnavailableError",
+        message: "the chain node could not simulate: The request took too long to respond.",
+      },
+    });
   });
 });
 

@@ -2,7 +2,8 @@
  * The off-chain L1 data fee (engine/routing/l1-data-fee.ts) against the OP-stack predeploys'
  * own `getL1Fee`, from @eth-optimism/contracts-bedrock's bytecode on anvil, under each upgrade's
  * rules: to the wei, on calldata of every shape (random, ABI-like with zero runs, repetitive,
- * short, long past FastLZ's 8 KiB window).
+ * short, long past FastLZ's 8 KiB window); and the bound a simulation funds senders with covers
+ * each of them.
  */
 import { createPublicClient, type Hex, http, type PublicClient, toHex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,6 +13,7 @@ import {
   OP_STACK_GAS_PRICE_ORACLE,
   type OpStackFeeParameters,
   opStackL1Fee,
+  opStackL1FeeBound,
 } from "../../engine/routing/l1-data-fee.js";
 import { readOpStackFeeParameters } from "../../src/api/chain/l1-fee.js";
 import { startTestAnvil } from "../harness/anvil.js";
@@ -75,10 +77,18 @@ describe("OP-stack L1 data fee, off the chain vs GasPriceOracle.getL1Fee", () =>
     });
   const expectSame = async (params: OpStackFeeParameters) => {
     for (const data of samples()) {
+      const fee = await onChain(data);
       expect({ length: data.length, fee: opStackL1Fee(params, data) }).toEqual({
         length: data.length,
-        fee: await onChain(data),
+        fee,
       });
+      // The bound for any bytes of that length covers these, and is not far above random ones.
+      const bound = opStackL1FeeBound(params, data.length);
+      expect({ length: data.length, covers: bound >= fee }).toEqual({
+        length: data.length,
+        covers: true,
+      });
+      if (data.length === 5_000) expect(bound * 100n).toBeLessThan(fee * 105n);
     }
   };
 

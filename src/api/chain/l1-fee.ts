@@ -7,13 +7,14 @@ import {
   type Address,
   encodeFunctionData,
   type Hex,
+  hexToBigInt,
   type PublicClient,
   parseAbi,
   zeroAddress,
 } from "viem";
 import type { ChainSetup, OpStackFeeParameters } from "../../../engine/index.js";
 import { ChainUnavailableError } from "../../../engine/index.js";
-import type { SimulationCall } from "./simulate.js";
+import type { CallResult, SimulationCall } from "./simulate.js";
 
 const gasPriceOracleAbi = parseAbi([
   "function getL1Fee(bytes data) view returns (uint256)",
@@ -101,4 +102,18 @@ export function l1FeeCall(chain: ChainSetup, data: Hex): SimulationCall | undefi
     to: chain.l1Fee.gasPriceOracle,
     data: encodeFunctionData({ abi: gasPriceOracleAbi, functionName: "getL1Fee", args: [data] }),
   };
+}
+
+/**
+ * The oracle's `getL1Fee` answer from the simulation.
+ * @throws ChainUnavailableError when the call failed (the chain's oracle did not answer it).
+ */
+export function l1FeeOf(chain: ChainSetup, result: CallResult | undefined): bigint {
+  if (!result?.ok || result.returnData.length !== 66) {
+    throw new ChainUnavailableError(
+      `The L1 fee oracle of chain ${chain.id} (${chain.l1Fee?.gasPriceOracle}) did not answer getL1Fee in the simulation.`,
+      { chainId: chain.id },
+    );
+  }
+  return hexToBigInt(result.returnData);
 }

@@ -10,7 +10,8 @@
  * the next block's number, base fee, fee recipient, gas limit, a random `prevrandao` of its own and
  * a timestamp after its parent's, and each call pays the next block's base fee plus the node's
  * suggested priority fee, as a wallet sending it would. The senders are given the ether that gas
- * costs on top of what they hold, so quoting needs no gas money.
+ * costs (and, on a chain that charges for L1 data, the most that fee can be) on top of what they
+ * hold, so quoting needs no gas money.
  *
  * Before each simulation the node is asked only for its latest block number: what describes the
  * next block and each sender's balance are read once per base block and shared by every
@@ -25,7 +26,12 @@ import {
   numberToHex,
   type PublicClient,
 } from "viem";
-import { ChainUnavailableError, InvalidArgumentError } from "../../../engine/index.js";
+import {
+  ChainUnavailableError,
+  InvalidArgumentError,
+  type OpStackFeeParameters,
+  opStackL1FeeBound,
+} from "../../../engine/index.js";
 
 export type SimulationCall = { from: Address; to: Address; data: Hex; value?: bigint };
 
@@ -233,6 +239,11 @@ export async function simulateCalls(
     blockNumber?: bigint;
     calls: SimulationCall[];
     overrides: Record<Address, AccountOverride>;
+    /**
+     * The chain's L1 fee parameters when its transactions pay for their L1 data: each sender is
+     * given the most its calls' L1 fee can be on top of their gas.
+     */
+    l1Fee?: OpStackFeeParameters;
   },
 ): Promise<SimulationResult> {
   // The base block's next block and the senders' balances on it, read in one round trip to the
@@ -253,14 +264,15 @@ export async function simulateCalls(
       );
     }
   }
-  // No call's gas exceeds the block's: what the node lets a call use by default, at most.
-  const overrides = withGasMoney(
-    params.overrides,
-    given,
-    sentBy,
-    held,
-    next.gasLimit * fees.maxFeePerGas,
-  );
+  // No call's gas exceeds the block's: what the node lets a call use by default, at most. A node
+  // that charges the L1 fee charges it on the call's bytes as it encodes them (at most the
+  // calldata and a transaction's other fields).
+  const gasMoney = (c: SimulationCall) =>
+    next.gasLimit * fees.maxFeePerGas +
+    (params.l1Fee
+      ? opStackL1FeeBound(params.l1Fee, (c.data.length - 2) / 2 + TRANSACTION_FIELDS_BYTES)
+      : 0n);
+  const overrides = withGasMoney(params.overrides, given, params.calls, held, gasMoney);
   let blocks: SimulatedBlock[];
   try {
     blocks = (await client.request({
@@ -388,22 +400,33 @@ function callsBySender(calls: SimulationCall[]): Map<Address, number> {
 }
 
 /**
+ * The most a signed transaction's fields besides its calldata take (type, chain id, nonce, fees,
+ * gas, recipient, value, the lengths, an empty access list and the signature): about 220 bytes.
+ */
+const TRANSACTION_FIELDS_BYTES = 256;
+
+/**
  * `overrides` with each sender given, on top of what it holds (`held`), the most its calls' gas
- * can cost (`costPerCall` each): a validated simulation buys gas, and a caller quoting before
+ * can cost (`gasMoney` of each): a validated simulation buys gas, and a caller quoting before
  * it holds any ether must still be answered. Gas is bought before the call runs, so during the
  * call the sender holds about what it would in the real transaction.
  */
 function withGasMoney(
   overrides: Record<Address, AccountOverride>,
   given: Map<Address, [Address, AccountOverride]>,
-  calls: Map<Address, number>,
+  calls: SimulationCall[],
   held: Map<Address, bigint>,
-  costPerCall: bigint,
+  gasMoney: (call: SimulationCall) => bigint,
 ): Record<Address, AccountOverride> {
+  const owed = new Map<Address, bigint>();
+  for (const c of calls) {
+    const sender = c.from.toLowerCase() as Address;
+    owed.set(sender, (owed.get(sender) ?? 0n) + gasMoney(c));
+  }
   const out = { ...overrides };
-  for (const [sender, count] of calls) {
+  for (const [sender, cost] of owed) {
     const [key, o] = given.get(sender) ?? [sender, undefined];
-    const funded = (held.get(sender) ?? 0n) + BigInt(count) * costPerCall;
+    const funded = (held.get(sender) ?? 0n) + cost;
     out[key] = { ...o, balance: funded > maxUint256 ? maxUint256 : funded };
   }
   return out;

@@ -15,11 +15,13 @@ import {
   toFunctionSelector,
 } from "viem";
 import { MinAmountOutCheckAbi } from "../../../abis/generated/MinAmountOutCheck.js";
-import type { ExecutionContracts } from "../../../engine/index.js";
+import type { ExecutionContracts, OpStackFeeParameters } from "../../../engine/index.js";
 import {
   ChainUnavailableError,
   InputNotSimulatableError,
   isNativeToken,
+  NATIVE_TOKEN_ADDRESS,
+  OP_STACK_L1_FEE_VAULT,
 } from "../../../engine/index.js";
 import { recordSimulation } from "../ops/metrics.js";
 import {
@@ -34,8 +36,34 @@ import {
 } from "./simulate.js";
 import { fundingStateDiff, SlotNotFoundError, type TokenSlotFinder } from "./slots.js";
 
-/** The chain a simulation runs on. */
-export type SimulationTarget = { chainId: number; client: PublicClient; slots: TokenSlotFinder };
+/**
+ * The chain a simulation runs on. `l1Fee`: on a chain whose transactions pay for their L1 data,
+ * its fee parameters and the execution contracts whose lens reads what the fee took.
+ */
+export type SimulationTarget = {
+  chainId: number;
+  client: PublicClient;
+  slots: TokenSlotFinder;
+  l1Fee?: { params: OpStackFeeParameters; contracts: ExecutionContracts };
+};
+
+/** The simulation target of a planner's chain (`l1Fee`: its L1 fee parameters, if it has any). */
+export function simulationTarget(
+  ctx: {
+    chain: { id: number };
+    client: PublicClient;
+    slots: TokenSlotFinder;
+    l1Fee?: OpStackFeeParameters;
+  },
+  contracts: ExecutionContracts,
+): SimulationTarget {
+  return {
+    chainId: ctx.chain.id,
+    client: ctx.client,
+    slots: ctx.slots,
+    ...(ctx.l1Fee ? { l1Fee: { params: ctx.l1Fee, contracts } } : {}),
+  };
+}
 
 const ZERO = "0x0000000000000000000000000000000000000000" as const;
 
@@ -151,12 +179,17 @@ export async function runSimulation(
   },
 ): Promise<SimulationResult> {
   const started = performance.now();
+  const meter = target.l1Fee && l1FeeMeter(target.l1Fee.contracts, params.sentIndex);
+  const calls = meter ? meter.calls(params.calls) : params.calls;
   let simulation: SimulationResult;
   try {
     simulation = await simulateCalls(target.client, {
       blockNumber: params.blockNumber,
-      calls: params.calls,
-      overrides: params.overrides,
+      calls,
+      overrides: meter
+        ? { ...params.overrides, [L1_FEE_METER]: { balance: 0n } }
+        : params.overrides,
+      l1Fee: target.l1Fee?.params,
     });
   } catch (error) {
     if (error instanceof SimulationUnavailableError) {
@@ -164,7 +197,18 @@ export async function runSimulation(
     }
     throw error;
   }
-  simulation = withoutGasPaid(simulation, params.calls);
+  let l1FeePaid = 0n;
+  if (meter) {
+    const measured = meter.read(simulation);
+    if (measured === undefined) {
+      throw new ChainUnavailableError("The chain node returned an incomplete simulation.", {
+        chainId: target.chainId,
+      });
+    }
+    l1FeePaid = measured.l1FeePaid;
+    simulation = measured.simulation;
+  }
+  simulation = withoutGasPaid(simulation, params.calls, params.sentIndex, l1FeePaid);
   recordSimulation(performance.now() - started, simulation.results[params.sentIndex]?.ok === true);
   if (!simulation.results[params.sentIndex]) {
     throw new ChainUnavailableError("The chain node returned an incomplete simulation.", {
@@ -175,12 +219,68 @@ export async function runSimulation(
 }
 
 /**
- * `simulation` with each native-currency balance read (the lens's `balanceOf(0xeeee…, account)`)
- * raised by the gas that `account` paid in the calls before it. The simulation charges gas as the
- * real transaction does, so a sender that is also the receiver would otherwise see its output
- * net of gas; what a transaction delivers is counted before gas, as a client counts it.
+ * The account whose one call measures what the L1 fee meter's own read paid (no key holds it:
+ * it only ever sends in simulations, with the balance they give it).
  */
-function withoutGasPaid(simulation: SimulationResult, calls: SimulationCall[]): SimulationResult {
+const L1_FEE_METER: Address = "0x00000000000000000000000000000000000011fe";
+
+/**
+ * Measures the L1 fee the node charged the transaction at `sentIndex`: every call's fee is
+ * credited to the `L1FeeVault` once the call has run, so the vault's balance read just before the
+ * transaction and just after it differs by the transaction's fee and the first read's. That read
+ * is sent by the meter account, whose balance before and after it tells its fee (what it lost
+ * beyond its gas). A node that charges nothing in a simulation measures 0.
+ */
+function l1FeeMeter(contracts: ExecutionContracts, sentIndex: number) {
+  const native = NATIVE_TOKEN_ADDRESS;
+  const meterBalance = balanceCall(contracts, native, L1_FEE_METER);
+  const vaultBalance = balanceCall(contracts, native, OP_STACK_L1_FEE_VAULT);
+  const before = [meterBalance, { ...vaultBalance, from: L1_FEE_METER }];
+  const after = [vaultBalance, meterBalance];
+  return {
+    /** `calls` with the meter's four reads around the transaction. */
+    calls: (calls: SimulationCall[]): SimulationCall[] => [
+      ...calls.slice(0, sentIndex),
+      ...before,
+      ...calls.slice(sentIndex, sentIndex + 1),
+      ...after,
+      ...calls.slice(sentIndex + 1),
+    ],
+    /** The fee and the simulation without the meter's reads (undefined: a read is missing). */
+    read: (simulation: SimulationResult) => {
+      const r = simulation.results;
+      const [meter0, vault0] = [r[sentIndex], r[sentIndex + 1]];
+      const [vault1, meter1] = [r[sentIndex + 3], r[sentIndex + 4]];
+      if (!meter0?.ok || !vault0?.ok || !vault1?.ok || !meter1?.ok) return undefined;
+      const readPaid =
+        decodeBalance(meter0.returnData) -
+        decodeBalance(meter1.returnData) -
+        vault0.gasUsed * simulation.gasPrice;
+      const l1FeePaid =
+        decodeBalance(vault1.returnData) - decodeBalance(vault0.returnData) - readPaid;
+      const results = [
+        ...r.slice(0, sentIndex),
+        ...r.slice(sentIndex + 2, sentIndex + 3),
+        ...r.slice(sentIndex + 5),
+      ];
+      return { l1FeePaid, simulation: { ...simulation, results } };
+    },
+  };
+}
+
+/**
+ * `simulation` with each native-currency balance read (the lens's `balanceOf(0xeeee…, account)`)
+ * raised by the gas that `account` paid in the calls before it (and the transaction's L1 fee,
+ * `l1FeePaid`, on a chain that charges one). The simulation charges gas as the real transaction
+ * does, so a sender that is also the receiver would otherwise see its output net of gas; what a
+ * transaction delivers is counted before gas, as a client counts it.
+ */
+function withoutGasPaid(
+  simulation: SimulationResult,
+  calls: SimulationCall[],
+  sentIndex: number,
+  l1FeePaid: bigint,
+): SimulationResult {
   const paid = new Map<string, bigint>();
   const results = simulation.results.map((result, i) => {
     const call = calls[i];
@@ -200,7 +300,8 @@ function withoutGasPaid(simulation: SimulationResult, calls: SimulationCall[]): 
       };
     }
     const sender = call.from.toLowerCase();
-    paid.set(sender, (paid.get(sender) ?? 0n) + result.gasUsed * simulation.gasPrice);
+    const fee = result.gasUsed * simulation.gasPrice + (i === sentIndex ? l1FeePaid : 0n);
+    paid.set(sender, (paid.get(sender) ?? 0n) + fee);
     return out;
   });
   return { ...simulation, results };

@@ -11,6 +11,7 @@ import type {
   ChainSetup,
   CompiledBundle,
   ExecutionContracts,
+  OpStackFeeParameters,
   RouteStep,
   RoutingGraph,
 } from "../../../engine/index.js";
@@ -32,6 +33,7 @@ import {
   UnsafePositionError,
 } from "../../../engine/index.js";
 import { executionContracts } from "../chain/execution-contracts.js";
+import { l1FeeCall, l1FeeOf } from "../chain/l1-fee.js";
 import type { AccountOverride, SimulationCall } from "../chain/simulate.js";
 import {
   balanceCall,
@@ -39,6 +41,7 @@ import {
   fundingOverrides,
   runSimulation,
   type SimulationTarget,
+  simulationTarget,
   withDelegation,
 } from "../chain/simulation-inputs.js";
 import type { TokenSlotFinder } from "../chain/slots.js";
@@ -49,6 +52,8 @@ export type BundleContext = {
   graph: RoutingGraph;
   slots: TokenSlotFinder;
   gasPriceWei: bigint;
+  /** The chain's L1 fee parameters, on a chain whose transactions pay for their L1 data. */
+  l1Fee?: OpStackFeeParameters;
 };
 
 export type BundleAnswer = {
@@ -62,6 +67,8 @@ export type BundleAnswer = {
   amountsOut: Record<string, string>;
   beforeSending: BeforeSending[];
   route?: RouteStep[];
+  /** On a chain with an L1 data fee: the oracle's `getL1Fee(tx.data)` in the simulated block. */
+  l1Fee?: string;
 };
 
 const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000" as Address;
@@ -102,6 +109,8 @@ async function run(
   call: SimulationCall,
   overrides: Record<Address, AccountOverride>,
   checks: readonly AccountCheck[] = [],
+  /** Calls read after the checks (the L1 fee oracle's price of the transaction). */
+  extra: readonly SimulationCall[] = [],
 ) {
   const watchList = build.watchList(c);
   const reads = watchList.map((w) => balanceCall(contracts, w.token, w.account));
@@ -111,6 +120,7 @@ async function run(
       call,
       ...reads,
       ...checks.map((k) => ({ from: ZERO_ADDRESS, to: k.to, data: k.data })),
+      ...extra,
     ],
     overrides,
     sentIndex: reads.length,
@@ -157,7 +167,8 @@ async function run(
       });
     }
   });
-  return { simulation, sent, received };
+  const extraResults = simulation.results.slice(2 * reads.length + 1 + checks.length);
+  return { simulation, sent, received, extraResults };
 }
 
 /**
@@ -172,7 +183,7 @@ export async function planBundle(ctx: BundleContext, req: BundleRequest): Promis
   const contracts = await executionContracts(ctx.chain, ctx.client);
   const build = buildBundle({ ...ctx, contracts, request: req });
   const { strategy, from, account, input } = build;
-  const target = { chainId: ctx.chain.id, client: ctx.client, slots: ctx.slots };
+  const target = simulationTarget(ctx, contracts);
   const simulatedDeadline = req.deadline ?? PROVISIONAL_DEADLINE;
   let compiled = build.compiled;
 
@@ -230,6 +241,8 @@ export async function planBundle(ctx: BundleContext, req: BundleRequest): Promis
       ? compiled
       : build.compile({ deadline, checks, extraTokens, approvalResets: [] });
   const tx = build.encode(final, checks, deadline);
+  // On a chain with an L1 data fee, the chain's own price of the calldata, in the same block.
+  const feeCall = l1FeeCall(ctx.chain, tx.data);
   const result = await run(
     target,
     build,
@@ -238,7 +251,9 @@ export async function planBundle(ctx: BundleContext, req: BundleRequest): Promis
     { from: tx.from, to: tx.to, data: tx.data, value: tx.value },
     overrides,
     accountChecks(final, build.account),
+    feeCall ? [feeCall] : [],
   );
+  const l1Fee = feeCall ? l1FeeOf(ctx.chain, result.extraResults[0]) : undefined;
   const gasUsed = result.sent.gasUsed;
   // What the answer lists is what the transaction enforces: the checked payees' amounts only.
   const checked = new Set(checks.map((k) => `${k.token.toLowerCase()}:${k.account.toLowerCase()}`));
@@ -267,5 +282,6 @@ export async function planBundle(ctx: BundleContext, req: BundleRequest): Promis
     amountsOut,
     beforeSending: build.beforeSending(),
     ...(compiled.routeSteps.length > 0 ? { route: compiled.routeSteps } : {}),
+    ...(l1Fee !== undefined ? { l1Fee: l1Fee.toString() } : {}),
   };
 }

@@ -6,7 +6,7 @@
  * gives them statuses.
  */
 import type { Address, Hex, PublicClient } from "viem";
-import { getAddress, hexToBigInt } from "viem";
+import { getAddress } from "viem";
 import type {
   ChainSetup,
   OpStackFeeParameters,
@@ -29,14 +29,15 @@ import {
   usdPrices,
 } from "../../../engine/index.js";
 import { executionContracts } from "../chain/execution-contracts.js";
-import { l1FeeCall } from "../chain/l1-fee.js";
-import type { CallResult, SimulationLog } from "../chain/simulate.js";
+import { l1FeeCall, l1FeeOf } from "../chain/l1-fee.js";
+import type { SimulationLog } from "../chain/simulate.js";
 import {
   balanceCall,
   decodeBalance,
   fundingOverrides,
   runSimulation,
   simulatedBlock,
+  simulationTarget,
   withDelegation,
 } from "../chain/simulation-inputs.js";
 import type { TokenSlotFinder } from "../chain/slots.js";
@@ -95,7 +96,7 @@ export async function planRoute(ctx: PlanRouteContext, req: RouteRequest): Promi
   // that block's timestamp): the transaction returned is the one simulated, so its `gasUsed` is
   // the simulation's own. (Patching the calldata afterwards and its gas by the bytes' price is not
   // exact: the refund is capped at a fifth of the gas, and that cap moves with the calldata.)
-  const target = { chainId: ctx.chain.id, client: ctx.client, slots: ctx.slots };
+  const target = simulationTarget(ctx, contracts);
   const block = await simulatedBlock(target);
   const deadline = req.deadline ?? block.timestamp + DEFAULT_DEADLINE_SECONDS;
   let { tx, calls } = route.encode(minFor(quote.amountOut), deadline);
@@ -214,20 +215,6 @@ export async function planRoute(ctx: PlanRouteContext, req: RouteRequest): Promi
     ...(req.fee !== undefined ? { feeAmount: [route.feeAmount.toString()] } : {}),
     ...(l1Fee !== undefined ? { l1Fee: l1Fee.toString() } : {}),
   };
-}
-
-/**
- * The oracle's `getL1Fee` answer from the simulation.
- * @throws ChainUnavailableError when the call failed (the chain's oracle did not answer it).
- */
-function l1FeeOf(chain: ChainSetup, result: CallResult | undefined): bigint {
-  if (!result?.ok || result.returnData.length !== 66) {
-    throw new ChainUnavailableError(
-      `The L1 fee oracle of chain ${chain.id} (${chain.l1Fee?.gasPriceOracle}) did not answer getL1Fee in the simulation.`,
-      { chainId: chain.id },
-    );
-  }
-  return hexToBigInt(result.returnData);
 }
 
 /**

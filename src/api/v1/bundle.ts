@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { z } from "zod";
 import { MAX_BUNDLE_ACTIONS } from "../../../engine/index.js";
+import { l1FeeParameters } from "../chain/l1-fee.js";
 import type { ApiSources } from "../database.js";
 import { ApiError } from "../errors.js";
 import { describeEndpoint, errorResponse } from "../openapi/registry.js";
@@ -129,15 +130,20 @@ export function bundleRoutes(sources: Pick<ApiSources, "chains" | "snapshots">) 
           `The request body nests arrays and objects deeper than ${MAX_BUNDLE_BODY_DEPTH} levels.`,
         );
       }
-      const answer = await planBundle(await chainContext(sources, q.chainId), {
-        fromAddress: q.fromAddress,
-        receiver: q.receiver,
-        spender: q.spender ?? q.fromAddress,
-        routingStrategy: q.routingStrategy,
-        actions: body,
-        slippage: q.slippage,
-        deadline: q.deadline,
-      });
+      const ctx = await chainContext(sources, q.chainId);
+      const l1Fee = await l1FeeParameters(ctx.chain, ctx.client, ctx.graph.blockNumber);
+      const answer = await planBundle(
+        { ...ctx, l1Fee },
+        {
+          fromAddress: q.fromAddress,
+          receiver: q.receiver,
+          spender: q.spender ?? q.fromAddress,
+          routingStrategy: q.routingStrategy,
+          actions: body,
+          slippage: q.slippage,
+          deadline: q.deadline,
+        },
+      );
       return c.json(answer);
     },
   );

@@ -140,4 +140,8 @@ export const bundleAnswerSchema = z.object({
   }),
   beforeSending: beforeSendingSchema,
   route: z.array(routeStepSchema).optional(),
+  l1Fee: amount.optional().meta({
+    description:
+      "Beyond SPEC. On a chain that charges for L1 data (an OP-stack chain: `L1_FEE_<id>=op-stack`), the L1 data fee of `tx.data` in wei, besides `gas` × the gas price: its `GasPriceOracle.getL1Fee(tx.data)` in the simulated block. Absent on other chains.",
+  }),
 });
