@@ -53,6 +53,68 @@ const connections = Number(values.connections);
 const warmup = Number(values.warmup);
 const activityIntervalMs = Number(values["activity-interval"]);
 
+/** How often the routing data's lag is read during a run. */
+const LAG_SAMPLE_MS = 250;
+
+type LagSamples = {
+  blocks: number[];
+  seconds: number[];
+  /** The index's own lag in blocks (the indexer's block behind the head). */
+  indexBlocks: number[];
+  unanswered: number;
+};
+
+/**
+ * Reads `/v1/networks` every LAG_SAMPLE_MS until stopped: the devnet chain's lag (the routing
+ * snapshot's block behind the head, in blocks and in seconds of chain time), as the freshness
+ * check that answers 503 sees it. A read waits in the same queue as the load's requests.
+ */
+function sampleLag(url: string): { stop: () => Promise<LagSamples> } {
+  const samples: LagSamples = { blocks: [], seconds: [], indexBlocks: [], unanswered: 0 };
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const started = Date.now();
+      try {
+        const res = await fetch(`${url}/v1/networks`, { signal: AbortSignal.timeout(10_000) });
+        const [chain] = (await res.json()) as {
+          lagBlocks: number | null;
+          lagSeconds: number | null;
+          indexedBlock: number | null;
+          headBlock: number | null;
+        }[];
+        if (
+          chain?.lagBlocks != null &&
+          chain.lagSeconds != null &&
+          chain.indexedBlock != null &&
+          chain.headBlock != null
+        ) {
+          samples.blocks.push(chain.lagBlocks);
+          samples.seconds.push(chain.lagSeconds);
+          samples.indexBlocks.push(chain.headBlock - chain.indexedBlock);
+        } else samples.unanswered++;
+      } catch {
+        samples.unanswered++;
+      }
+      await new Promise((r) => setTimeout(r, Math.max(0, LAG_SAMPLE_MS - (Date.now() - started))));
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await loop;
+      return samples;
+    },
+  };
+}
+
+/** The `q` quantile of `values` (nearest rank; "-" when there are none). */
+function percentile(values: number[], q: number): string {
+  if (values.length === 0) return "-";
+  const sorted = [...values].sort((a, b) => a - b);
+  return String(sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]);
+}
+
 const service = await startService({ database: values.database });
 try {
   const pid = service.process.pid;
@@ -105,10 +167,16 @@ try {
       : undefined;
     let report: LoadReport;
     let activityRun: { actions: number; error?: Error } = { actions: 0 };
+    let lag: LagSamples = { blocks: [], seconds: [], indexBlocks: [], unanswered: 0 };
     try {
       // The generator's one-time approvals come first, a burst of blocks: load after them.
       await activity?.started;
-      report = await runLoad({ url: service.url, connections, seconds, requests });
+      const sampler = sampleLag(service.url);
+      try {
+        report = await runLoad({ url: service.url, connections, seconds, requests });
+      } finally {
+        lag = await sampler.stop();
+      }
     } finally {
       if (activity) activityRun = await activity.stop();
     }
@@ -129,6 +197,7 @@ try {
         `${endpoint}: ${report.requestsPerSecond} req/s, p50 ${report.latency.p50} ms, p99 ${report.latency.p99} ms, max ${report.latency.max} ms`,
         `  responses ${report.responses} (${report.perRequest.map((r) => r.responses).join(" / ")} per request), errors ${report.errors}${byError ? ` (${byError})` : ""}, timeouts ${report.timeouts}, non-2xx ${report.non2xx}${byStatus ? ` (${byStatus})` : ""}, wrong answers ${report.wrongAnswers}`,
         `  warm-up ${warm.seconds} s (${warm.report.requestsPerSecond} req/s, ${warm.majorGc ? "two major GCs" : "fewer than two major GCs"}); RSS ${rssBefore.toFixed(0)} MiB before, ${rssAfter.toFixed(0)} MiB after (×${ratio.toFixed(3)}); heap in use ${heapBefore.heapUsedMiB.toFixed(0)} → ${heapAfter.heapUsedMiB.toFixed(0)} MiB, ${heapAfter.majorGcs - heapBefore.majorGcs} major GCs during the run`,
+        `  routing data's lag behind the head (${lag.blocks.length} samples of /v1/networks, one every ${LAG_SAMPLE_MS} ms${lag.unanswered ? `, ${lag.unanswered} unanswered` : ""}): blocks p50 ${percentile(lag.blocks, 0.5)}, p99 ${percentile(lag.blocks, 0.99)}, max ${percentile(lag.blocks, 1)}; seconds of chain time p50 ${percentile(lag.seconds, 0.5)}, p99 ${percentile(lag.seconds, 0.99)}, max ${percentile(lag.seconds, 1)}; the index itself: blocks p50 ${percentile(lag.indexBlocks, 0.5)}, p99 ${percentile(lag.indexBlocks, 0.99)}, max ${percentile(lag.indexBlocks, 1)}`,
         ...(values.activity
           ? [
               `  activity: ${blocks} blocks mined (approvals included), ${activityRun.actions} actions${activityRun.error ? `; the generator stopped early: ${activityRun.error.message}` : ""}`,
