@@ -10,7 +10,7 @@
  * the stable pool blocks into an amp update, whose amp moves with time and no event. A pool
  * another factory registers in the vault is left out.
  */
-import { type Address, encodeFunctionData, getAddress, type Hex } from "viem";
+import { type Address, encodeFunctionData, formatUnits, getAddress, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { BalancerV2ComposableStablePoolAbi } from "../abis/BalancerV2ComposableStablePool.js";
 import { BalancerV2WeightedPoolFactoryAbi } from "../abis/BalancerV2WeightedPoolFactory.js";
@@ -256,6 +256,42 @@ describe("Balancer V2 indexed, catalogued and routed on the devnet", () => {
       chainIds: String(chainId),
       poolCount: 5,
     });
+  });
+
+  test("every BPT has a USD price on /v1/prices: a weighted pool's at its share of the pool's balances", async () => {
+    await settleGraph();
+    type Price = { price: number | null; decimals: number | null; blockNumber: number };
+    const priceOf = async (token: Address) =>
+      (await (await fetch(`${service.url}/v1/prices/${chainId}/${token}`)).json()) as Price;
+    for (const name of POOLS) {
+      const p = pool(name);
+      const bpt = await priceOf(p.address);
+      if (!name.startsWith("weighted")) {
+        // A composable stable pool's BPT is one of its tokens: priced through its swaps.
+        expect({ name, priced: (bpt.price ?? 0) > 0 }).toEqual({ name, priced: true });
+        continue;
+      }
+      // No swap reaches a weighted pool's BPT: the pool's balances, each at its own price,
+      // over the supply a join mints against, as the chain holds them at the price's block.
+      const state = await readWeightedPoolState(a.client, balancer.vault, p);
+      let value = 0;
+      for (const [i, token] of state.tokens.entries()) {
+        const underlying = await priceOf(token);
+        value +=
+          Number(formatUnits(state.balances[i] as bigint, underlying.decimals as number)) *
+          (underlying.price as number);
+      }
+      const expected = value / Number(formatUnits(state.actualSupply, 18));
+      expect({
+        name,
+        decimals: bpt.decimals,
+        close: Math.abs((bpt.price as number) / expected - 1) < 1e-12,
+      }).toEqual({
+        name,
+        decimals: 18,
+        close: true,
+      });
+    }
   });
 
   // The stable pool holds less USDT than USDC and DAI: it pays a premium for USDT, and pays out

@@ -49,6 +49,20 @@ export type PoolModel<P extends Pool> = {
   stepPool?: (pool: P) => { primaryAddress: Address; poolId: string };
   /** The pool holds no state a path could exhaust (a wrapper): never excluded from a search. */
   stateless: boolean;
+  /**
+   * What the pool's own token is backed by when no edge reaches it (a Balancer weighted pool's
+   * BPT, which only joins and exits mint and burn): the pool's reserves and the token's supply.
+   * Prices that token at its share of the reserves; absent or undefined: the pool's token is
+   * priced through its edges, if at all.
+   */
+  backing?: (pool: P) => PoolBacking | undefined;
+};
+
+/** A pool token's backing: `supply` units of `token` hold the pool's `reserves`. */
+export type PoolBacking = {
+  token: Address;
+  supply: bigint;
+  reserves: readonly { token: Address; amount: bigint }[];
 };
 
 /** The two swap edges of a two-token pool: token0 → token1 and token1 → token0. */
@@ -164,6 +178,11 @@ export class PoolModels {
   /** The exact price of tokenOut given the exact price of tokenIn (same fixed-point scale). */
   priceAcross(edge: Edge, price: bigint): bigint {
     return this.of(edge.pool).priceAcross(edge, price);
+  }
+
+  /** What `pool`'s own token is backed by when no edge reaches it, if its model says. */
+  backing(pool: Pool): PoolBacking | undefined {
+    return this.of(pool).backing?.(pool);
   }
 
   /** The pool holds no state a path could exhaust (a wrapper): never excluded from a search. */

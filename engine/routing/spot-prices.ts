@@ -4,7 +4,8 @@
  * search), so a dust pool never sets the price of a token that also trades in a deep one.
  * Prices are the pools' mid prices (no fee, no size). The search runs on floats and keeps the
  * tree of chosen pools; a token's exact fixed-point price is computed along that tree when
- * asked for. Results are cached per graph and anchor set, and recomputed after the graph
+ * asked for. A pool's own token that no edge reaches (a Balancer weighted pool's BPT; the pool
+ * model's `backing`) is priced at its share of the pool's reserves, each at its own price. Results are cached per graph and anchor set, and recomputed after the graph
  * changes (or after `maxStaleChanges` changes): on the spot, or ahead of time in steps
  * ({@link staleSpotPrices}), which is how a large graph is repriced without holding the thread.
  */
@@ -12,6 +13,7 @@
 import type { ApproxSpot } from "../core/quote.js";
 import type { Address, Edge } from "../core/types.js";
 import type { RoutingGraph } from "./graph.js";
+import type { PoolBacking } from "./pool-model.js";
 
 /** Prices are fixed-point: the value of one raw unit (wei) of a token × 10^36. */
 export const PRICE_SCALE = 10n ** 36n;
@@ -195,7 +197,14 @@ export function staleSpotPrices(graph: RoutingGraph, changes: number): SpotPrice
   return steps;
 }
 
-type Priced = { width: number; value: number; parent: Edge | undefined; done: boolean };
+type Priced = {
+  width: number;
+  value: number;
+  parent: Edge | undefined;
+  done: boolean;
+  /** A token priced at its share of a pool's reserves (no edge reaches it). */
+  backing?: PoolBacking;
+};
 
 /**
  * A widest-path search from the anchors over the graph, resumable: `advance` walks a bounded
@@ -305,8 +314,40 @@ class SpotPriceRun {
           best = { width, value: from.value / spot.rate, parent: edge, done: true };
         }
       }
+      best ??= backed(token);
       if (best) priced.set(token, best);
       return best;
+    };
+    // A pool's own token no edge reaches (a weighted pool's BPT) is worth its share of the pool's
+    // reserves, each at its own price; the depth behind it is at most the reserves' value. A
+    // token whose backing leads back to itself is not priced that way.
+    const valuing = new Set<Address>();
+    const backed = (token: Address): Priced | undefined => {
+      const pool = graph.pool(token);
+      const backing = pool && graph.models.backing(pool);
+      if (!backing || backing.token !== token || backing.supply <= 0n || valuing.has(token)) {
+        return undefined;
+      }
+      valuing.add(token);
+      try {
+        let value = 0;
+        let width = Number.POSITIVE_INFINITY;
+        for (const reserve of backing.reserves) {
+          const underlying = lookup(reserve.token);
+          if (!underlying) return undefined;
+          value += Number(reserve.amount) * underlying.value;
+          width = Math.min(width, underlying.width);
+        }
+        return {
+          width: Math.min(width, value),
+          value: value / Number(backing.supply),
+          parent: undefined,
+          done: true,
+          backing,
+        };
+      } finally {
+        valuing.delete(token);
+      }
     };
     const approx: TokenValues = { get: (token) => lookup(token)?.value };
     const depth: TokenValues = { get: (token) => lookup(token)?.width };
@@ -314,7 +355,19 @@ class SpotPriceRun {
       get(token) {
         const known = exact.get(token);
         if (known !== undefined) return known;
-        const edge = lookup(token)?.parent;
+        const found = lookup(token);
+        if (found?.backing) {
+          let total = 0n;
+          for (const reserve of found.backing.reserves) {
+            const price = prices.get(reserve.token);
+            if (price === undefined) return undefined;
+            total += reserve.amount * price;
+          }
+          const price = total / found.backing.supply;
+          exact.set(token, price);
+          return price;
+        }
+        const edge = found?.parent;
         if (!edge) return undefined;
         const from = prices.get(edge.tokenIn);
         if (from === undefined) return undefined;

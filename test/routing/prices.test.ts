@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Pool } from "../../engine/core/types.js";
 import { createRoutingGraph } from "../../engine/index.js";
 import { MAX_TICK, MIN_SQRT_RATIO, MIN_TICK } from "../../engine/math/tick-math.js";
+import { balancerV2PoolOf } from "../../engine/protocols/balancer-v2/pool.js";
 import type { RoutingGraph } from "../../engine/routing/graph.js";
 import { priceImpactBps, usdPrices } from "../../engine/routing/prices.js";
 import { PRICE_SCALE, spotPrices, staleSpotPrices } from "../../engine/routing/spot-prices.js";
@@ -20,6 +21,30 @@ function graphOf(...pools: Pool[]): RoutingGraph {
   const graph = createRoutingGraph();
   for (const pool of pools) graph.upsertPool(pool);
   return graph;
+}
+
+/** A 50/50 Balancer weighted pool of `a` and `b` (18 and 6 decimals) whose BPT supply is `supply`. */
+function weighted(
+  address: number,
+  [a, b]: [`0x${string}`, `0x${string}`],
+  [balanceA, balanceB]: [bigint, bigint],
+  supply: bigint,
+  decimals: [number, number] = [18, 6],
+) {
+  return balancerV2PoolOf({
+    address: token(address),
+    poolId: `0x${address.toString(16).padStart(64, "0")}`,
+    vault: token(0xba12),
+    type: "weighted",
+    state: {
+      tokens: [a, b],
+      balances: [balanceA, balanceB],
+      scalingFactors: decimals.map((d) => 10n ** BigInt(36 - d)),
+      normalizedWeights: [E18 / 2n, E18 / 2n],
+      swapFeePercentage: 3n * 10n ** 15n,
+      actualSupply: supply,
+    },
+  });
 }
 
 describe("usdPrices", () => {
@@ -43,6 +68,37 @@ describe("usdPrices", () => {
     // Priced through LINK's dust pool, the only one it has.
     expect(prices.get(dust)).toBe(15n * E18);
     expect(prices.get(island)).toBeUndefined();
+  });
+
+  it("values a weighted pool's BPT, which no edge reaches, at its share of the pool's balances", () => {
+    // 100 WETH and 300,000 USDC behind 1,000 BPT: $600 a BPT, $600,000 of depth.
+    const bpt = token(0xb1);
+    const unpriced = token(0xb3);
+    const withBpts = graphOf(
+      v2(usdc, weth, 30_000_000n * E6, 10_000n * E18),
+      weighted(0xb1, [weth, usdc], [100n * E18, 300_000n * E6], 1_000n * E18),
+      // Its tokens reach no anchor: neither they nor its BPT are priced.
+      weighted(0xb3, [island, token(7)], [E18, 1_000n * E6], E18),
+    );
+    const spot = spotPrices({
+      graph: withBpts,
+      anchors: [{ token: usdc, price: PRICE_SCALE / E6 }],
+    });
+    // (100e18 × 3,000e18 + 300,000e6 × 1e30) / 1,000e18 per raw unit, × 10^36.
+    expect(spot.prices.get(bpt)).toBe(600n * E18);
+    expect(spot.prices.get(unpriced)).toBeUndefined();
+    // The depth behind the BPT's price: its pool's $600,000, less than the WETH pair's.
+    expect(spot.depth.get(bpt)).toBe(600_000);
+    expect(spot.approx.get(bpt)).toBeCloseTo(600 / 1e18, 30);
+    // Off by a wei of supply, the price moves: it is the balances' value over the supply.
+    const moreSupply = spotPrices({
+      graph: graphOf(
+        v2(usdc, weth, 30_000_000n * E6, 10_000n * E18),
+        weighted(0xb1, [weth, usdc], [100n * E18, 300_000n * E6], 1_000n * E18 + 1n),
+      ),
+      anchors: [{ token: usdc, price: PRICE_SCALE / E6 }],
+    });
+    expect(moreSupply.prices.get(bpt)).toBe((600_000n * E18 * E18) / (1_000n * E18 + 1n));
   });
 
   it("takes every stablecoin at one dollar when decimals are given", () => {

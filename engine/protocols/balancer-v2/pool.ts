@@ -296,6 +296,19 @@ export const balancerV2Pool: PoolKind<BalancerV2Pool> = {
   },
   stateless: false,
   paysReceiverUnderRouter: true,
+  // A weighted pool's BPT is not one of its tokens: no swap reaches it, so it is priced at its
+  // share of the balances, against the supply a join mints against.
+  backing: (pool) =>
+    pool.type === "weighted" && pool.state.actualSupply > 0n
+      ? {
+          token: pool.address,
+          supply: pool.state.actualSupply,
+          reserves: pool.state.tokens.map((token, i) => ({
+            token,
+            amount: perToken(pool.state.balances, i, "balance"),
+          })),
+        }
+      : undefined,
 };
 
 /** What {@link balancerV2PoolOf} makes a pool of: its addresses and state as the chain gives them. */

@@ -33,11 +33,11 @@ export const priceDataSchema = z.object({
   symbol: z.string().nullable().meta({ description: "Null for a token not in the catalogue." }),
   price: z.number().nullable().meta({
     description:
-      "USD per whole token at the pools' mid prices, through the deepest connection to a USD stablecoin (each taken at one dollar); null when no indexed pool connects the token to one.",
+      "USD per whole token at the pools' mid prices, through the deepest connection to a USD stablecoin (each taken at one dollar); a pool token no swap reaches (a Balancer weighted pool's BPT) at its share of the pool's balances, each at its own price; null when no indexed pool connects the token to one.",
   }),
   confidence: z.number().meta({
     description:
-      "From 0 to 1: the dollars the shallowest pool on the price's path holds on its input side, over $1,000,000 (at most 1; a stablecoin itself is 1; 0 when unpriced).",
+      "From 0 to 1: the dollars the shallowest pool on the price's path holds on its input side (for a token priced at its share of a pool's balances: those balances' value, or less when a balance's own price has less behind it), over $1,000,000 (at most 1; a stablecoin itself is 1; 0 when unpriced).",
   }),
   blockNumber: z.number().int().meta({
     description:
