@@ -4,7 +4,7 @@
  * itself, what an output token's own accounting loses after the last pools paid the whole quote,
  * and nothing else.
  */
-import { encodeAbiParameters, encodeEventTopics, erc20Abi, type Hex, zeroAddress } from "viem";
+import { encodeAbiParameters, encodeEventTopics, erc20Abi, type Hex, pad, zeroAddress } from "viem";
 import { describe, expect, test } from "vitest";
 import type {
   AaveReservePool,
@@ -120,9 +120,27 @@ describe("the rounding a simulated output may fall short of its quote by", () =>
       }) as Hex[],
       data: encodeAbiParameters([{ type: "uint256" }], [value]),
     });
+    // The token's other events are no transfers: an approval of the zero address, and a
+    // `Transfer` with its amount indexed (an ERC-721's shape).
+    const approval = {
+      address: weth,
+      topics: encodeEventTopics({
+        abi: erc20Abi,
+        eventName: "Approval",
+        args: { owner: pair.address, spender: zeroAddress },
+      }) as Hex[],
+      data: encodeAbiParameters([{ type: "uint256" }], [500n]),
+    };
+    const nft = {
+      address: weth,
+      topics: [...transfer(weth, zeroAddress, 0n).topics, pad("0x07")] as Hex[],
+      data: "0x" as Hex,
+    };
     const logs = [
       transfer(weth, address(99), 990n),
+      approval,
       transfer(weth, zeroAddress, 10n),
+      nft,
       transfer(address(77), zeroAddress, 1_000n),
     ];
     expect(burnedBy(weth, logs)).toBe(10n);

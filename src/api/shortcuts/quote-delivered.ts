@@ -23,7 +23,14 @@
  * Nothing else: V2, V3 and V4 pools without swap-time hooks, ERC-4626 vaults and the wrapper
  * are exact to the wei.
  */
-import { type Address, decodeEventLog, erc20Abi, zeroAddress } from "viem";
+import {
+  type Address,
+  decodeEventLog,
+  erc20Abi,
+  type Hex,
+  toEventSelector,
+  zeroAddress,
+} from "viem";
 import type { QuotedLeg, RouteQuote } from "../../../engine/index.js";
 import { displayAddress, QuoteNotDeliveredError, simulateEdge } from "../../../engine/index.js";
 import type { SimulationLog } from "../chain/simulate.js";
@@ -58,19 +65,31 @@ export function aaveRoundingAllowance(quote: RouteQuote): bigint {
   return allowance;
 }
 
+/** An ERC-20 `Transfer` event's first topic. */
+const TRANSFER_TOPIC = toEventSelector("Transfer(address,address,uint256)");
+
+/**
+ * The ERC-20 `Transfer`s `token` emitted in `logs` (other events are skipped before decoding: a
+ * failed decode builds an error, which every route's check would pay for each WETH `Deposit`).
+ */
+function* transfersOf(token: Address, logs: readonly SimulationLog[]) {
+  for (const log of logs) {
+    if (log.address.toLowerCase() !== token.toLowerCase()) continue;
+    if ((log.topics[0] as Hex | undefined)?.toLowerCase() !== TRANSFER_TOPIC) continue;
+    try {
+      const event = decodeEventLog({ abi: erc20Abi, data: log.data, topics: log.topics as never });
+      if (event.eventName === "Transfer") yield event.args;
+    } catch {
+      // A `Transfer` of another shape (ERC-721's indexes its amount): not the token's ERC-20 event.
+    }
+  }
+}
+
 /** What `token` burned of itself in `logs` (its `Transfer`s to the zero address). */
 export function burnedBy(token: Address, logs: readonly SimulationLog[]): bigint {
   let burned = 0n;
-  for (const log of logs) {
-    if (log.address.toLowerCase() !== token.toLowerCase()) continue;
-    try {
-      const event = decodeEventLog({ abi: erc20Abi, data: log.data, topics: log.topics as never });
-      if (event.eventName === "Transfer" && event.args.to === zeroAddress) {
-        burned += event.args.value;
-      }
-    } catch {
-      // Not an ERC-20 event of the token: nothing burned.
-    }
+  for (const transfer of transfersOf(token, logs)) {
+    if (transfer.to === zeroAddress) burned += transfer.value;
   }
   return burned;
 }
@@ -100,16 +119,8 @@ export function paidByLastPools(params: {
   const payers = lastPayers(params.quote);
   if (payers === undefined) return 0n;
   let paid = 0n;
-  for (const log of params.logs) {
-    if (log.address.toLowerCase() !== params.tokenOut.toLowerCase()) continue;
-    try {
-      const event = decodeEventLog({ abi: erc20Abi, data: log.data, topics: log.topics as never });
-      if (event.eventName === "Transfer" && payers.has(event.args.from.toLowerCase())) {
-        paid += event.args.value;
-      }
-    } catch {
-      // Not an ERC-20 event of the token.
-    }
+  for (const transfer of transfersOf(params.tokenOut, params.logs)) {
+    if (payers.has(transfer.from.toLowerCase())) paid += transfer.value;
   }
   return paid;
 }
