@@ -9,11 +9,11 @@
  *   (core/vm/errors.go, JSON-RPC code -32000); Erigon caps the same way.
  * - response size: Erigon's `--rpc.returndata.limit` (default 100,000 bytes) refuses an
  *   `eth_call` whose answer is longer: `call returned result on length N exceeding
- *   --rpc.returndata.limit L` (its eth_call, jsonrpc/eth_call.go). The state start's default
- *   batch (1,000 calls) asked for 160 KB on this devnet while each tick bitmap word was a call
- *   of a batch; the tick bitmap reader answers only the words that are not zero, in at most
- *   24,576 bytes, and no other request of this devnet's state read comes near the limit, so an
- *   Erigon node at its defaults serves it.
+ *   --rpc.returndata.limit L` (its eth_call, jsonrpc/eth_call.go). The tick bitmap reader
+ *   answers only the words that are not zero, and the longest answer of this devnet's state read
+ *   at the default batch is 15,424 bytes (a Multicall3 batch of tick reads), so a node at
+ *   Erigon's default serves it; the node here is set to 10,000 bytes, which refuses that answer
+ *   at the default batch and none at a batch of 40.
  * - JSON-RPC batches: Ponder 0.16 sends none (its HTTP client, rpc/http.js, posts one request
  *   per body, and nothing here batches either), so a node's batch limit (geth's
  *   `--rpc.batch-request-limit`, `batch too large`) never applies: every proxy here refuses
@@ -61,8 +61,10 @@ const suffix = `${process.pid}_${randomBytes(3).toString("hex")}`;
  * 150 (1,050 words); a full Multicall3 request of 1,000 calls needs 5.7 M.
  */
 const GAS_CAP = 4_000_000n;
-/** Erigon's default `--rpc.returndata.limit`. */
-const RETURN_DATA_LIMIT = 100_000;
+/** The size-limited node's `--rpc.returndata.limit` (Erigon's default is 100,000). */
+const RETURN_DATA_LIMIT = 10_000;
+/** The longest answer of the state read at the default batch, which that limit refuses. */
+const LONGEST_ANSWER = 15_424;
 /** Blocks of state geth keeps in the hash scheme (`TriesInMemory`). */
 const KEPT_BLOCKS = 128n;
 /** Ponder's attempts per request: the first and RETRY_COUNT (9) retries. */
@@ -72,7 +74,7 @@ const ATTEMPTS = 10;
  * gas-capped node's second run takes (not the default, or it would find the first's answers in
  * Ponder's cache).
  */
-const BATCH = { default: 1_000, gasCapped: 150 } as const;
+const BATCH = { default: 1_000, gasCapped: 150, sizeLimited: 40 } as const;
 
 let chain: DevnetChain;
 /**
@@ -244,6 +246,7 @@ let reference: Run;
 let gasCapped: Run;
 let gasCappedSmaller: Run;
 let sizeLimited: Run;
+let sizeLimitedSmaller: Run;
 let pruned: Run;
 
 beforeAll(async () => {
@@ -276,6 +279,7 @@ beforeAll(async () => {
     name: "response size limit",
     node: returnDataLimitedNode(RETURN_DATA_LIMIT),
     from: start + 2n,
+    logLevel: "error",
   });
   pruned = await startBehind({
     name: "pruned",
@@ -283,16 +287,22 @@ beforeAll(async () => {
     from: start + 3n,
     logLevel: "error",
   });
-  for (const run of [reference, sizeLimited]) await reachHead(run);
-  for (const run of [reference, sizeLimited]) await run.ponder.stop();
+  await reachHead(reference);
+  await reference.ponder.stop();
   gasCappedSmaller = await startBehind({
     name: "gas cap, smaller batch",
     node: gasCappedNode(GAS_CAP),
     from: start,
     batch: BATCH.gasCapped,
   });
-  await reachHead(gasCappedSmaller);
-  for (const run of [gasCapped, pruned]) await run.ponder.exited;
+  sizeLimitedSmaller = await startBehind({
+    name: "response size limit, smaller batch",
+    node: returnDataLimitedNode(RETURN_DATA_LIMIT),
+    from: start,
+    batch: BATCH.sizeLimited,
+  });
+  for (const run of [gasCappedSmaller, sizeLimitedSmaller]) await reachHead(run);
+  for (const run of [gasCapped, sizeLimited, pruned]) await run.ponder.exited;
 }, 420_000);
 
 async function reachHead(run: Run): Promise<void> {
@@ -328,6 +338,18 @@ describe("a node that refuses the state start's reads", () => {
     expectGaveUpAfterPonderRetries(gasCapped);
   });
 
+  test("limits answers' size: the indexer exits naming STATE_READ_BATCH", () => {
+    expect(sizeLimited.ponder.process.exitCode).toBe(1);
+    expect(sizeLimited.ponder.output()).toContain(
+      batchError(
+        sizeLimited,
+        `call returned result on length ${LONGEST_ANSWER} exceeding --rpc.returndata.limit ${RETURN_DATA_LIMIT}`,
+      ),
+    );
+    expectRefusedBatch(sizeLimited);
+    expectGaveUpAfterPonderRetries(sizeLimited);
+  });
+
   test("pruned: the indexer exits naming an archive node or a recent start block", async () => {
     expect(pruned.ponder.process.exitCode).toBe(1);
     const block = pruned.from - 1n;
@@ -349,8 +371,8 @@ describe("a node that refuses the state start's reads", () => {
     expectGaveUpAfterPonderRetries(pruned);
   });
 
-  test("with a smaller STATE_READ_BATCH the gas-capped node, and at the default batch the size-limited one, start and hold the same tables as without a cap", async () => {
-    for (const run of [gasCappedSmaller, sizeLimited]) {
+  test("with a smaller STATE_READ_BATCH the gas-capped and the size-limited nodes start and hold the same tables as without a limit", async () => {
+    for (const run of [gasCappedSmaller, sizeLimitedSmaller]) {
       expect({ name: run.name, refused: run.refusedAt }).toEqual({
         name: run.name,
         refused: undefined,
