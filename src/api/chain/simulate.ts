@@ -250,10 +250,10 @@ export async function simulateCalls(
   // node (none when an earlier simulation on the same block read them).
   const reads = readsAt(client, params.blockNumber ?? (await headOf(client)));
   const given = overridesByAddress(params.overrides);
-  const sentBy = callsBySender(params.calls);
+  const senders = [...new Set(params.calls.map((c) => c.from.toLowerCase() as Address))];
   const [next, held] = await Promise.all([
     reads.next,
-    heldBalances(client, reads, [...sentBy.keys()], given),
+    heldBalances(client, reads, senders, given),
   ]);
   const fees = walletFees(next);
   for (const c of params.calls) {
@@ -387,16 +387,6 @@ function overridesByAddress(
     given.set(address.toLowerCase() as Address, [address as Address, o]);
   }
   return given;
-}
-
-/** How many of `calls` each sender (lower-case) sends. */
-function callsBySender(calls: SimulationCall[]): Map<Address, number> {
-  const counts = new Map<Address, number>();
-  for (const c of calls) {
-    const from = c.from.toLowerCase() as Address;
-    counts.set(from, (counts.get(from) ?? 0) + 1);
-  }
-  return counts;
 }
 
 /**
