@@ -251,10 +251,7 @@ export async function simulateCalls(
   const reads = readsAt(client, params.blockNumber ?? (await headOf(client)));
   const given = overridesByAddress(params.overrides);
   const senders = [...new Set(params.calls.map((c) => c.from.toLowerCase() as Address))];
-  const [next, held] = await Promise.all([
-    reads.next,
-    heldBalances(client, reads, senders, given),
-  ]);
+  const [next, held] = await Promise.all([reads.next, heldBalances(client, reads, senders, given)]);
   const fees = walletFees(next);
   for (const c of params.calls) {
     // No account can hold the value and the gas together: the transaction could never be sent.
