@@ -15,8 +15,13 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { BalancerV2ComposableStablePoolAbi } from "../abis/BalancerV2ComposableStablePool.js";
 import { BalancerV2WeightedPoolFactoryAbi } from "../abis/BalancerV2WeightedPoolFactory.js";
 import { DevRateProviderAbi } from "../abis/generated/DevRateProvider.js";
+import { loadArtifact } from "../contracts/build.js";
 import { readNpmArtifact } from "../devnet/artifacts.js";
-import { type BalancerV2Contracts, createWeightedPool } from "../devnet/balancer-v2.js";
+import {
+  type BalancerV2Contracts,
+  createComposableStablePool,
+  createWeightedPool,
+} from "../devnet/balancer-v2.js";
 import type { BalancerV2DeployedPool, BalancerV2Deployment } from "../devnet/deployment.js";
 import { devnetDeployer } from "../devnet/world.js";
 import type { RouteStep } from "../engine/route/route.js";
@@ -541,5 +546,50 @@ describe("Balancer V2 indexed, catalogued and routed on the devnet", () => {
     const receipt = await a.send(u, { to: answer.tx.to, data: answer.tx.data, value: 0n });
     expect(receipt.status).toBe("success");
     expect((await a.balanceOf(a.token("DAI"), from)) - before).toBe(quoted.amountOut);
+  });
+
+  test("a rate-provided pool created while the service runs is refreshed every block too: its provider's new rate reaches its row with no event of the pool", async () => {
+    const d = await devnetDeployer(service.anvil.url);
+    const providerArtifact = loadArtifact("DevRateProvider");
+    const initialRate = 1_020_000_000_000_000_000n;
+    const provider = await d.deploy(providerArtifact.abi, providerArtifact.bytecode, [initialRate]);
+    const created = await createComposableStablePool(
+      d,
+      {
+        vault: balancer.vault,
+        composableStablePoolFactory: balancer.composableStablePoolFactory,
+      } as BalancerV2Contracts,
+      {
+        name: "Late rate-provided pool",
+        symbol: "B-LATE",
+        tokens: [
+          { address: a.token("WETH"), amount: 10n ** 18n },
+          {
+            address: a.token("DAI"),
+            amount: 1_000n * 10n ** 18n,
+            rateProvider: provider,
+            rateCacheDuration: 60n,
+          },
+        ],
+        amplification: 50n,
+        swapFeePercentage: 10n ** 14n,
+      },
+    );
+    const providerRates = async () => {
+      await settleGraph();
+      const row = (await rows()).find((r) => r.address === created.address.toLowerCase());
+      if (!row) throw new Error("the late pool is not indexed");
+      return row.tokens.map((token, i) => [token, row.providerRates[i]]);
+    };
+    const expected = (rate: bigint) =>
+      created.tokens.map((token) => [
+        token.toLowerCase(),
+        String(token.toLowerCase() === a.token("DAI").toLowerCase() ? rate : 10n ** 18n),
+      ]);
+    expect(await providerRates()).toEqual(expected(initialRate));
+    // The provider's rate moves: no event of the pool or the vault says so.
+    const movedRate = 1_030_000_000_000_000_000n;
+    await d.write(provider, DevRateProviderAbi, "setRate", [movedRate]);
+    expect(await providerRates()).toEqual(expected(movedRate));
   });
 });

@@ -90,18 +90,31 @@ export type StateReader = {
   deployless: (data: Hex) => Promise<Hex>;
 };
 
-/**
- * A reader at the end of `block`: through Multicall3 where it is deployed at that block, else
- * (an old block, a chain without it) through its creation code sent in the call (deployless).
- */
-export async function stateReader(context: Context, block: bigint): Promise<StateReader> {
+/** Per chain, the earliest block Multicall3 was seen deployed at: it stays from there on. */
+const multicall3Since = new Map<number, bigint>();
+
+/** Whether Multicall3 is deployed at the end of `block` (asked once a chain from where it is). */
+async function hasMulticall3(context: Context, block: bigint): Promise<boolean> {
+  const since = multicall3Since.get(context.chain.id);
+  if (since !== undefined && block >= since) return true;
   let code: string | undefined;
   try {
     code = await context.client.getCode({ address: MULTICALL3_ADDRESS, blockNumber: block });
   } catch (error) {
     throw stateReadError(context.chain, block, error);
   }
-  const deployless = code === undefined || code === "0x";
+  const deployed = code !== undefined && code !== "0x";
+  if (deployed && (since === undefined || block < since))
+    multicall3Since.set(context.chain.id, block);
+  return deployed;
+}
+
+/**
+ * A reader at the end of `block`: through Multicall3 where it is deployed at that block, else
+ * (an old block, a chain without it) through its creation code sent in the call (deployless).
+ */
+export async function stateReader(context: Context, block: bigint): Promise<StateReader> {
+  const deployless = !(await hasMulticall3(context, block));
   const size = readConfig().stateReadBatch;
   /**
    * One request: Multicall3's `tryAggregate` (one answer, one row of Ponder's cache), or

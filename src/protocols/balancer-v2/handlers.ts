@@ -10,9 +10,10 @@ import { type Context, ponder } from "ponder:registry";
 import { balancerV2Pool } from "ponder:schema";
 import { eq } from "ponder";
 import { type Address, type Hex, slice } from "viem";
-import { readsAt } from "../../state-start/reads.js";
+import { coalescedReads, readsAt, stateReader } from "../../state-start/reads.js";
 import { ensureTokens } from "../../tokens/tokens.js";
 import {
+  type BalancerV2Dynamic,
   type BalancerV2PoolType,
   hasRateProviders,
   poolRow,
@@ -66,6 +67,40 @@ async function createPool(
       }),
     )
     .onConflictDoNothing();
+  // Once the refresh's list is read, the pools created after it join it here.
+  if (hasRateProviders(fixed)) rateProviderPools.get(context.chain.id)?.add(address);
+}
+
+/**
+ * Per chain, the pools with rate providers, which every rate refresh reads again: taken from the
+ * table by the process's first refresh (a query that bypasses Ponder's cache, so it runs once,
+ * not every block), then kept by `createPool`.
+ */
+const rateProviderPools = new Map<number, Set<Address>>();
+
+async function poolsWithRates(context: Context): Promise<Set<Address>> {
+  const chainId = context.chain.id;
+  let pools = rateProviderPools.get(chainId);
+  if (!pools) {
+    const rows = await context.db.sql
+      .select({ address: balancerV2Pool.address, rateProviders: balancerV2Pool.rateProviders })
+      .from(balancerV2Pool)
+      .where(eq(balancerV2Pool.chainId, chainId));
+    pools = new Set(rows.filter(hasRateProviders).map((row) => row.address));
+    rateProviderPools.set(chainId, pools);
+  }
+  return pools;
+}
+
+/** Whether a pool's row already holds what a refresh read. */
+function sameDynamic(row: PoolRow, dynamic: BalancerV2Dynamic): boolean {
+  return Object.entries(dynamic).every(([key, value]) => {
+    const held = row[key as keyof BalancerV2Dynamic];
+    if (!Array.isArray(value)) return held === value;
+    return (
+      Array.isArray(held) && held.length === value.length && held.every((v, i) => v === value[i])
+    );
+  });
 }
 
 ponder.on("BalancerV2WeightedPoolFactory:PoolCreated", async ({ event, context }) => {
@@ -192,14 +227,23 @@ for (const name of [
 }
 
 ponder.on("BalancerV2RateRefresh:block", async ({ event, context }) => {
-  const rows = await context.db.sql
-    .select()
-    .from(balancerV2Pool)
-    .where(eq(balancerV2Pool.chainId, context.chain.id));
-  for (const row of rows.filter(hasRateProviders)) {
-    const dynamic = await readDynamic(readsAt(context, event.block.number), row);
+  const chainId = context.chain.id;
+  const rows: PoolRow[] = [];
+  for (const address of await poolsWithRates(context)) {
+    const row = await context.db.find(balancerV2Pool, { chainId, address });
+    // A pool a reorg took out of the table.
+    if (row) rows.push(row);
+  }
+  if (rows.length === 0) return;
+  // Every pool's reads of one step go out in one request: a handful a block, not ten a pool.
+  const read = coalescedReads(await stateReader(context, event.block.number));
+  const read_ = await Promise.all(rows.map((row) => readDynamic(read, row)));
+  for (const [i, row] of rows.entries()) {
+    const dynamic = read_[i] as BalancerV2Dynamic;
+    // Unchanged rows are left as they are: the routing snapshot re-reads every row written.
+    if (sameDynamic(row, dynamic)) continue;
     await context.db
-      .update(balancerV2Pool, { chainId: row.chainId, address: row.address })
+      .update(balancerV2Pool, { chainId, address: row.address })
       .set({ ...dynamic, updatedBlock: event.block.number });
   }
 });

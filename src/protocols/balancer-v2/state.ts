@@ -57,6 +57,26 @@ async function emptyOr(totalSupply: bigint, read: () => Promise<bigint>): Promis
   return totalSupply === 0n ? 0n : await read();
 }
 
+/** A composable stable pool's rate caches and its providers' rates, token by token. */
+function stableRates(read: PinnedRead, pool: BalancerV2PoolShape) {
+  const stable = { address: pool.address, abi: BalancerV2ComposableStablePoolAbi } as const;
+  // A token without a provider has no rate cache (the pool reverts when asked for one).
+  return Promise.all(
+    pool.tokens.map(async (token, i) => {
+      const provider = pool.rateProviders[i] ?? zeroAddress;
+      if (provider.toLowerCase() === zeroAddress) {
+        return { cached: ONE, old: ONE, expires: 0n, provider: ONE };
+      }
+      const [cache, providerRate] = await Promise.all([
+        read({ ...stable, functionName: "getTokenRateCache", args: [token] }),
+        read({ address: provider, abi: rateProviderAbi, functionName: "getRate" }),
+      ]);
+      const [rate, oldRate, , expires] = cache;
+      return { cached: rate, old: oldRate, expires, provider: providerRate };
+    }),
+  );
+}
+
 /** The pool's supply, rates, amp and protocol-fee state at the end of the reads' block. */
 export async function readDynamic(
   read: PinnedRead,
@@ -86,30 +106,27 @@ export async function readDynamic(
     };
   }
   const stable = { address: pool.address, abi: BalancerV2ComposableStablePoolAbi } as const;
-  const totalSupply = await read({ ...stable, functionName: "totalSupply" });
-  const [actualSupply, [amp], [lastJoinExitAmp, lastPostJoinExitInvariant], swapFee, yieldFee] =
-    await Promise.all([
-      emptyOr(totalSupply, () => read({ ...stable, functionName: "getActualSupply" })),
-      read({ ...stable, functionName: "getAmplificationParameter" }),
-      read({ ...stable, functionName: "getLastJoinExitData" }),
-      read({ ...stable, functionName: "getProtocolFeePercentageCache", args: [SWAP_FEE_TYPE] }),
-      read({ ...stable, functionName: "getProtocolFeePercentageCache", args: [YIELD_FEE_TYPE] }),
-    ]);
-  // A token without a provider has no rate cache (the pool reverts when asked for one).
-  const rates = await Promise.all(
-    pool.tokens.map(async (token, i) => {
-      const provider = pool.rateProviders[i] ?? zeroAddress;
-      if (provider.toLowerCase() === zeroAddress) {
-        return { cached: ONE, old: ONE, expires: 0n, provider: ONE };
-      }
-      const [cache, providerRate] = await Promise.all([
-        read({ ...stable, functionName: "getTokenRateCache", args: [token] }),
-        read({ address: provider, abi: rateProviderAbi, functionName: "getRate" }),
-      ]);
-      const [rate, oldRate, , expires] = cache;
-      return { cached: rate, old: oldRate, expires, provider: providerRate };
-    }),
-  );
+  // The rates are read beside the supply, so that batched reads take two rounds, not three.
+  const supplyRead = read({ ...stable, functionName: "totalSupply" });
+  const ratesRead = stableRates(read, pool);
+  // Awaited below; observed now, so that a failed supply read leaves no unhandled rejection.
+  ratesRead.catch(() => {});
+  const totalSupply = await supplyRead;
+  const [
+    actualSupply,
+    [amp],
+    [lastJoinExitAmp, lastPostJoinExitInvariant],
+    swapFee,
+    yieldFee,
+    rates,
+  ] = await Promise.all([
+    emptyOr(totalSupply, () => read({ ...stable, functionName: "getActualSupply" })),
+    read({ ...stable, functionName: "getAmplificationParameter" }),
+    read({ ...stable, functionName: "getLastJoinExitData" }),
+    read({ ...stable, functionName: "getProtocolFeePercentageCache", args: [SWAP_FEE_TYPE] }),
+    read({ ...stable, functionName: "getProtocolFeePercentageCache", args: [YIELD_FEE_TYPE] }),
+    ratesRead,
+  ]);
   return {
     totalSupply,
     actualSupply,
