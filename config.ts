@@ -9,6 +9,15 @@ import { z } from "zod";
  * with a message naming the variable.
  */
 
+/** How many routes and bundles run at once, and how the others wait (`SHORTCUTS_*`). */
+export type ShortcutsAdmission = {
+  concurrency: number;
+  concurrencyWhileBehind: number;
+  yieldLagBlocks: number;
+  maxWaiting: number;
+  maxWaitMs: number;
+};
+
 /** The service's settings, read once from the environment at startup. */
 export type Config = {
   /** Comma-separated API keys (`API_KEYS`). */
@@ -33,6 +42,13 @@ export type Config = {
   maxLagSeconds: { all: number; byChain: ReadonlyMap<number, number> };
   /** `MAX_LAG_BLOCKS`: a further limit in blocks, none when unset. */
   maxLagBlocks: number | undefined;
+  /**
+   * Routes and bundles that run at once (`SHORTCUTS_CONCURRENCY`), and while the routing data
+   * is `yieldLagBlocks` or more blocks behind a chain's head (`concurrencyWhileBehind`); the
+   * next ones wait in arrival order, at most `maxWaiting` of them and each at most
+   * `maxWaitMs`, else 503.
+   */
+  shortcuts: ShortcutsAdmission;
   /** How long a fetched chain head is reused before asking the RPC again. */
   chainHeadCacheMs: number;
   /** How long SIGTERM waits for in-flight requests before handing over to Ponder's exit. */
@@ -141,6 +157,17 @@ const envSchema = z.object({
   MAX_LAG_BLOCKS: count("MAX_LAG_BLOCKS").optional(),
   MAX_LAG_SECONDS: decimal("MAX_LAG_SECONDS").optional(),
   CHAIN_HEAD_CACHE_MS: count("CHAIN_HEAD_CACHE_MS").optional(),
+  SHORTCUTS_CONCURRENCY: count("SHORTCUTS_CONCURRENCY")
+    .refine((n) => n >= 1, { error: "SHORTCUTS_CONCURRENCY must be at least 1" })
+    .optional(),
+  SHORTCUTS_CONCURRENCY_BEHIND: count("SHORTCUTS_CONCURRENCY_BEHIND")
+    .refine((n) => n >= 1, { error: "SHORTCUTS_CONCURRENCY_BEHIND must be at least 1" })
+    .optional(),
+  SHORTCUTS_YIELD_LAG_BLOCKS: count("SHORTCUTS_YIELD_LAG_BLOCKS")
+    .refine((n) => n >= 1, { error: "SHORTCUTS_YIELD_LAG_BLOCKS must be at least 1" })
+    .optional(),
+  SHORTCUTS_MAX_WAITING: count("SHORTCUTS_MAX_WAITING").optional(),
+  SHORTCUTS_MAX_WAIT_MS: count("SHORTCUTS_MAX_WAIT_MS").optional(),
   SHUTDOWN_TIMEOUT_MS: count("SHUTDOWN_TIMEOUT_MS").optional(),
   LOG_REQUESTS: z
     .enum(["true", "false"], { error: "LOG_REQUESTS must be true or false" })
@@ -217,6 +244,11 @@ export const DEFAULTS = {
    */
   maxLagSeconds: 60,
   chainHeadCacheMs: 500,
+  shortcutsConcurrency: 64,
+  shortcutsConcurrencyWhileBehind: 1,
+  shortcutsYieldLagBlocks: 3,
+  shortcutsMaxWaiting: 1_000,
+  shortcutsMaxWaitMs: 5_000,
   shutdownTimeoutMs: 10_000,
   snapshotRefreshMs: 200,
   rpcTimeoutMs: 3_000,
@@ -336,6 +368,14 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       byChain: lagSecondsByChain(env),
     },
     maxLagBlocks: e.MAX_LAG_BLOCKS,
+    shortcuts: {
+      concurrency: e.SHORTCUTS_CONCURRENCY ?? DEFAULTS.shortcutsConcurrency,
+      concurrencyWhileBehind:
+        e.SHORTCUTS_CONCURRENCY_BEHIND ?? DEFAULTS.shortcutsConcurrencyWhileBehind,
+      yieldLagBlocks: e.SHORTCUTS_YIELD_LAG_BLOCKS ?? DEFAULTS.shortcutsYieldLagBlocks,
+      maxWaiting: e.SHORTCUTS_MAX_WAITING ?? DEFAULTS.shortcutsMaxWaiting,
+      maxWaitMs: e.SHORTCUTS_MAX_WAIT_MS ?? DEFAULTS.shortcutsMaxWaitMs,
+    },
     chainHeadCacheMs: e.CHAIN_HEAD_CACHE_MS ?? DEFAULTS.chainHeadCacheMs,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS ?? DEFAULTS.shutdownTimeoutMs,
     logRequests: e.LOG_REQUESTS !== "false",

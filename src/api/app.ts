@@ -3,6 +3,7 @@
  * src/api/index.ts; a test builds one over its own database.
  */
 import { Hono, type MiddlewareHandler } from "hono";
+import type { ShortcutsAdmission } from "../../config.js";
 import { analyticsBodyLimit } from "./analytics/body-limit.js";
 import { concurrencyGate } from "./analytics/concurrency-gate.js";
 import type { ApiSources } from "./database.js";
@@ -77,6 +78,11 @@ export type AppDeps = {
     /** A chain's lag limits, which `/v1/networks` and the OpenAPI document state. */
     limits: (chainId: number) => LagLimits;
   };
+  /**
+   * The admission of routes and bundles (ops/admission.ts) and its settings, which the OpenAPI
+   * document states. Unset: no limit.
+   */
+  shortcuts?: { gate: MiddlewareHandler; settings: ShortcutsAdmission };
   /** LOG_REQUESTS: one access-log line per request. */
   logRequests: boolean;
   /** The version the OpenAPI document states. */
@@ -220,6 +226,28 @@ export function createApp(deps: AppDeps): Hono<OpsEnv> {
     paths: ["/v1/tokens", "/v1/projects", "/v1/prices/*", "/v1/wallet/balances", "/v1/shortcuts/*"],
     responses: { 503: errorResponse("The indexer has not caught up with the chain yet.") },
   });
+  // Then a slot: the freshness is checked when the request runs, not when it arrived.
+  if (deps.shortcuts) {
+    const { gate, settings } = deps.shortcuts;
+    app.use("/v1/shortcuts/*", gate);
+    describeMiddleware({
+      name: "admission",
+      paths: ["/v1/shortcuts/*"],
+      responses: {
+        503: errorResponse(
+          `Every slot for routes and bundles is busy (${settings.concurrency} run at once; ${settings.concurrencyWhileBehind} while the routing data is ${settings.yieldLagBlocks} or more blocks behind the chain, so that the index catches up) and the request could not wait: ${settings.maxWaiting} were already waiting, or no slot freed within ${settings.maxWaitMs} ms. \`details\`: \`concurrency\` (the slots at that moment), \`waiting\`, \`maxWaiting\`, \`maxWaitMs\`.`,
+          {
+            // Not required: the path's other 503s (freshness, a node that failed) go without.
+            "Retry-After": {
+              description: "Seconds after which to retry (on this refusal).",
+              schema: { type: "string", pattern: "^[0-9]+$" },
+              required: false,
+            },
+          },
+        ),
+      },
+    });
+  }
   app.use("/v1/shortcuts/*", freshness.guard);
   describeMiddleware({
     name: "freshness",

@@ -13,6 +13,7 @@ import { analystGraphql, analystSqlSetup } from "./analytics/ponder-database.js"
 import { sqlOverHttp } from "./analytics/sql-over-http.js";
 import { createApp } from "./app.js";
 import { rpcClient } from "./chain/clients.js";
+import { admission, yieldWhileBehind } from "./ops/admission.js";
 import { loadKeyRing } from "./ops/auth.js";
 import { createFreshness } from "./ops/freshness.js";
 import { errorFields, log } from "./ops/log.js";
@@ -68,6 +69,17 @@ const freshness = createFreshness({
   snapshot: snapshotAt,
 });
 watchChainLag(() => freshness.chainLags());
+const shortcuts = admission({ ...config.shortcuts, what: "routes and bundles" });
+// Routes and bundles yield to an indexer that shares this process's event loop; an API-only
+// replica (`ponder serve`) has none to yield to.
+if (!process.argv.slice(2).includes("serve")) {
+  yieldWhileBehind({
+    admission: shortcuts,
+    chainLags: () => freshness.chainLags(),
+    lagBlocks: config.shortcuts.yieldLagBlocks,
+    everyMs: 100,
+  });
+}
 installGracefulShutdown({ timeoutMs: config.shutdownTimeoutMs });
 
 // Every chain's routing graph is loaded before this module finishes, and Ponder starts the
@@ -86,6 +98,7 @@ export default createApp({
   requireIndexReady,
   caughtUp: async () => (await indexCaughtUp()).ok,
   freshness,
+  shortcuts: { gate: shortcuts.gate, settings: config.shortcuts },
   logRequests: config.logRequests,
   version: packageJson.version,
   analytics: {

@@ -100,6 +100,21 @@ function createOpsMetrics() {
       labelNames: ["caller"] as const,
       registers,
     }),
+    admissionRefused: new Counter({
+      name: "shortcuts_admission_refused_total",
+      help: "Routes and bundles refused with 503 because every slot was busy and the wait was full or too long (SHORTCUTS_CONCURRENCY, SHORTCUTS_CONCURRENCY_BEHIND, SHORTCUTS_MAX_WAITING, SHORTCUTS_MAX_WAIT_MS).",
+      registers,
+    }),
+    admissionYielding: new Gauge({
+      name: "shortcuts_admission_yielding",
+      help: "1 while the index is behind the chain by SHORTCUTS_YIELD_LAG_BLOCKS or more and routes and bundles run at most SHORTCUTS_CONCURRENCY_BEHIND at once, else 0.",
+      registers,
+    }),
+    admissionWaiting: new Gauge({
+      name: "shortcuts_admission_waiting",
+      help: "Routes and bundles waiting for a slot right now.",
+      registers,
+    }),
     rateLimitRedisErrors: new Counter({
       name: "shortcuts_rate_limit_redis_errors_total",
       help: "Rate-limit checks that fell back to this replica's own budget because Redis failed.",
