@@ -6,7 +6,7 @@
  *
  *   npx tsx bench/load.ts [--seconds 60] [--connections 64] [--warmup 60]
  *     [--only tokens|route|bundle] [--activity] [--activity-interval 1000]
- *     [--database pglite|postgres]
+ *     [--database pglite|postgres] [--replica] [--trace-lag]
  *
  * Per endpoint: a warm-up load in rounds of 5 s until the Ponder process has run two major GCs
  * (at most `--warmup` seconds), RSS, the measured run, RSS again. Every answer is checked
@@ -15,11 +15,15 @@
  * expected body) and none failed to arrive; any other run is printed as not recordable and the
  * script exits 1.
  * With `--activity` the devnet activity generator (devnet/activity.ts) mines swaps, mints,
- * burns, deposits and redeems during the measured run, one every `--activity-interval` ms.
+ * burns, deposits and redeems during the measured run, one every `--activity-interval` ms;
+ * the measured run starts once the index has caught up with the generator's first approvals.
+ * With `--replica` (and `--database postgres`) the load goes to an API-only replica (`ponder
+ * serve`) of the indexer's schema. `--trace-lag` prints every lag sample as it is read.
  * bench/results/load.md keeps the recorded runs.
  */
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
+import { type ReplicaInstance, startReplica } from "../test/harness/replicas.js";
 import { startService, waitForIndexedBlock } from "../test/harness/service.js";
 import { type LoadReport, runLoad } from "./load-runner.js";
 import {
@@ -42,10 +46,14 @@ const { values } = parseArgs({
     activity: { type: "boolean", default: false },
     "activity-interval": { type: "string", default: "1000" },
     database: { type: "string", default: "pglite" },
+    replica: { type: "boolean", default: false },
+    "trace-lag": { type: "boolean", default: false },
   },
 });
 if (values.database !== "pglite" && values.database !== "postgres")
   throw new Error("--database must be pglite or postgres");
+if (values.replica && values.database !== "postgres")
+  throw new Error("--replica needs --database postgres (a replica reads the indexer's schema)");
 if (values.only && !ENDPOINTS.includes(values.only as never))
   throw new Error(`--only must be one of ${ENDPOINTS.join(", ")}`);
 const seconds = Number(values.seconds);
@@ -69,9 +77,10 @@ type LagSamples = {
  * snapshot's block behind the head, in blocks and in seconds of chain time), as the freshness
  * check that answers 503 sees it. A read waits in the same queue as the load's requests.
  */
-function sampleLag(url: string): { stop: () => Promise<LagSamples> } {
+function sampleLag(url: string, trace: boolean): { stop: () => Promise<LagSamples> } {
   const samples: LagSamples = { blocks: [], seconds: [], indexBlocks: [], unanswered: 0 };
   let running = true;
+  const traceStart = Date.now();
   const loop = (async () => {
     while (running) {
       const started = Date.now();
@@ -92,6 +101,10 @@ function sampleLag(url: string): { stop: () => Promise<LagSamples> } {
           samples.blocks.push(chain.lagBlocks);
           samples.seconds.push(chain.lagSeconds);
           samples.indexBlocks.push(chain.headBlock - chain.indexedBlock);
+          if (trace)
+            console.log(
+              `lag at ${((Date.now() - traceStart) / 1000).toFixed(2)} s: head ${chain.headBlock}, routing data ${chain.lagBlocks} and index ${chain.headBlock - chain.indexedBlock} blocks behind`,
+            );
         } else samples.unanswered++;
       } catch {
         samples.unanswered++;
@@ -116,10 +129,15 @@ function percentile(values: number[], q: number): string {
 }
 
 const service = await startService({ database: values.database });
+let replica: ReplicaInstance | undefined;
 try {
-  const pid = service.process.pid;
+  // With --replica the load goes to an API-only replica (`ponder serve`) on the indexer's
+  // schema, and the indexer's process serves nothing but its own health.
+  replica = values.replica ? await startReplica(service) : undefined;
+  const served = replica ?? service;
+  const pid = served.process.pid;
   if (pid === undefined) throw new Error("the ponder process has no pid");
-  assertServes(pid, Number(new URL(service.url).port));
+  assertServes(pid, Number(new URL(served.url).port));
   const head = async () => {
     const res = await fetch(service.anvil.url, {
       method: "POST",
@@ -133,7 +151,7 @@ try {
     rpcUrl: service.anvil.url,
   });
   console.log(
-    `ponder pid ${pid} (node, listening on ${service.url}), ${values.database}; ${connections} connections, ${seconds} s per endpoint after a ${warmup} s warm-up${values.activity ? `; activity every ${activityIntervalMs} ms` : ""}`,
+    `ponder pid ${pid} (node, listening on ${served.url}${replica ? `, an API-only replica of the indexer pid ${service.process.pid}` : ""}), ${values.database}; ${connections} connections, ${seconds} s per endpoint after a ${warmup} s warm-up${values.activity ? `; activity every ${activityIntervalMs} ms` : ""}`,
   );
   const rows: string[] = [];
   for (const endpoint of ENDPOINTS) {
@@ -141,20 +159,20 @@ try {
     await waitForIndexedBlock(service, await head(), 60_000);
     // Answers are expected byte for byte unless activity moves the chain during the run.
     const requests = await expectAnswers({
-      url: service.url,
+      url: served.url,
       endpoint,
       requests: targets[endpoint],
       exact: !values.activity,
     });
     const warm = await warmUp({
-      url: service.url,
+      url: served.url,
       connections,
       requests,
       roundSeconds: 5,
       maxSeconds: warmup,
     });
     const rssBefore = rssMiB(pid);
-    const heapBefore = await heapOf(service.url);
+    const heapBefore = await heapOf(served.url);
 
     const headBefore = await head();
     const activity = values.activity
@@ -171,9 +189,19 @@ try {
     try {
       // The generator's one-time approvals come first, a burst of blocks: load after them.
       await activity?.started;
-      const sampler = sampleLag(service.url);
+      // ... and once the index has caught up with them and with what was mined meanwhile (the
+      // lag measured is the run's own).
+      if (activity) {
+        for (let target = await head(); ; ) {
+          await waitForIndexedBlock(service, target, 60_000);
+          const now = await head();
+          if (now - target <= 2n) break;
+          target = now;
+        }
+      }
+      const sampler = sampleLag(served.url, values["trace-lag"]);
       try {
-        report = await runLoad({ url: service.url, connections, seconds, requests });
+        report = await runLoad({ url: served.url, connections, seconds, requests });
       } finally {
         lag = await sampler.stop();
       }
@@ -182,7 +210,7 @@ try {
     }
     const blocks = (await head()) - headBefore;
     const rssAfter = rssMiB(pid);
-    const heapAfter = await heapOf(service.url);
+    const heapAfter = await heapOf(served.url);
 
     const ratio = rssAfter / rssBefore;
     const byStatus = Object.entries(report.statuses)
@@ -224,5 +252,6 @@ try {
   );
   for (const row of rows) console.log(row);
 } finally {
+  await replica?.stop();
   await service.stop();
 }
