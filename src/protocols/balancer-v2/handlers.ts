@@ -8,10 +8,10 @@
  */
 import { type Context, ponder } from "ponder:registry";
 import { balancerV2Pool } from "ponder:schema";
-import { eq } from "ponder";
 import { type Address, type Hex, slice } from "viem";
 import { coalescedReads, readsAt, stateReader } from "../../state-start/reads.js";
 import { ensureTokens } from "../../tokens/tokens.js";
+import { poolsWithRates, rememberRatePool } from "./rate-pools.js";
 import {
   type BalancerV2Dynamic,
   type BalancerV2PoolType,
@@ -68,28 +68,7 @@ async function createPool(
     )
     .onConflictDoNothing();
   // Once the refresh's list is read, the pools created after it join it here.
-  if (hasRateProviders(fixed)) rateProviderPools.get(context.chain.id)?.add(address);
-}
-
-/**
- * Per chain, the pools with rate providers, which every rate refresh reads again: taken from the
- * table by the process's first refresh (a query that bypasses Ponder's cache, so it runs once,
- * not every block), then kept by `createPool`.
- */
-const rateProviderPools = new Map<number, Set<Address>>();
-
-async function poolsWithRates(context: Context): Promise<Set<Address>> {
-  const chainId = context.chain.id;
-  let pools = rateProviderPools.get(chainId);
-  if (!pools) {
-    const rows = await context.db.sql
-      .select({ address: balancerV2Pool.address, rateProviders: balancerV2Pool.rateProviders })
-      .from(balancerV2Pool)
-      .where(eq(balancerV2Pool.chainId, chainId));
-    pools = new Set(rows.filter(hasRateProviders).map((row) => row.address));
-    rateProviderPools.set(chainId, pools);
-  }
-  return pools;
+  if (hasRateProviders(fixed)) rememberRatePool(context.chain.id, address);
 }
 
 /** Whether a pool's row already holds what a refresh read. */
@@ -237,9 +216,9 @@ ponder.on("BalancerV2RateRefresh:block", async ({ event, context }) => {
   if (rows.length === 0) return;
   // Every pool's reads of one step go out in one request: a handful a block, not ten a pool.
   const read = coalescedReads(await stateReader(context, event.block.number));
-  const read_ = await Promise.all(rows.map((row) => readDynamic(read, row)));
+  const dynamics = await Promise.all(rows.map((row) => readDynamic(read, row)));
   for (const [i, row] of rows.entries()) {
-    const dynamic = read_[i] as BalancerV2Dynamic;
+    const dynamic = dynamics[i] as BalancerV2Dynamic;
     // Unchanged rows are left as they are: the routing snapshot re-reads every row written.
     if (sameDynamic(row, dynamic)) continue;
     await context.db

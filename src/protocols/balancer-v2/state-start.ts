@@ -18,6 +18,7 @@ import {
 } from "../../state-start/reads.js";
 import { releaseIndexingCache } from "../../state-start/release.js";
 import { ensureTokens } from "../../tokens/tokens.js";
+import { forgetRatePools } from "./rate-pools.js";
 import {
   AMP_DATA_SLOT,
   ampUpdateOfStorage,
@@ -169,6 +170,7 @@ async function readPools(
     reader.block,
   );
   if (rows.length > 0) await context.db.insert(balancerV2Pool).values(rows.map((r) => r.row));
+  forgetRatePools(chainId);
   await releaseIndexingCache(context);
   return seed;
 }
