@@ -12,6 +12,7 @@ import {
   CANONICAL_UNISWAP_V3_FACTORY,
   deterministicExecutionAddresses,
   OP_STACK_GAS_PRICE_ORACLE,
+  UNISWAP_V2_FORKS,
 } from "./engine/index.js";
 import { KNOWN_CHAINS } from "./known-chains.js";
 import { pinnedStart, startSetting } from "./start-blocks.js";
@@ -84,6 +85,43 @@ function withL1Fee(l1Fee: L1FeeSetup | undefined): { l1Fee?: L1FeeSetup } {
   return l1Fee ? { l1Fee } : {};
 }
 
+/**
+ * `UNISWAP_V2_FORKS_<id>`: forks of Uniswap V2 on a real chain, comma-separated
+ * `<slug>:<factory>` or `<slug>:<factory>:<deployment block>`, each slug a known fork
+ * (engine/protocols/uniswap-v2/forks.ts, which holds its fee). Without a block its pairs are
+ * discovered from genesis: slower, never incomplete.
+ */
+export function parseV2Forks(
+  value: string | undefined,
+  variable: string,
+): { slug: string; factory: Address; deployedAt: number | undefined }[] {
+  if (value === undefined || value.trim() === "") return [];
+  return value.split(",").map((entry) => {
+    const [slug = "", factory = "", block, ...rest] = entry.trim().split(":");
+    const known = UNISWAP_V2_FORKS.map((f) => f.slug);
+    if (!known.includes(slug)) {
+      throw new Error(
+        `${variable}: "${slug}" is not a known Uniswap V2 fork (known: ${known.join(", ")})`,
+      );
+    }
+    if (!isAddress(factory, { strict: false }) || rest.length > 0) {
+      throw new Error(
+        `${variable}: expected <slug>:<factory address>[:<deployment block>], got "${entry.trim()}"`,
+      );
+    }
+    if (block !== undefined && !/^\d+$/.test(block)) {
+      throw new Error(
+        `${variable}: the deployment block of ${slug} must be a block number, got "${block}"`,
+      );
+    }
+    return {
+      slug,
+      factory: getAddress(factory),
+      deployedAt: block === undefined ? undefined : Number(block),
+    };
+  });
+}
+
 function addressFromEnv(env: NodeJS.ProcessEnv, variable: string): Address | undefined {
   const raw = env[variable];
   if (raw === undefined || raw === "") return undefined;
@@ -143,10 +181,12 @@ function realChain(id: number, rpc: string[], env: NodeJS.ProcessEnv): ChainSetu
   // history of its own): its pools may have been created in any block before the start, and a
   // state start must know them all, so they are discovered from genesis. (A known protocol
   // whose deployment block no source names has 0, known-chains.ts: nothing recorded.)
+  const v2Forks = parseV2Forks(env[`UNISWAP_V2_FORKS_${id}`], `UNISWAP_V2_FORKS_${id}`);
   const recorded = Math.min(
     ...[known?.uniswapV2, known?.uniswapV3, known?.uniswapV4, known?.aaveV3].map((p) =>
       p?.startBlock ? p.startBlock : Number.POSITIVE_INFINITY,
     ),
+    ...v2Forks.map((f) => f.deployedAt || Number.POSITIVE_INFINITY),
   );
   const discoverFrom = (deployed: number | undefined) => {
     if (typeof start !== "number") return deployed ?? 0;
@@ -160,6 +200,11 @@ function realChain(id: number, rpc: string[], env: NodeJS.ProcessEnv): ChainSetu
         startBlock: discoverFrom(known?.uniswapV2?.startBlock),
       }
     : undefined;
+  const uniswapV2Forks = v2Forks.map((f) => ({
+    slug: f.slug,
+    factory: f.factory,
+    startBlock: discoverFrom(f.deployedAt),
+  }));
   const uniswapV3 = v3Factory
     ? {
         factory: v3Factory,
@@ -188,6 +233,7 @@ function realChain(id: number, rpc: string[], env: NodeJS.ProcessEnv): ChainSetu
   };
   const deployed = Math.min(
     uniswapV2?.startBlock ?? Number.POSITIVE_INFINITY,
+    ...uniswapV2Forks.map((f) => f.startBlock),
     uniswapV3?.startBlock ?? Number.POSITIVE_INFINITY,
     uniswapV4?.startBlock ?? Number.POSITIVE_INFINITY,
     aaveV3?.startBlock ?? Number.POSITIVE_INFINITY,
@@ -206,6 +252,7 @@ function realChain(id: number, rpc: string[], env: NodeJS.ProcessEnv): ChainSetu
         : (pinnedStart(env, id) ?? (Number.isFinite(deployed) ? deployed : 0)),
     weth: addressFromEnv(env, `WETH_${id}`) ?? known?.weth,
     uniswapV2,
+    uniswapV2Forks: uniswapV2Forks.length > 0 ? uniswapV2Forks : undefined,
     uniswapV3,
     uniswapV4,
     aaveV3,
@@ -267,6 +314,11 @@ function devnetChain(env: NodeJS.ProcessEnv): ChainSetup | undefined {
       router02: deployment.uniswapV2.router02,
       startBlock: deployment.startBlock,
     },
+    uniswapV2Forks: (deployment.uniswapV2Forks ?? []).map((f) => ({
+      slug: f.slug,
+      factory: f.factory,
+      startBlock: deployment.startBlock,
+    })),
     uniswapV3: {
       factory: deployment.uniswapV3.factory,
       swapRouter: deployment.uniswapV3.swapRouter,

@@ -113,6 +113,11 @@ export type Deployment = {
   weth: Address;
   tokens: DeployedToken[];
   uniswapV2: { factory: Address; router02: Address; pairs: Address[] };
+  /**
+   * Forks of Uniswap V2 deployed beside it, each under a known fork's slug (absent from the
+   * files of worlds deployed before the devnet had them).
+   */
+  uniswapV2Forks?: { slug: string; factory: Address; pairs: Address[] }[];
   uniswapV3: {
     factory: Address;
     positionManager: Address;
@@ -156,6 +161,9 @@ const deploymentSchema = z.looseObject({
     }),
   ),
   uniswapV2: z.looseObject({ factory: address, router02: address, pairs: z.array(address) }),
+  uniswapV2Forks: z
+    .array(z.looseObject({ slug: z.string(), factory: address, pairs: z.array(address) }))
+    .optional(),
   uniswapV3: z.looseObject({
     factory: address,
     positionManager: address,

@@ -127,6 +127,7 @@ function program(net: RoutingDevnet, scenario: Scenario) {
           recipient: executor,
           programValues: executor,
           executor,
+          feePpm: pool.feePpm,
         });
       } else if (pool.kind === "v2") {
         amount = addExecutorUniswapV2Swap(planner, {
@@ -136,6 +137,7 @@ function program(net: RoutingDevnet, scenario: Scenario) {
           tokenOut: e.tokenOut,
           amountIn: amount,
           recipient: executor,
+          feePpm: 3000,
         });
       } else if (pool.kind === "v3") {
         amount = addUniswapV3PoolSwap(planner, {

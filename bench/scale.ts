@@ -311,7 +311,7 @@ async function loadGraph(client: pg.Client, schema: string, weth: Address): Prom
   const graph = createRoutingGraph();
   graph.upsertPool({ kind: "wrap", protocol: "wrapped-native", address: weth });
   const pairs = await client.query(
-    `select address, token0, token1, reserve0::text, reserve1::text, fee, total_supply::text as "totalSupply" from ${s}.v2_pair`,
+    `select address, protocol, token0, token1, reserve0::text, reserve1::text, fee, total_supply::text as "totalSupply" from ${s}.v2_pair`,
   );
   for (const r of pairs.rows)
     graph.upsertPool(

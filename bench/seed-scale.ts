@@ -218,6 +218,7 @@ export function generateScaleState(params: {
       String(chainId),
       address,
       V2_FACTORY,
+      "uniswap-v2",
       t0.address,
       t1.address,
       String(reserve0),
@@ -386,7 +387,7 @@ export function generateScaleState(params: {
       ),
       tableOf(
         "v2_pair",
-        "chain_id:int address:text factory:text token0:text token1:text reserve0:numeric reserve1:numeric fee:int total_supply:numeric created_block:numeric updated_block:numeric",
+        "chain_id:int address:text factory:text protocol:text token0:text token1:text reserve0:numeric reserve1:numeric fee:int total_supply:numeric created_block:numeric updated_block:numeric",
         v2Rows,
       ),
       tableOf(

@@ -27,6 +27,8 @@ contract ProgramValues {
     error PartialFill(uint256 amountIn, int256 taken);
     /// @notice The pair holds none of one of its tokens: there is no ratio to add liquidity at.
     error EmptyPair(address pair);
+    /// @notice A V2 swap fee of `feePpm` millionths leaves nothing of the input.
+    error FeeTooHigh(uint24 feePpm);
 
     /// @notice Word `index` of a tuple return value (stored by a tuple-return command).
     /// @param data The raw return data of the earlier call.
@@ -124,21 +126,25 @@ contract ProgramValues {
 
     /// @notice The output of a Uniswap V2 swap of whatever `tokenIn` the pair received beyond
     ///         its reserve (call it after sending the input to the pair, then call `pair.swap`).
-    /// @dev The pair's token order is that of the addresses, as in every Uniswap V2 pair; a
-    ///      pair of other tokens makes the following `pair.swap` fail its K check.
-    /// @param pair The Uniswap V2 pair of tokenIn and tokenOut.
+    /// @dev The pair's token order is that of the addresses, as in every Uniswap V2 pair and
+    ///      its forks; a pair of other tokens makes the following `pair.swap` fail its K check,
+    ///      and so does a fee below the pair's own (a fee above it only asks for less).
+    /// @param pair The Uniswap V2 (or fork) pair of tokenIn and tokenOut.
     /// @param tokenIn The token sent to the pair.
     /// @param tokenOut The other token of the pair.
-    /// @return amountOut The most the pair pays out of tokenOut (0.3% fee).
-    function uniswapV2AmountOut(address pair, address tokenIn, address tokenOut)
+    /// @param feePpm The pair's swap fee in millionths of the input (3000 for Uniswap V2's 0.3%).
+    /// @return amountOut The most the pair pays out of tokenOut.
+    function uniswapV2AmountOut(address pair, address tokenIn, address tokenOut, uint24 feePpm)
         external
         view
         returns (uint256 amountOut)
     {
-        return _uniswapV2AmountOut(pair, tokenIn, tokenOut);
+        return _uniswapV2AmountOut(pair, tokenIn, tokenOut, feePpm);
     }
 
-    function _uniswapV2AmountOut(address pair, address tokenIn, address tokenOut)
+    /// @dev Uniswap V2's `getAmountOut` with the fee in millionths: at 3000 it is the pair's own
+    ///      (a·997·R) / (r·1000 + a·997) with 1000 more above and below, the same quotient.
+    function _uniswapV2AmountOut(address pair, address tokenIn, address tokenOut, uint24 feePpm)
         internal
         view
         returns (uint256)
@@ -148,8 +154,9 @@ contract ProgramValues {
             tokenIn < tokenOut ? (reserve0, reserve1) : (reserve1, reserve0);
         uint256 balance = IERC20(tokenIn).balanceOf(pair);
         if (balance <= reserveIn) revert NothingSent(pair, tokenIn);
-        uint256 amountInWithFee = (balance - reserveIn) * 997;
-        return (amountInWithFee * reserveOut) / (reserveIn * 1000 + amountInWithFee);
+        if (feePpm >= 1_000_000) revert FeeTooHigh(feePpm);
+        uint256 amountInWithFee = (balance - reserveIn) * (1_000_000 - feePpm);
+        return (amountInWithFee * reserveOut) / (reserveIn * 1_000_000 + amountInWithFee);
     }
 
     /// @notice `a + b`: joins two amounts of one token into one program value (what a V2

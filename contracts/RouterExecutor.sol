@@ -120,27 +120,30 @@ contract RouterExecutor is CommandVM, ProgramValues, UniswapV4Settlement {
         if (amount != 0) transferAsset(token, to, amount);
     }
 
-    /// @notice Swaps exactly `amountIn` of `tokenIn` held here on a Uniswap V2 pair, paying
-    ///         `recipient`: sends the input to the pair and asks for all it then owes.
+    /// @notice Swaps exactly `amountIn` of `tokenIn` held here on a Uniswap V2 (or fork) pair,
+    ///         paying `recipient`: sends the input to the pair and asks for all it then owes.
     /// @dev Only a program of this executor can call it. One command instead of transfer, quote
     ///      and swap; the output follows from what the pair actually received (fee-on-transfer
-    ///      safe) and its reserves (0.3% fee). A pair of other tokens fails its own K check.
-    /// @param pair The Uniswap V2 pair of tokenIn and tokenOut.
-    /// @param tokenIn The token sold.
+    ///      safe), its reserves and its fee. A pair of other tokens, or a fee below the pair's
+    ///      own, fails the pair's K check.
+    /// @param pair The pair of tokenIn and tokenOut.
+    /// @param tokenIn The token sent.
     /// @param tokenOut The token bought.
     /// @param amountIn The amount sold.
     /// @param recipient Who receives tokenOut (this executor, to chain further).
+    /// @param feePpm The pair's swap fee in millionths of the input (3000 for Uniswap V2).
     /// @return amountOut The amount of tokenOut paid to `recipient`.
     function uniswapV2Swap(
         address pair,
         address tokenIn,
         address tokenOut,
         uint256 amountIn,
-        address recipient
+        address recipient,
+        uint24 feePpm
     ) external returns (uint256 amountOut) {
         if (msg.sender != address(this)) revert NotSelf(msg.sender);
         IERC20(tokenIn).safeTransfer(pair, amountIn);
-        amountOut = _uniswapV2AmountOut(pair, tokenIn, tokenOut);
+        amountOut = _uniswapV2AmountOut(pair, tokenIn, tokenOut, feePpm);
         (uint256 amount0Out, uint256 amount1Out) =
             tokenIn < tokenOut ? (uint256(0), amountOut) : (amountOut, uint256(0));
         IUniswapV2PairSwap(pair).swap(amount0Out, amount1Out, recipient, "");

@@ -90,6 +90,11 @@ export const npmDeployOnlyArtifacts = {
     BALANCER_V2_TASKS.composableStablePool,
     "ComposableStablePoolFactory",
   ),
+  /**
+   * PancakeSwap's first AMM, a Uniswap V2 fork whose pairs charge 0.2%: its factory (which holds
+   * the pair's creation code), called through Uniswap V2's factory ABI (the same interface).
+   */
+  PancakeFactory: "@pancakeswap-libs/pancake-swap-core/build/PancakeFactory.json",
   /** OP-stack predeploys, placed (not deployed) by the OP-stack test world. */
   OpStackGasPriceOracle:
     "@eth-optimism/contracts-bedrock/forge-artifacts/GasPriceOracle.sol/GasPriceOracle.json",

@@ -90,6 +90,15 @@ const V2_PAIRS: [string, string, number][] = [
   ["FROG", "WETH", 100_000],
 ];
 
+/**
+ * Pairs of PancakeSwap's first AMM (0.2% fee, `pancakeswap-v1`), beside Uniswap V2's pairs of
+ * the same tokens: the symbols and the USD value of each side.
+ */
+const PANCAKESWAP_V1_PAIRS: [string, string, number][] = [
+  ["WETH", "DAI", 4_000_000],
+  ["WETH", "LINK", 2_000_000],
+];
+
 /** V3 pools: symbols, fee tier, and the USD value of each of the three positions' sides. */
 const V3_POOLS: [string, string, 500 | 3000 | 10000, number][] = [
   ["WETH", "USDC", 500, 5_000_000],
@@ -310,21 +319,7 @@ export async function deployWorld(params: DeployWorldParameters): Promise<Deploy
   ];
   const pairs: Address[] = [];
   for (const [a, b, usd] of pairSpecs) {
-    await d.write(v2Factory, UniswapV2FactoryAbi, "createPair", [
-      token(a).address,
-      token(b).address,
-    ]);
-    const pair = await client.readContract({
-      address: v2Factory,
-      abi: UniswapV2FactoryAbi,
-      functionName: "getPair",
-      args: [token(a).address, token(b).address],
-    });
-    for (const t of [token(a), token(b)]) {
-      await d.write(t.address, DevTokenAbi, "transfer", [pair, amountForUsd(t, usd)]);
-    }
-    await d.write(pair, UniswapV2PairAbi, "mint", [d.address]);
-    pairs.push(getAddress(pair));
+    pairs.push(await seedV2Pair(d, v2Factory, [token(a), token(b)], usd));
   }
   log(`deployed Uniswap V2 with ${pairs.length} pairs`);
 
@@ -416,6 +411,16 @@ export async function deployWorld(params: DeployWorldParameters): Promise<Deploy
     log(`deployed Balancer V2 with ${Object.keys(balancerV2.pools).length} pools`);
   }
 
+  // A fork of Uniswap V2 with another fee, from its own published bytecode; after Balancer V2,
+  // so that nothing deployed before the devnet had it moves.
+  const pancakeArt = readNpmArtifact("PancakeFactory");
+  const pancakeFactory = await d.deploy(pancakeArt.abi, pancakeArt.bytecode, [d.address]);
+  const pancakePairs: Address[] = [];
+  for (const [a, b, usd] of PANCAKESWAP_V1_PAIRS) {
+    pancakePairs.push(await seedV2Pair(d, pancakeFactory, [token(a), token(b)], usd));
+  }
+  log(`deployed PancakeSwap V1 with ${pancakePairs.length} pairs`);
+
   // Last, so that nothing deployed before it moves: one more block, sent by its own signer.
   if (await placeMulticall3(client)) log("placed Multicall3 at its canonical address");
   else log("the node does not support anvil_setBalance; Multicall3 is not placed");
@@ -441,6 +446,7 @@ export async function deployWorld(params: DeployWorldParameters): Promise<Deploy
     weth,
     tokens: [...bySymbol.values()].sort((x, y) => x.symbol.localeCompare(y.symbol)),
     uniswapV2: { factory: v2Factory, router02, pairs },
+    uniswapV2Forks: [{ slug: "pancakeswap-v1", factory: pancakeFactory, pairs: pancakePairs }],
     uniswapV3: { factory: v3Factory, positionManager, swapRouter, quoterV2, pools },
     uniswapV4,
     aaveV3,
@@ -448,6 +454,33 @@ export async function deployWorld(params: DeployWorldParameters): Promise<Deploy
     vaults,
     execution,
   };
+}
+
+/** A token the deployer holds, with what `amountForUsd` needs. */
+type SeedToken = { address: Address; decimals: number; usdPrice: number };
+
+/**
+ * Creates the pair of two tokens on a Uniswap V2 factory (or a fork's, the same interface) and
+ * mints its first liquidity: `usd` of each token, to the deployer.
+ */
+export async function seedV2Pair(
+  d: Deployer,
+  factory: Address,
+  [a, b]: [SeedToken, SeedToken],
+  usd: number,
+): Promise<Address> {
+  await d.write(factory, UniswapV2FactoryAbi, "createPair", [a.address, b.address]);
+  const pair = await d.client.readContract({
+    address: factory,
+    abi: UniswapV2FactoryAbi,
+    functionName: "getPair",
+    args: [a.address, b.address],
+  });
+  for (const t of [a, b]) {
+    await d.write(t.address, DevTokenAbi, "transfer", [pair, amountForUsd(t, usd)]);
+  }
+  await d.write(pair, UniswapV2PairAbi, "mint", [d.address]);
+  return getAddress(pair);
 }
 
 /** The tokens only the devnet's Balancer pools hold (BAL and a staked ETH token), with prices. */

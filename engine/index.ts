@@ -36,6 +36,7 @@ import { core } from "./protocols/core/protocol.js";
 import { ProtocolRegistry } from "./protocols/registry.js";
 import { savingsVaults } from "./protocols/savings-vaults/protocol.js";
 import type { Protocol } from "./protocols/types.js";
+import { uniswapV2Forks } from "./protocols/uniswap-v2/forks.js";
 import { uniswapV2 } from "./protocols/uniswap-v2/protocol.js";
 import { uniswapV3 } from "./protocols/uniswap-v3/protocol.js";
 import { uniswapV4 } from "./protocols/uniswap-v4/protocol.js";
@@ -74,7 +75,12 @@ export {
   seenInLogs,
 } from "./bundle/build.js";
 export { type CompiledBundle, MAX_BUNDLE_ACTIONS } from "./bundle/compile.js";
-export type { ChainSetup, L1FeeSetup, VaultConfig } from "./core/chain-setup.js";
+export type {
+  ChainSetup,
+  L1FeeSetup,
+  UniswapV2ForkDeployment,
+  VaultConfig,
+} from "./core/chain-setup.js";
 export {
   eventsFrom,
   MULTICALL3_ADDRESS,
@@ -187,6 +193,11 @@ export { addErc4626Deposit, addErc4626Redeem } from "./protocols/erc4626/steps.j
 export type { EdgeOf, Leftover, PoolKind } from "./protocols/pool-kind.js";
 export { swapsBothWays } from "./protocols/pool-kind.js";
 export type { AccountCheck, PoolSource, Protocol } from "./protocols/types.js";
+export {
+  UNISWAP_V2_FORKS,
+  type UniswapV2Fork,
+  uniswapV2Fork,
+} from "./protocols/uniswap-v2/forks.js";
 export { floorSqrt } from "./protocols/uniswap-v2/math.js";
 export {
   addExecutorUniswapV2Swap,
@@ -233,6 +244,7 @@ export {
 export const builtinProtocols: readonly Protocol[] = [
   core,
   uniswapV2,
+  ...uniswapV2Forks,
   uniswapV3,
   uniswapV4,
   savingsVaults,

@@ -199,6 +199,22 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
           }),
         );
       }
+      // The forks' LP tokens: positions of the fork's protocol, their metadata read from the pair.
+      for (const fork of d.uniswapV2Forks ?? []) {
+        for (const pair of fork.pairs) {
+          const [token0, token1] = await Promise.all([
+            client.readContract({ address: pair, abi: UniswapV2PairAbi, functionName: "token0" }),
+            client.readContract({ address: pair, abi: UniswapV2PairAbi, functionName: "token1" }),
+          ]);
+          lp.push(
+            await position(pair, {
+              protocolSlug: fork.slug,
+              underlyingTokens: [token0, token1],
+              primaryAddress: pair,
+            }),
+          );
+        }
+      }
       expected = [...base, native, ...lp, ...shares, ...aTokens, ...bpts].sort((a, b) =>
         a.address.toLowerCase() < b.address.toLowerCase() ? -1 : 1,
       );
@@ -227,9 +243,9 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
 
     test("GET /v1/tokens lists every deployed token, LP token, vault share, aToken, BPT and the native token", async () => {
       const list = await tokens("");
-      expect(expected).toHaveLength(14 + 1 + 15 + 4 + 4 + 5);
+      expect(expected).toHaveLength(14 + 1 + 15 + 2 + 4 + 4 + 5);
       expect(list).toEqual({
-        meta: { total: 43, lastPage: 1, currentPage: 1, perPage: 1000, prev: null, next: null },
+        meta: { total: 45, lastPage: 1, currentPage: 1, perPage: 1000, prev: null, next: null },
         data: expected,
       });
       const usdc = list.data.find((t) => t.symbol === "USDC");
@@ -251,7 +267,7 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
         next: null,
       });
 
-      expect(await tokens(`?chainId=${CHAIN_ID}`)).toEqual({ meta: meta(43), data: expected });
+      expect(await tokens(`?chainId=${CHAIN_ID}`)).toEqual({ meta: meta(45), data: expected });
       expect(await tokens("?chainId=1")).toEqual({ meta: meta(0), data: [] });
       expect(await tokens(`?address=${usdc.toLowerCase()}`)).toEqual({
         meta: meta(1),
@@ -267,6 +283,13 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
         meta: meta(2),
         data: pick((t) => t.protocolSlug === "savings-vaults"),
       });
+      // A fork's LP tokens are its own protocol's positions, named as its pair names them.
+      const cakeLp = pick((t) => t.protocolSlug === "pancakeswap-v1");
+      expect(cakeLp.map((t) => [t.name, t.symbol, t.decimals])).toEqual([
+        ["Pancake LPs", "Cake-LP", 18],
+        ["Pancake LPs", "Cake-LP", 18],
+      ]);
+      expect(await tokens("?protocolSlug=pancakeswap-v1")).toEqual({ meta: meta(2), data: cakeLp });
       for (const type of ["baseToken", "base"]) {
         expect(await tokens(`?type=${type}`)).toEqual({
           meta: meta(15),
@@ -275,7 +298,7 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
       }
       for (const type of ["defiToken", "defi"]) {
         expect(await tokens(`?type=${type}`)).toEqual({
-          meta: meta(28),
+          meta: meta(30),
           data: pick((t) => t.type === "defi"),
         });
       }
@@ -322,14 +345,14 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
         meta: meta(5),
         data: pick((t) => t.protocolSlug === "uniswap-v2" && t.underlyingTokens.includes(usdc)),
       });
-      expect(await tokens("?page=1")).toEqual({ meta: meta(43), data: expected });
+      expect(await tokens("?page=1")).toEqual({ meta: meta(45), data: expected });
       // The Aave Pool is every aToken's primary address.
       expect(await tokens(`?primaryAddress=${d.aaveV3?.pool}`)).toEqual({
         meta: meta(4),
         data: pick((t) => t.protocolSlug === "aave-v3"),
       });
       expect(await tokens("?page=3")).toEqual({
-        meta: { total: 43, lastPage: 1, currentPage: 3, perPage: 1000, prev: 1, next: null },
+        meta: { total: 45, lastPage: 1, currentPage: 3, perPage: 1000, prev: 1, next: null },
         data: [],
       });
     });
@@ -345,6 +368,9 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
       expect(entries.map((e) => e.protocol.slug)).toEqual([
         "core",
         "uniswap-v2",
+        "pancakeswap-v1",
+        "pancakeswap-v2",
+        "sushiswap-v2",
         "uniswap-v3",
         "uniswap-v4",
         "savings-vaults",
@@ -353,6 +379,21 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
         "balancer-v2",
         "wrapped-native",
       ]);
+      // Uniswap V2's forks, each also its own entry with the swap on a named pair: only the one
+      // the devnet deploys is supported on it.
+      const uniswapV2 = entries.find((e) => e.protocol.slug === "uniswap-v2");
+      expect(uniswapV2?.forks).toEqual([
+        { slug: "pancakeswap-v1", url: "https://pancakeswap.finance" },
+        { slug: "pancakeswap-v2", url: "https://pancakeswap.finance" },
+        { slug: "sushiswap-v2", url: "https://www.sushi.com" },
+      ]);
+      const notOnDevnet = ["pancakeswap-v2", "sushiswap-v2"];
+      for (const slug of ["pancakeswap-v1", ...notOnDevnet]) {
+        const fork = entries.find((e) => e.protocol.slug === slug);
+        expect(fork?.methods.map((m) => [m.method, m.supportedChains])).toEqual([
+          ["swap", notOnDevnet.includes(slug) ? [] : [{ id: CHAIN_ID, name: "Devnet" }]],
+        ]);
+      }
       expect(
         entries.find((e) => e.protocol.slug === "aave-v3")?.methods.map((m) => m.method),
       ).toEqual(["deposit", "withdraw", "borrow", "repay"]);
@@ -361,8 +402,9 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
         entries.find((e) => e.protocol.slug === "balancer-v2")?.methods.map((m) => m.method),
       ).toEqual(["swap", "deposit", "redeem"]);
       for (const entry of entries) {
-        expect(entry.forks).toEqual([]);
+        if (entry !== uniswapV2) expect(entry.forks).toEqual([]);
         for (const m of entry.methods) {
+          if (notOnDevnet.includes(entry.protocol.slug)) continue;
           expect(m.supportedChains).toEqual([{ id: CHAIN_ID, name: "Devnet" }]);
           expect(Object.keys(m.inputs).length).toBeGreaterThan(0);
         }
@@ -403,16 +445,24 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
         "receiver",
       ]);
 
+      const bySlug = (slug: string) => entries.find((e) => e.protocol.slug === slug);
       const one = await get("/v1/standards/uniswap-v3");
-      expect(one).toEqual({ status: 200, body: entries[2] });
-      expect(await get("/v1/standards/uniswap-v4")).toEqual({ status: 200, body: entries[3] });
+      expect(one).toEqual({ status: 200, body: bySlug("uniswap-v3") });
+      expect(await get("/v1/standards/uniswap-v4")).toEqual({
+        status: 200,
+        body: bySlug("uniswap-v4"),
+      });
+      expect(await get("/v1/standards/pancakeswap-v1")).toEqual({
+        status: 200,
+        body: bySlug("pancakeswap-v1"),
+      });
       expect(await get("/v1/standards/sushiswap")).toEqual({
         status: 404,
         body: {
           statusCode: 404,
           error: "Not Found",
           message:
-            "Unknown protocol `sushiswap`; known protocols: core, uniswap-v2, uniswap-v3, uniswap-v4, savings-vaults, yield-vaults, aave-v3, balancer-v2, wrapped-native.",
+            "Unknown protocol `sushiswap`; known protocols: core, uniswap-v2, pancakeswap-v1, pancakeswap-v2, sushiswap-v2, uniswap-v3, uniswap-v4, savings-vaults, yield-vaults, aave-v3, balancer-v2, wrapped-native.",
         },
       });
     });
@@ -433,6 +483,45 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
           category: "Dexes",
           poolCount: 15,
           protocol: "uniswap-v2",
+        },
+        {
+          title: "PancakeSwap V1",
+          id: "pancakeswap-v1",
+          chainIds: String(CHAIN_ID),
+          logo: logo("pancakeswap-v1"),
+          url: "https://pancakeswap.finance",
+          description:
+            "PancakeSwap's first constant-product AMM, a Uniswap V2 fork with 0.2% fee pairs.",
+          twitter: "@PancakeSwap",
+          category: "Dexes",
+          // Its WETH/DAI and WETH/LINK pairs (devnet/world.ts), counted apart from Uniswap's.
+          poolCount: 2,
+          protocol: "pancakeswap-v1",
+        },
+        {
+          title: "PancakeSwap V2",
+          id: "pancakeswap-v2",
+          chainIds: "",
+          logo: logo("pancakeswap-v2"),
+          url: "https://pancakeswap.finance",
+          description:
+            "PancakeSwap's constant-product AMM, a Uniswap V2 fork with 0.25% fee pairs.",
+          twitter: "@PancakeSwap",
+          category: "Dexes",
+          poolCount: 0,
+          protocol: "pancakeswap-v2",
+        },
+        {
+          title: "SushiSwap V2",
+          id: "sushiswap-v2",
+          chainIds: "",
+          logo: logo("sushiswap-v2"),
+          url: "https://www.sushi.com",
+          description: "SushiSwap's constant-product AMM, a Uniswap V2 fork with 0.3% fee pairs.",
+          twitter: "@SushiSwap",
+          category: "Dexes",
+          poolCount: 0,
+          protocol: "sushiswap-v2",
         },
         {
           title: "Uniswap V3",

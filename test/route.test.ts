@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { CoreWalletFactoryAbi } from "../abis/generated/CoreWalletFactory.js";
 import { QuoterV2Abi } from "../abis/QuoterV2.js";
 import { UniswapV2FactoryAbi } from "../abis/UniswapV2Factory.js";
+import { UniswapV2PairAbi } from "../abis/UniswapV2Pair.js";
 import { UniswapV2Router02Abi } from "../abis/UniswapV2Router02.js";
 import { NATIVE_TOKEN_ADDRESS } from "../engine/core/native.js";
 import type { RouteStep } from "../engine/route/route.js";
@@ -121,6 +122,27 @@ describe("GET /v1/shortcuts/route on the devnet", () => {
       functionName: "getPair",
       args: [tokenA, tokenB],
     });
+  /** The CoreWallet of `from` under the `corewallet` strategy (where its program runs), else none. */
+  const walletUnder = async (strategy: string, from: Address): Promise<Address | undefined> =>
+    strategy === "corewallet"
+      ? await a.client.readContract({
+          address: service.deployment.execution.walletFactory as Address,
+          abi: CoreWalletFactoryAbi,
+          functionName: "walletOf",
+          args: [from],
+        })
+      : undefined;
+  /** The devnet's PancakeSwap V1 pair of two tokens (a fork of Uniswap V2, 0.2% fee). */
+  const forkPair = async (tokenA: Address, tokenB: Address): Promise<Address> => {
+    const fork = service.deployment.uniswapV2Forks?.find((f) => f.slug === "pancakeswap-v1");
+    if (!fork) throw new Error("the devnet has no PancakeSwap V1");
+    return await a.client.readContract({
+      address: fork.factory,
+      abi: UniswapV2FactoryAbi,
+      functionName: "getPair",
+      args: [tokenA, tokenB],
+    });
+  };
   /** Waits until the routing graph reflects the head, so that quotes are of the chain's state. */
   const settleGraph = async () => {
     const head = await a.client.getBlockNumber({ cacheTime: 0 });
@@ -155,15 +177,7 @@ describe("GET /v1/shortcuts/route on the devnet", () => {
       const native = v4.pools.find((p) => BigInt(p.currency0) === 0n && BigInt(p.hooks) === 0n);
       if (!native) throw new Error("no hookless native V4 pool");
       const execution = service.deployment.execution;
-      const wallet =
-        strategy === "corewallet"
-          ? await a.client.readContract({
-              address: execution.walletFactory as Address,
-              abi: CoreWalletFactoryAbi,
-              functionName: "walletOf",
-              args: [from],
-            })
-          : undefined;
+      const wallet = await walletUnder(strategy, from);
       const receiver = `0x00000000000000000000000000000000000b4e0${i}` as Address;
       const send = (r: RouteAnswer, tokenIn: Address, amountIn: bigint) =>
         sendAs(strategy, u, r, tokenIn, amountIn, wallet);
@@ -218,6 +232,104 @@ describe("GET /v1/shortcuts/route on the devnet", () => {
       expect((await send(sell, usdc, usdcIn)).status).toBe("success");
       expect((await balanceOf(NATIVE, receiver)) - ethBefore).toBe(BigInt(sell.amountOut));
       await nothingLeft();
+      await settleGraph();
+    },
+  );
+
+  test("a fork by configuration: WETH → LINK goes through PancakeSwap V1's 0.2% pair alone, for exactly its pair's 0.2% output", async () => {
+    const u = user(4);
+    const from = u.account.address;
+    const [weth, link] = [token("WETH"), token("LINK")];
+    const pair = await forkPair(weth, link);
+    await settleGraph();
+    // $150: the pair moves less than the 0.1 point its fee saves, so nothing pays to split.
+    const amountIn = parseEther("0.05");
+    await fund(from, weth, amountIn);
+    const receiver = "0x00000000000000000000000000000000000fa4c0" as Address;
+    const r = await route({
+      fromAddress: from,
+      tokenIn: weth,
+      tokenOut: link,
+      amountIn: amountIn.toString(),
+      receiver,
+      routingStrategy: "router",
+    });
+    // The fee's 0.1 points below Uniswap V2's pair of the same tokens make it the best venue.
+    const [reserve0, reserve1] = await a.client.readContract({
+      address: pair,
+      abi: UniswapV2PairAbi,
+      functionName: "getReserves",
+      blockNumber: BigInt(r.blockNumber),
+    });
+    const [reserveIn, reserveOut] =
+      weth.toLowerCase() < link.toLowerCase() ? [reserve0, reserve1] : [reserve1, reserve0];
+    const expected = (amountIn * 998n * reserveOut) / (reserveIn * 1000n + amountIn * 998n);
+    expect(r.route).toEqual([
+      {
+        tokenIn: [weth],
+        positionInId: [`${chainId}:${weth}`],
+        tokenOut: [link],
+        positionOutId: [`${chainId}:${link}:${weth}`],
+        protocol: "pancakeswap-v1",
+        action: "swap",
+        primaryAddress: pair,
+        amountIn: amountIn.toString(),
+        amountOut: expected.toString(),
+      },
+    ]);
+    expect(r.amountOut).toBe(expected.toString());
+    expect((await sendAs("router", u, r, weth, amountIn, undefined)).status).toBe("success");
+    expect(await balanceOf(link, receiver)).toBe(expected);
+    await settleGraph();
+  });
+
+  test.each([
+    ["router", 3],
+    ["corewallet", 7],
+    ["delegate", 8],
+  ] as const)(
+    "%s: a large WETH → LINK splits across PancakeSwap V1's pair and Uniswap's; the receiver gets exactly amountOut and nothing stays behind",
+    async (strategy, i) => {
+      const u = user(i);
+      const from = u.account.address;
+      const [weth, link] = [token("WETH"), token("LINK")];
+      const fork = await forkPair(weth, link);
+      const uniswap = await v2Pair(weth, link);
+      const execution = service.deployment.execution;
+      const wallet = await walletUnder(strategy, from);
+      await settleGraph();
+      const amountIn = parseEther("150");
+      await fund(from, weth, amountIn);
+      const receiver = `0x00000000000000000000000000000000000fa5c${i}` as Address;
+      const r = await route({
+        fromAddress: from,
+        tokenIn: weth,
+        tokenOut: link,
+        amountIn: amountIn.toString(),
+        receiver,
+        routingStrategy: strategy,
+      });
+      const venues = r.route.map((step) => [step.protocol, step.primaryAddress]);
+      expect(venues).toContainEqual(["pancakeswap-v1", fork]);
+      expect(venues).toContainEqual(["uniswap-v2", uniswap]);
+      // The legs spend the whole input and what they deliver adds up to the answer.
+      const total = (side: "tokenIn" | "tokenOut", t: Address) =>
+        r.route
+          .filter((step) => step[side][0] === t)
+          .reduce(
+            (sum, step) => sum + BigInt(side === "tokenIn" ? step.amountIn : step.amountOut),
+            0n,
+          );
+      expect(total("tokenIn", weth)).toBe(amountIn);
+      expect(total("tokenOut", link)).toBe(BigInt(r.amountOut));
+      expect((await sendAs(strategy, u, r, weth, amountIn, wallet)).status).toBe("success");
+      expect(await balanceOf(link, receiver)).toBe(BigInt(r.amountOut));
+      for (const holder of [execution.executor, wallet]) {
+        if (!holder) continue;
+        expect(await balanceOf(weth, holder as Address)).toBe(0n);
+        expect(await balanceOf(link, holder as Address)).toBe(0n);
+      }
+      expect(await balanceOf(weth, from)).toBe(0n);
       await settleGraph();
     },
   );
@@ -741,15 +853,7 @@ describe("GET /v1/shortcuts/route on the devnet", () => {
       const [usdc, weth] = [token("USDC"), token("WETH")];
       const lp = await v2Pair(usdc, weth);
       const execution = service.deployment.execution;
-      const wallet =
-        strategy === "corewallet"
-          ? await a.client.readContract({
-              address: execution.walletFactory as Address,
-              abi: CoreWalletFactoryAbi,
-              functionName: "walletOf",
-              args: [from],
-            })
-          : undefined;
+      const wallet = await walletUnder(strategy, from);
       // Where the program runs and the leftovers stay (the router sweeps them back to the caller).
       const holder = wallet ?? from;
       /** Sends a route as its strategy needs: approval, authorization, or neither. */

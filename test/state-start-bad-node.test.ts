@@ -378,7 +378,7 @@ describe("a node that refuses the state start's reads", () => {
         refused: undefined,
       });
       expect(run.ponder.output()).toContain(
-        `Chain ${chainId}: state start read 30 pools and 12 tokens at block ${run.from - 1n} in `,
+        `Chain ${chainId}: state start read 32 pools and 12 tokens at block ${run.from - 1n} in `,
       );
       await expectSameState({
         databaseUrl: TEST_DATABASE_URL,

@@ -337,13 +337,14 @@ describe("an index started from the chain's state", () => {
     );
     expect(before.filter((b) => fetched.has(b))).toEqual([]);
     // The state start's own reading of the creations, up to the block its state is read at:
-    // the V2 and V3 factories', the V4 pool manager's, and both Balancer V2 factories'.
+    // Uniswap V2's factory and PancakeSwap V1's, the V3 factory, the V4 pool manager, and both
+    // Balancer V2 factories.
     const toStateBlock = requests.filter(
       (r) =>
         r.method === "eth_getLogs" &&
         (r.params[0] as { toBlock?: string }).toBlock === `0x${(start - 1n).toString(16)}`,
     );
-    expect(toStateBlock.length).toBe(5);
+    expect(toStateBlock.length).toBe(6);
   });
 
   test("holds the same tokens, pairs, pools, ticks, reserves, vaults and Balancer V2 pools as a full replay", async () => {

@@ -14,6 +14,17 @@ export const ProgramValuesAbi = [
   {
     "inputs": [
       {
+        "internalType": "uint24",
+        "name": "feePpm",
+        "type": "uint24"
+      }
+    ],
+    "name": "FeeTooHigh",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "uint256",
         "name": "index",
         "type": "uint256"
@@ -241,6 +252,11 @@ export const ProgramValuesAbi = [
         "internalType": "address",
         "name": "tokenOut",
         "type": "address"
+      },
+      {
+        "internalType": "uint24",
+        "name": "feePpm",
+        "type": "uint24"
       }
     ],
     "name": "uniswapV2AmountOut",

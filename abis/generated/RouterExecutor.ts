@@ -119,6 +119,17 @@ export const RouterExecutorAbi = [
   {
     "inputs": [
       {
+        "internalType": "uint24",
+        "name": "feePpm",
+        "type": "uint24"
+      }
+    ],
+    "name": "FeeTooHigh",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "uint256",
         "name": "index",
         "type": "uint256"
@@ -697,6 +708,11 @@ export const RouterExecutorAbi = [
         "internalType": "address",
         "name": "tokenOut",
         "type": "address"
+      },
+      {
+        "internalType": "uint24",
+        "name": "feePpm",
+        "type": "uint24"
       }
     ],
     "name": "uniswapV2AmountOut",
@@ -736,6 +752,11 @@ export const RouterExecutorAbi = [
         "internalType": "address",
         "name": "recipient",
         "type": "address"
+      },
+      {
+        "internalType": "uint24",
+        "name": "feePpm",
+        "type": "uint24"
       }
     ],
     "name": "uniswapV2Swap",

@@ -24,6 +24,11 @@ export type ChainSetup = {
   startBlock: number;
   weth?: Address;
   uniswapV2?: { factory: Address; router02?: Address; startBlock: number };
+  /**
+   * Forks of Uniswap V2 on this chain, each its factory under the slug of a known fork
+   * (engine/protocols/uniswap-v2/forks.ts, which holds its fee and LP token).
+   */
+  uniswapV2Forks?: UniswapV2ForkDeployment[];
   uniswapV3?: { factory: Address; swapRouter?: Address; quoterV2?: Address; startBlock: number };
   uniswapV4?: {
     /** The singleton PoolManager: every V4 pool lives in it, named by its PoolId. */
@@ -77,6 +82,9 @@ export type ChainSetup = {
   l1Fee?: L1FeeSetup;
 };
 
+/** Where one fork of Uniswap V2 is deployed on a chain. */
+export type UniswapV2ForkDeployment = { slug: string; factory: Address; startBlock: number };
+
 /** How a chain charges for its transactions' L1 data. */
 export type L1FeeSetup = { kind: "op-stack"; gasPriceOracle: Address };
 
@@ -106,6 +114,7 @@ export function eventsFrom(chain: ChainSetup, deployedAt: number): number {
 export function stateReadBlock(chain: ChainSetup): number | undefined {
   const deployed = [
     chain.uniswapV2,
+    ...(chain.uniswapV2Forks ?? []),
     chain.uniswapV3,
     chain.uniswapV4,
     chain.aaveV3,

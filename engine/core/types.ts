@@ -9,7 +9,8 @@ export type Address = `0x${string}`;
 /** A Uniswap V2 pair as the indexer holds it. */
 export type V2Pool = {
   kind: "v2";
-  protocol: "uniswap-v2";
+  /** `uniswap-v2`, or the slug of one of its forks (engine/protocols/uniswap-v2/forks.ts). */
+  protocol: string;
   address: Address;
   token0: Address;
   token1: Address;

@@ -3,8 +3,11 @@ import type { Abi, AbiEvent, Address } from "viem";
 import { type ChainSetup, eventsFrom } from "../../engine/index.js";
 import { perChain } from "./per-chain.js";
 
-/** Where a factory is deployed on a chain, and the block its events start at. */
-type FactoryAt = { factory: Address; startBlock: number };
+/**
+ * Where a factory is deployed on a chain (or several of one family, whose children share an
+ * ABI), and the block its events start at (the earliest of them).
+ */
+type FactoryAt = { factory: Address | Address[]; startBlock: number };
 
 /**
  * A factory contract and every contract it creates (Ponder's `factory()` address), on the

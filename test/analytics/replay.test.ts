@@ -47,6 +47,8 @@ describe("history tables replayed from a known series of events", () => {
   const receipts = new Map<string, TransactionReceipt>();
   let dayStart = 0;
   let top = 0n;
+  /** PancakeSwap V1's WETH/LINK pair, where the series swaps once. */
+  let forkPair: Address;
 
   const rpc = async <T>(method: string, params: unknown[]): Promise<T> =>
     (await a.client.request({ method: method as never, params: params as never })) as T;
@@ -264,6 +266,32 @@ describe("history tables replayed from a known series of events", () => {
       me,
       maxUint256,
     ]);
+    // A swap on a fork's pair (PancakeSwap V1, 0.2%), straight through the pair.
+    const fork = d.uniswapV2Forks?.find((f) => f.slug === "pancakeswap-v1");
+    if (!fork) throw new Error("the devnet has no PancakeSwap V1");
+    forkPair = await a.client.readContract({
+      address: fork.factory,
+      abi: UniswapV2FactoryAbi,
+      functionName: "getPair",
+      args: [weth, link],
+    });
+    const [r0, r1] = await a.client.readContract({
+      address: forkPair,
+      abi: UniswapV2PairAbi,
+      functionName: "getReserves",
+    });
+    const wethIs0 = lower(weth) < lower(link);
+    const [reserveIn, reserveOut] = wethIs0 ? [r0, r1] : [r1, r0];
+    const wethIn = parseEther("2");
+    const linkOut = (wethIn * 998n * reserveOut) / (reserveIn * 1000n + wethIn * 998n);
+    await send("fork weth in", weth, DevTokenAbi, "transfer", [forkPair, wethIn]);
+    await send(
+      "fork weth→link",
+      forkPair,
+      UniswapV2PairAbi,
+      "swap",
+      wethIs0 ? [0n, linkOut, me, "0x"] : [linkOut, 0n, me, "0x"],
+    );
     // Next day: more swaps, and a dust UNI/USDC pair at 100× UNI's price.
     await send(
       "v2 weth→usdc",
@@ -314,8 +342,8 @@ describe("history tables replayed from a known series of events", () => {
 
   test("every history row equals its recomputation from the chain's logs", async () => {
     const model = await expectAnalyticsMatchChain(service, a.client, top);
-    // The series is in it: 9 swaps of ours, 4 liquidity events, 2 vault events, 3 day buckets.
-    expect(model.swap.filter((r) => BigInt(r.block_number as string) > top - 20n)).toHaveLength(9);
+    // The series is in it: 10 swaps of ours, 4 liquidity events, 2 vault events, 3 day buckets.
+    expect(model.swap.filter((r) => BigInt(r.block_number as string) > top - 22n)).toHaveLength(10);
     expect(
       model.pool_day
         .filter((r) => Number(r.period_start) >= dayStart)
@@ -346,6 +374,25 @@ describe("history tables replayed from a known series of events", () => {
     expect(BigInt(r.amount_usd as string) / CENT).toBe(usd / CENT);
     expect(BigInt(r.amount_usd as string)).toBe(usd);
     expect(BigInt(r.fees_usd as string)).toBe((usd * 3000n) / 1_000_000n);
+  });
+
+  test("a swap on a fork's pair is its protocol's, its fee the fork's 0.2%", async () => {
+    const receipt = receipts.get("fork weth→link") as TransactionReceipt;
+    const log = parseEventLogs({ abi: UniswapV2PairAbi, logs: receipt.logs, eventName: "Swap" })[0];
+    if (!log) throw new Error("no Swap");
+    expect(lower(log.address)).toBe(lower(forkPair));
+    const r = await row(
+      `select protocol_slug, amount_usd, fees_usd from swap where tx_hash = '${receipt.transactionHash}'`,
+    );
+    expect(r.protocol_slug).toBe("pancakeswap-v1");
+    expect(BigInt(r.amount_usd as string)).toBeGreaterThan(0n);
+    expect(BigInt(r.fees_usd as string)).toBe(
+      (BigInt(r.amount_usd as string) * 2000n) / 1_000_000n,
+    );
+    const market = await row(
+      `select protocol_slug, fee from pool_market where address = '${lower(forkPair)}'`,
+    );
+    expect(market).toEqual({ protocol_slug: "pancakeswap-v1", fee: 2000 });
   });
 
   test("a USDC→WETH swap valued at the WETH price its own block set, to the cent", async () => {
@@ -380,6 +427,7 @@ describe("history tables replayed from a known series of events", () => {
     if (!v4) throw new Error("the devnet has no Uniswap V4");
     expect(pools).toHaveLength(
       service.deployment.uniswapV2.pairs.length +
+        (service.deployment.uniswapV2Forks ?? []).flatMap((f) => f.pairs).length +
         service.deployment.uniswapV3.pools.length +
         v4.pools.length +
         1,

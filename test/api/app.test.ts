@@ -92,8 +92,8 @@ beforeAll(async () => {
     [weth, usdc, pair, [usdc, weth]],
   );
   await pool.query(
-    `insert into v2_pair (chain_id, address, factory, token0, token1, reserve0, reserve1, fee, total_supply, created_block, updated_block)
-     values (31337, $1, '0x0000000000000000000000000000000000000f01', $2, $3, 1000, 1000, 3000, 1000, 2, 2)`,
+    `insert into v2_pair (chain_id, address, factory, protocol, token0, token1, reserve0, reserve1, fee, total_supply, created_block, updated_block)
+     values (31337, $1, '0x0000000000000000000000000000000000000f01', 'uniswap-v2', $2, $3, 1000, 1000, 3000, 1000, 2, 2)`,
     [pair, weth, usdc],
   );
   app = appOver({
@@ -227,6 +227,10 @@ describe("the API app over a database of its own", () => {
     const entries = body as { id: string; chainIds: string; poolCount: number }[];
     expect(entries.map((e) => [e.id, e.chainIds, e.poolCount])).toEqual([
       ["uniswap-v2", "31337", 1],
+      // The forks' pairs are counted apart: the table's one pair is Uniswap V2's.
+      ["pancakeswap-v1", "", 0],
+      ["pancakeswap-v2", "", 0],
+      ["sushiswap-v2", "", 0],
       ["uniswap-v3", "", 0],
       ["uniswap-v4", "", 0],
       ["savings-vaults", "", 0],
@@ -388,6 +392,9 @@ describe("what clients of this API family read besides SPEC's five endpoints", (
     expect(all.map((p) => [p.slug, p.chains.length])).toEqual([
       ["core", 1],
       ["uniswap-v2", 1],
+      ["pancakeswap-v1", 0],
+      ["pancakeswap-v2", 0],
+      ["sushiswap-v2", 0],
       ["uniswap-v3", 0],
       ["uniswap-v4", 0],
       ["savings-vaults", 0],
@@ -403,7 +410,7 @@ describe("what clients of this API family read besides SPEC's five endpoints", (
         statusCode: 404,
         error: "Not Found",
         message:
-          "Unknown protocol `uniswap`; known protocols: core, uniswap-v2, uniswap-v3, uniswap-v4, savings-vaults, yield-vaults, aave-v3, balancer-v2, wrapped-native.",
+          "Unknown protocol `uniswap`; known protocols: core, uniswap-v2, pancakeswap-v1, pancakeswap-v2, sushiswap-v2, uniswap-v3, uniswap-v4, savings-vaults, yield-vaults, aave-v3, balancer-v2, wrapped-native.",
       },
     });
   });
@@ -482,7 +489,7 @@ describe("what clients of this API family read besides SPEC's five endpoints", (
       statusCode: 404,
       error: "Not Found",
       message:
-        "Unknown protocol `nope`; known protocols: core, uniswap-v2, uniswap-v3, uniswap-v4, savings-vaults, yield-vaults, aave-v3, balancer-v2, wrapped-native.",
+        "Unknown protocol `nope`; known protocols: core, uniswap-v2, pancakeswap-v1, pancakeswap-v2, sushiswap-v2, uniswap-v3, uniswap-v4, savings-vaults, yield-vaults, aave-v3, balancer-v2, wrapped-native.",
     });
   });
 

@@ -67,6 +67,7 @@ function v2SwapProgram(world: ExecutionWorld, amountIn: bigint, recipient: Addre
     amountIn,
     recipient,
     executor: world.execution.executor,
+    feePpm: 3000,
   });
   return planner.plan();
 }
@@ -293,6 +294,7 @@ describe("attacks on the router", () => {
             world.tokens.B.address,
             1n,
             attacker.account.address,
+            3000,
           ],
         }),
       },
@@ -509,6 +511,7 @@ describe("attacks on the router", () => {
       amountIn: half,
       recipient: merchant,
       executor: world.execution.executor,
+      feePpm: 3000,
     });
     addTransfer(planner, { token: A.address, to: receiver.account.address, amount: half });
     const program = planner.plan();
@@ -932,6 +935,7 @@ describe("allowances of the shared executor", () => {
       amountIn,
       recipient: world.execution.executor,
       executor: world.execution.executor,
+      feePpm: 3000,
     });
     planner.add({
       target: thief,

@@ -77,6 +77,7 @@ async function build(
       amountIn,
       recipient,
       executor,
+      feePpm: 3000,
     });
   const v3 = (
     pool: typeof pools.AB,

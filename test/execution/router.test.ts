@@ -10,6 +10,7 @@ import {
 import { describe, expect, it } from "vitest";
 import { DevVaultAbi } from "../../abis/generated/DevVault.js";
 import { ShortcutRouterAbi } from "../../abis/generated/ShortcutRouter.js";
+import { UniswapV2PairAbi } from "../../abis/UniswapV2Pair.js";
 import { UniswapV2Router02Abi } from "../../abis/UniswapV2Router02.js";
 import { NATIVE_TOKEN_ADDRESS } from "../../engine/core/native.js";
 import {
@@ -62,6 +63,65 @@ async function simulateAmounts(
 }
 
 describe("ShortcutRouter", () => {
+  it("a V2 swap takes the pair's fee as an argument: below the pair's own the pair refuses it (K), above it the pair pays what was asked", async () => {
+    const { world } = ctx;
+    const { user, receiver } = world.accounts;
+    const { A, B } = world.tokens;
+    const amountIn = parseUnits("1000", 18);
+    await approve(world, user, A.address, world.execution.router, maxUint256);
+    const pair = world.uniswapV2.pairs.AB;
+    const [reserveIn, reserveOut] = await (async () => {
+      const [r0, r1] = await world.client.readContract({
+        address: pair.address,
+        abi: UniswapV2PairAbi,
+        functionName: "getReserves",
+      });
+      return A.address.toLowerCase() < B.address.toLowerCase() ? [r0, r1] : [r1, r0];
+    })();
+    /** The router transaction of one executor swap at `feePpm`, with no minimum beyond 1 wei. */
+    const swapAt = (feePpm: number) => {
+      const planner = new ProgramPlanner();
+      addExecutorUniswapV2Swap(planner, {
+        pair: pair.address,
+        tokenIn: A.address,
+        tokenOut: B.address,
+        amountIn,
+        recipient: receiver.account.address,
+        executor: world.execution.executor,
+        feePpm,
+      });
+      const program = planner.plan();
+      return {
+        program,
+        tx: encodeRouterSwapTx({
+          router: world.execution.router,
+          from: user.account.address,
+          tokenIn: A.address,
+          amountIn,
+          tokenOut: B.address,
+          minAmountOut: 1n,
+          receiver: receiver.account.address,
+          program,
+        }),
+      };
+    };
+    // 0.2% on a 0.3% pair asks for more than its K allows.
+    const cheap = swapAt(2000);
+    const described = describeRevert({
+      data: await revertData(world, user, cheap.tx),
+      calls: cheap.program.calls,
+      abis: [],
+    });
+    expect(described.message).toBe(
+      `Step 0 (swap on uniswap v2 on ${world.execution.executor}) failed: UniswapV2: K`,
+    );
+    // 1% asks for less: the pair pays exactly that, the rest of the output stays in the pair.
+    const dear = swapAt(10_000);
+    const asked =
+      (amountIn * 990_000n * reserveOut) / (reserveIn * 1_000_000n + amountIn * 990_000n);
+    expect(await simulateAmounts(world, user, dear.tx)).toEqual([asked]);
+  });
+
   it("swaps on a Uniswap V2 pair: the receiver gets the exact quote, the caller pays exactly amountIn", async () => {
     const { world } = ctx;
     const { user, receiver } = world.accounts;
@@ -77,6 +137,7 @@ describe("ShortcutRouter", () => {
       amountIn,
       recipient: receiver.account.address,
       executor: world.execution.executor,
+      feePpm: 3000,
     });
     const tx = encodeRouterSwapTx({
       router: world.execution.router,
@@ -187,6 +248,7 @@ describe("ShortcutRouter", () => {
       amountIn,
       recipient: executor,
       executor: world.execution.executor,
+      feePpm: 3000,
     });
     const shares = addErc4626Deposit(planner, {
       vault: world.vaults.B,
@@ -240,6 +302,7 @@ describe("ShortcutRouter", () => {
       amountIn: first,
       recipient: receiver.account.address,
       executor: world.execution.executor,
+      feePpm: 3000,
     });
     addUniswapV3PoolSwap(planner, {
       pool: world.uniswapV3.pools.AC.address,
@@ -293,6 +356,7 @@ describe("ShortcutRouter", () => {
       amountIn: wrapped,
       recipient: receiver.account.address,
       executor: world.execution.executor,
+      feePpm: 3000,
     });
     const tx = encodeRouterSwapTx({
       router: world.execution.router,
@@ -335,6 +399,7 @@ describe("ShortcutRouter", () => {
       amountIn,
       recipient: executor,
       executor: world.execution.executor,
+      feePpm: 3000,
     });
     addUnwrapNative(planner, { weth: world.weth, amount: weth });
     addSweep(planner, { executor, token: NATIVE_TOKEN_ADDRESS, to: receiver.account.address });
@@ -371,6 +436,7 @@ describe("ShortcutRouter", () => {
       amountIn: used,
       recipient: receiver.account.address,
       executor: world.execution.executor,
+      feePpm: 3000,
     });
     addSweep(planner, {
       executor: world.execution.executor,
@@ -457,6 +523,7 @@ describe("ShortcutRouter", () => {
       amountIn,
       recipient: executor,
       executor: world.execution.executor,
+      feePpm: 3000,
     });
     const tooMuch = parseUnits("1000000", 6);
     addErc4626Deposit(planner, {

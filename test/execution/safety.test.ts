@@ -74,6 +74,7 @@ function programAB(world: ExecutionWorld, amountIn: bigint, receiver: Address) {
     tokenOut: world.tokens.B.address,
     amountIn,
     recipient: world.execution.executor,
+    feePpm: 3000,
   });
   addSweep(planner, {
     executor: world.execution.executor,

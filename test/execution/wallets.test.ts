@@ -338,6 +338,7 @@ describe("delegate", () => {
       amountIn,
       recipient: smartWallet,
       programValues: world.execution.programValues,
+      feePpm: 3000,
     });
     addMinAmountOutCheck(planner, {
       minAmountOutCheck,

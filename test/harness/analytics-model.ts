@@ -27,6 +27,7 @@ import { UniswapV2PairAbi } from "../../abis/UniswapV2Pair.js";
 import { UniswapV3FactoryAbi } from "../../abis/UniswapV3Factory.js";
 import { UniswapV3PoolAbi } from "../../abis/UniswapV3Pool.js";
 import type { Deployment } from "../../devnet/deployment.js";
+import { uniswapV2Fork } from "../../engine/index.js";
 import { getSqrtRatioAtTick } from "../../engine/math/tick-math.js";
 import type { ServiceInstance } from "./service.js";
 
@@ -166,6 +167,17 @@ export async function analyticsFromChain(
   for (const v of d.vaults) vaults.set(v.address.toLowerCase(), v.asset.toLowerCase());
 
   const pools = new Map<string, Pool>();
+  /** Uniswap V2's factory and its forks', each with its protocol and fee. */
+  const v2Factories = new Map<string, { protocol: string; fee: bigint }>([
+    [d.uniswapV2.factory.toLowerCase(), { protocol: "uniswap-v2", fee: 3000n }],
+    ...(d.uniswapV2Forks ?? []).map((f) => {
+      const fee = BigInt(uniswapV2Fork(f.slug)?.feePpm ?? 0);
+      return [f.factory.toLowerCase(), { protocol: f.slug, fee }] as const;
+    }),
+  ]);
+  const v2Protocols = new Set([...v2Factories.values()].map((f) => f.protocol));
+  const isV2Pair = (pool: Pool | undefined): pool is Pool =>
+    pool !== undefined && v2Protocols.has(pool.protocol);
   /** Each V4 pool's price and tick, as its liquidity changes need them. */
   const v4Slot0 = new Map<string, { sqrtPriceX96: bigint; tick: number }>();
   const tokens = new Map<string, TokenState>();
@@ -472,13 +484,15 @@ export async function analyticsFromChain(
     }
     const pool = pools.get(address);
     switch (e.eventName) {
-      case "PairCreated":
-        if (address === lower(d.uniswapV2.factory)) {
+      case "PairCreated": {
+        const factory = v2Factories.get(address);
+        if (factory) {
           // The event's fourth argument is unnamed: viem decodes the arguments as a tuple.
           const [t0, t1, pair] = e.args as unknown as [Address, Address, Address];
-          await register("uniswap-v2", lower(pair), lower(t0), lower(t1), 3000n);
+          await register(factory.protocol, lower(pair), lower(t0), lower(t1), factory.fee);
         }
         break;
+      }
       case "PoolCreated":
         if (address === lower(d.uniswapV3.factory))
           await register(
@@ -490,7 +504,7 @@ export async function analyticsFromChain(
           );
         break;
       case "Sync":
-        if (pool?.protocol === "uniswap-v2") {
+        if (isV2Pair(pool)) {
           const { reserve0, reserve1 } = e.args;
           poolEvent(pool, {
             set: [reserve0, reserve1],
@@ -503,7 +517,7 @@ export async function analyticsFromChain(
           poolEvent(pool, { price: (e.args.sqrtPriceX96 ** 2n) >> 64n });
         break;
       case "Swap":
-        if (pool?.protocol === "uniswap-v2" && "amount0In" in e.args) {
+        if (isV2Pair(pool) && "amount0In" in e.args) {
           const a = e.args;
           poolEvent(pool, {
             swap: {
@@ -528,7 +542,7 @@ export async function analyticsFromChain(
         }
         break;
       case "Mint":
-        if (pool?.protocol === "uniswap-v2" && !("owner" in e.args)) {
+        if (isV2Pair(pool) && !("owner" in e.args)) {
           liquidity(pool, {
             kind: "mint",
             sender: e.args.sender,
@@ -551,7 +565,7 @@ export async function analyticsFromChain(
         }
         break;
       case "Burn":
-        if (pool?.protocol === "uniswap-v2" && "to" in e.args) {
+        if (isV2Pair(pool) && "to" in e.args) {
           const a = e.args;
           liquidity(pool, {
             kind: "burn",

@@ -15,6 +15,7 @@ import { StateViewAbi } from "../../abis/StateView.js";
 import { UniswapV2FactoryAbi } from "../../abis/UniswapV2Factory.js";
 import { UniswapV2PairAbi } from "../../abis/UniswapV2Pair.js";
 import { UniswapV3PoolAbi } from "../../abis/UniswapV3Pool.js";
+import { uniswapV2Fork } from "../../engine/index.js";
 import { readAaveReserveState } from "../routing/chain-graph.js";
 import { expectAnalyticsMatchChain } from "./analytics-model.js";
 import { graphqlQuery, type ServiceInstance } from "./service.js";
@@ -34,31 +35,53 @@ export async function expectIndexMatchesChain(
 
   const pairs = await graphqlQuery<{
     v2Pairs: {
-      items: { address: Address; reserve0: string; reserve1: string; totalSupply: string }[];
+      items: {
+        address: Address;
+        protocol: string;
+        fee: number;
+        reserve0: string;
+        reserve1: string;
+        totalSupply: string;
+      }[];
     };
-  }>(service, `{ v2Pairs(limit: 1000) { items { address reserve0 reserve1 totalSupply } } }`);
-  // Exactly the pairs the factory has created on this chain, no more (a reorg may remove some).
-  const created = await client.readContract({
-    address: d.uniswapV2.factory,
-    abi: UniswapV2FactoryAbi,
-    functionName: "allPairsLength",
-    ...at,
-  });
-  const factoryPairs: string[] = [];
-  for (let i = 0n; i < created; i++) {
-    factoryPairs.push(
-      await client.readContract({
-        address: d.uniswapV2.factory,
+  }>(
+    service,
+    `{ v2Pairs(limit: 1000) { items { address protocol fee reserve0 reserve1 totalSupply } } }`,
+  );
+  // Exactly the pairs Uniswap V2's factory and its forks' have created on this chain, no more (a
+  // reorg may remove some), each under the protocol of its factory, at that protocol's fee.
+  const factories = [
+    { factory: d.uniswapV2.factory, protocol: "uniswap-v2", fee: 3000 },
+    ...(d.uniswapV2Forks ?? []).map((f) => ({
+      factory: f.factory,
+      protocol: f.slug,
+      fee: uniswapV2Fork(f.slug)?.feePpm,
+    })),
+  ];
+  const factoryPairs = new Map<string, { protocol: string; fee: number | undefined }>();
+  for (const { factory, protocol, fee } of factories) {
+    const created = await client.readContract({
+      address: factory,
+      abi: UniswapV2FactoryAbi,
+      functionName: "allPairsLength",
+      ...at,
+    });
+    for (let i = 0n; i < created; i++) {
+      const pair = await client.readContract({
+        address: factory,
         abi: UniswapV2FactoryAbi,
         functionName: "allPairs",
         args: [i],
         ...at,
-      }),
-    );
+      });
+      factoryPairs.set(pair.toLowerCase(), { protocol, fee });
+    }
   }
-  expect(factoryPairs.length).toBeGreaterThanOrEqual(d.uniswapV2.pairs.length);
+  const deployed =
+    d.uniswapV2.pairs.length + (d.uniswapV2Forks ?? []).flatMap((f) => f.pairs).length;
+  expect(factoryPairs.size).toBeGreaterThanOrEqual(deployed);
   expect(pairs.v2Pairs.items.map((p) => p.address.toLowerCase()).sort()).toEqual(
-    factoryPairs.map((p) => p.toLowerCase()).sort(),
+    [...factoryPairs.keys()].sort(),
   );
   for (const row of pairs.v2Pairs.items) {
     const [r0, r1] = await client.readContract({
@@ -75,6 +98,7 @@ export async function expectIndexMatchesChain(
     });
     expect(row).toEqual({
       address: row.address,
+      ...factoryPairs.get(row.address.toLowerCase()),
       reserve0: r0.toString(),
       reserve1: r1.toString(),
       totalSupply: supply.toString(),

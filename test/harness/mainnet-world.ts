@@ -21,8 +21,6 @@ import {
   parseAbi,
   parseUnits,
 } from "viem";
-import { UniswapV2FactoryAbi } from "../../abis/UniswapV2Factory.js";
-import { UniswapV2PairAbi } from "../../abis/UniswapV2Pair.js";
 import { UniswapV3FactoryAbi } from "../../abis/UniswapV3Factory.js";
 import { WETH9Abi } from "../../abis/WETH9.js";
 import { buildContracts, loadArtifact } from "../../contracts/build.js";
@@ -34,6 +32,7 @@ import {
   amountForUsd,
   type Deployer,
   devnetDeployer,
+  seedV2Pair as seedPair,
   seedV3Positions,
 } from "../../devnet/world.js";
 
@@ -178,23 +177,7 @@ export async function seedV2Pair(
   b: WorldToken,
   usd: number,
 ): Promise<Address> {
-  await d.write(MAINNET.uniswapV2Factory, UniswapV2FactoryAbi, "createPair", [
-    a.address,
-    b.address,
-  ]);
-  const pair = getAddress(
-    await d.client.readContract({
-      address: MAINNET.uniswapV2Factory,
-      abi: UniswapV2FactoryAbi,
-      functionName: "getPair",
-      args: [a.address, b.address],
-    }),
-  );
-  for (const t of [a, b]) {
-    await d.write(t.address, bareErc20Abi, "transfer", [pair, amountForUsd(t, usd)]);
-  }
-  await d.write(pair, UniswapV2PairAbi, "mint", [d.address]);
-  return pair;
+  return await seedPair(d, MAINNET.uniswapV2Factory, [a, b], usd);
 }
 
 /**

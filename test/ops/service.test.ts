@@ -121,7 +121,7 @@ describe("API keys", () => {
 
     for (const key of [KEY_SUITE, KEY_ENV]) {
       const tokens = await get("/v1/tokens", bearer(key));
-      expect([tokens.status, tokens.body.meta.total]).toEqual([200, 43]);
+      expect([tokens.status, tokens.body.meta.total]).toEqual([200, 45]);
     }
     const withKey = await fetch(`${service.url}/graphql`, {
       method: "POST",
@@ -130,7 +130,7 @@ describe("API keys", () => {
     });
     expect([withKey.status, await withKey.json()]).toEqual([
       200,
-      { data: { tokens: { totalCount: 43 } } },
+      { data: { tokens: { totalCount: 45 } } },
     ]);
   });
 
@@ -598,7 +598,7 @@ describe("reference page", () => {
       .first()
       .textContent();
     const list = JSON.parse(shown ?? "") as { meta: { total: number }; data: { symbol: string }[] };
-    expect(list.meta.total).toBe(43);
+    expect(list.meta.total).toBe(45);
     expect(list.data.map((t) => t.symbol)).toContain("USDC");
     expect({ foreign, errors }).toEqual({ foreign: [], errors: [] });
   });

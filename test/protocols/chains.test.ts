@@ -8,7 +8,7 @@ import {
   CANONICAL_UNISWAP_V3_FACTORY,
   deterministicExecutionAddresses,
 } from "../../engine/core/execution-addresses.js";
-import { type ChainSetup, stateReadBlock } from "../../engine/index.js";
+import { type ChainSetup, protocols, stateReadBlock } from "../../engine/index.js";
 
 describe("indexedChains", () => {
   test("Balancer V2 (from @balancer-labs/v2-deployments) is indexed by a state start and by a replay of its vault alike", () => {
@@ -395,6 +395,58 @@ describe("indexedChains", () => {
     expect(() =>
       indexedChains({ PONDER_RPC_URL_10: "x", L1_FEE_10: "arbitrum", DEVNET: "false", ...pin }),
     ).toThrow(new Error('L1_FEE_10: expected "op-stack" or "none", got "arbitrum"'));
+  });
+
+  test("UNISWAP_V2_FORKS_<id>: forks of Uniswap V2 by slug and factory, discovered from their deployment block or genesis; an unknown slug or a malformed entry is refused", () => {
+    const pin = { START_BLOCK_PIN_FILE: join(tmpdir(), "no-such-dir", "start-blocks.json") };
+    const bsc = (forks: string, start?: string) =>
+      indexedChains({
+        PONDER_RPC_URL_56: "https://rpc.example/56",
+        UNISWAP_V2_FORKS_56: forks,
+        ...(start === undefined ? {} : { START_BLOCK_56: start }),
+        ...pin,
+      })[0];
+    const chain = bsc(
+      "pancakeswap-v2:0xca143ce32fe78f1f7019d7d551a6402fc5350c73:6809737, sushiswap-v2:0xc35DADB65012eC5796536bD9864eD8773aBc74C4",
+      "40000000",
+    );
+    expect(chain?.uniswapV2Forks).toEqual([
+      {
+        slug: "pancakeswap-v2",
+        factory: "0xcA143Ce32Fe78f1f7019d7d551a6402fC5350c73",
+        startBlock: 6_809_737,
+      },
+      {
+        slug: "sushiswap-v2",
+        factory: "0xc35DADB65012eC5796536bD9864eD8773aBc74C4",
+        startBlock: 0,
+      },
+    ]);
+    // The forks' deployments count among the chain's: a start after them reads their pairs' state.
+    expect(chain && stateReadBlock(chain)).toBe(39_999_999);
+    // The protocols are supported there (and only there), and listed as forks of Uniswap V2.
+    const [uniswapV2, pancakeV2, pancakeV1] = [
+      "uniswap-v2",
+      "pancakeswap-v2",
+      "pancakeswap-v1",
+    ].map((slug) => protocols.find((p) => p.slug === slug));
+    expect(chain && pancakeV2?.supports(chain)).toBe(true);
+    expect(chain && pancakeV1?.supports(chain)).toBe(false);
+    expect(uniswapV2?.forks).toEqual([
+      { slug: "pancakeswap-v1", url: "https://pancakeswap.finance" },
+      { slug: "pancakeswap-v2", url: "https://pancakeswap.finance" },
+      { slug: "sushiswap-v2", url: "https://www.sushi.com" },
+    ]);
+    expect(() => bsc("quickswap:0xca143ce32fe78f1f7019d7d551a6402fc5350c73")).toThrow(
+      'UNISWAP_V2_FORKS_56: "quickswap" is not a known Uniswap V2 fork (known: pancakeswap-v1, pancakeswap-v2, sushiswap-v2)',
+    );
+    expect(() => bsc("pancakeswap-v2:0xnope")).toThrow(
+      'UNISWAP_V2_FORKS_56: expected <slug>:<factory address>[:<deployment block>], got "pancakeswap-v2:0xnope"',
+    );
+    expect(() => bsc("pancakeswap-v2:0xca143ce32fe78f1f7019d7d551a6402fc5350c73:soon")).toThrow(
+      'UNISWAP_V2_FORKS_56: the deployment block of pancakeswap-v2 must be a block number, got "soon"',
+    );
+    expect(bsc("")?.uniswapV2Forks).toBeUndefined();
   });
 
   test("malformed settings are refused with the variable's name", () => {

@@ -406,7 +406,7 @@ describe.each(["pglite", "postgres"] as const)(
       await waitForIndexedBlock(service, await head());
       await expectIndexMatchesChain(service, client(), await head());
       baseTokens = await tokens();
-      expect(baseTokens.meta.total).toBe(43);
+      expect(baseTokens.meta.total).toBe(45);
     });
 
     afterAll(async () => {
@@ -457,7 +457,7 @@ describe.each(["pglite", "postgres"] as const)(
       for (const t of rangeA)
         expect(BigInt((await tickRow(pool, t))?.liquidityGross ?? 0)).toBeGreaterThan(0n);
       const withPair = await tokens();
-      expect(withPair.meta.total).toBe(44);
+      expect(withPair.meta.total).toBe(46);
       expect(withPair.data.map((t) => t.address)).toContain(getAddress(newPair));
 
       const routes = [
@@ -570,7 +570,7 @@ describe.each(["pglite", "postgres"] as const)(
       await expectIndexMatchesChain(service, client(), top);
       const newPair = await getPair(...created);
       expect(await pairRow(newPair)).toEqual({ address: newPair.toLowerCase() });
-      expect((await tokens()).meta.total).toBe(44);
+      expect((await tokens()).meta.total).toBe(46);
       const svUSDCBefore = await vaultRow(svUSDC);
       expect(svUSDCBefore?.updatedBlock).toBe(top.toString());
 

@@ -2,7 +2,7 @@
 import { type Address, getAbiItem, maxUint256 } from "viem";
 import { z } from "zod";
 import { UniswapV2Router02Abi } from "../../../abis/UniswapV2Router02.js";
-import { addressArg, amountArg } from "../../bundle/actions/args.js";
+import { AMOUNT_DESCRIPTION, addressArg, amountArg } from "../../bundle/actions/args.js";
 import { literalInput, poolHop, valuesContract } from "../../bundle/actions/pool-action.js";
 import type {
   ActionSpec,
@@ -18,6 +18,7 @@ import {
 import { displayAddress } from "../../core/native.js";
 import { addTupleWord } from "../../program/execution-steps.js";
 import { addApprove } from "../../program/protocol-steps.js";
+import type { ProtocolMethod } from "../types.js";
 
 const addLiquidityFn = getAbiItem({ abi: UniswapV2Router02Abi, name: "addLiquidity" });
 const removeLiquidityFn = getAbiItem({ abi: UniswapV2Router02Abi, name: "removeLiquidity" });
@@ -187,6 +188,20 @@ const uniswapV2Redeem: ActionSpec<typeof lpRedeemArgs> = {
       }),
     );
   },
+};
+
+/** The `swap` method on a named pair, as `/v1/standards` describes it (its forks' too). */
+export const uniswapV2SwapMethod: ProtocolMethod = {
+  method: "swap",
+  name: "Swap",
+  functionNames: ["swap", "getReserves"],
+  inputs: {
+    primaryAddress: "Pair address",
+    tokenIn: "Token to sell",
+    tokenOut: "Token to buy",
+    amountIn: AMOUNT_DESCRIPTION,
+  },
+  outputs: { amountOut: "Amount of tokenOut received" },
 };
 
 /** Uniswap V2's actions, by method. */

@@ -266,6 +266,7 @@ export const uniswapV2Pool: PoolKind<V2Pool> = {
         recipient,
         programValues,
         executor: inRouter ? context.execution.executor : undefined,
+        feePpm: pool.feePpm,
       });
     }
     return inRouter
@@ -276,6 +277,7 @@ export const uniswapV2Pool: PoolKind<V2Pool> = {
           tokenOut: edge.tokenOut,
           amountIn,
           recipient,
+          feePpm: pool.feePpm,
         })
       : addUniswapV2Swap(planner, {
           pair: edge.pool.address,
@@ -284,6 +286,7 @@ export const uniswapV2Pool: PoolKind<V2Pool> = {
           amountIn,
           recipient,
           programValues: context.execution.programValues,
+          feePpm: pool.feePpm,
         });
   },
   stateless: false,

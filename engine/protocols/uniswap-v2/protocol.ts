@@ -1,6 +1,7 @@
 import { AMOUNT_DESCRIPTION } from "../../bundle/actions/args.js";
 import type { Protocol } from "../types.js";
-import { uniswapV2Actions } from "./actions.js";
+import { uniswapV2Actions, uniswapV2SwapMethod } from "./actions.js";
+import { UNISWAP_V2_FORKS } from "./forks.js";
 import { uniswapV2Pool } from "./pool.js";
 
 const amount = AMOUNT_DESCRIPTION;
@@ -15,24 +16,13 @@ export const uniswapV2: Protocol = {
     twitter: "@Uniswap",
     category: "Dexes",
   },
-  forks: [],
+  forks: UNISWAP_V2_FORKS.map((f) => ({ slug: f.slug, url: f.url })),
   poolSource: "v2Pair",
   supports: (chain) => chain.uniswapV2 !== undefined,
   poolKind: uniswapV2Pool,
   actions: uniswapV2Actions,
   methods: [
-    {
-      method: "swap",
-      name: "Swap",
-      functionNames: ["swap", "getReserves"],
-      inputs: {
-        primaryAddress: "Pair address",
-        tokenIn: "Token to sell",
-        tokenOut: "Token to buy",
-        amountIn: amount,
-      },
-      outputs: { amountOut: "Amount of tokenOut received" },
-    },
+    uniswapV2SwapMethod,
     {
       method: "deposit",
       name: "Add liquidity",

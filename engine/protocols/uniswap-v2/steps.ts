@@ -37,6 +37,8 @@ export function addUniswapV2Swap(
     amountIn: Amount;
     recipient: Address;
     programValues: Address;
+    /** The pair's swap fee in millionths (3000 for Uniswap V2's own). */
+    feePpm: number;
   },
 ): ProgramValue {
   const [token0] = sorted(params.tokenIn, params.tokenOut);
@@ -45,7 +47,7 @@ export function addUniswapV2Swap(
   const amountOut = planner.add({
     target: params.programValues,
     fn: v2AmountOutFn,
-    args: [params.pair, params.tokenIn, params.tokenOut],
+    args: [params.pair, params.tokenIn, params.tokenOut, params.feePpm],
     label: "quote uniswap v2",
   });
   planner.add({
@@ -73,12 +75,21 @@ export function addExecutorUniswapV2Swap(
     tokenOut: Address;
     amountIn: Amount;
     recipient: Address;
+    /** The pair's swap fee in millionths (3000 for Uniswap V2's own). */
+    feePpm: number;
   },
 ): ProgramValue {
   return planner.add({
     target: params.executor,
     fn: executorV2SwapFn,
-    args: [params.pair, params.tokenIn, params.tokenOut, params.amountIn, params.recipient],
+    args: [
+      params.pair,
+      params.tokenIn,
+      params.tokenOut,
+      params.amountIn,
+      params.recipient,
+      params.feePpm,
+    ],
     label: "swap on uniswap v2",
   });
 }
@@ -150,6 +161,8 @@ export function addUniswapV2ZapOut(
     programValues: Address;
     /** Under the router: the executor, whose one-command swap sells the other side. */
     executor: Address | undefined;
+    /** The pair's swap fee in millionths. */
+    feePpm: number;
   },
 ): ProgramValue {
   const { pair, tokenOut, tokenOther, programValues } = params;
@@ -171,6 +184,7 @@ export function addUniswapV2ZapOut(
     tokenOut,
     amountIn: other,
     recipient: params.recipient,
+    feePpm: params.feePpm,
   };
   const swapOut = params.executor
     ? addExecutorUniswapV2Swap(planner, { ...swap, executor: params.executor })

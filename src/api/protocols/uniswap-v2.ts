@@ -1,5 +1,5 @@
 import type { SQL } from "drizzle-orm";
-import { count, inArray, sql } from "ponder";
+import { count, eq, inArray, sql } from "ponder";
 import type { Address, V2Pool } from "../../../engine/index.js";
 import { v2Pair } from "../../protocols/uniswap-v2/tables.js";
 import type { AddressInterner } from "../snapshot/address-interner.js";
@@ -8,6 +8,8 @@ import type { IndexedSource } from "./types.js";
 
 export type V2PairRow = {
   address: string;
+  /** `uniswap-v2` or a fork's slug. */
+  protocol: string;
   token0: string;
   token1: string;
   reserve0: bigint;
@@ -20,7 +22,7 @@ export type V2PairRow = {
 export function v2PoolOf(row: V2PairRow, addresses: AddressInterner): V2Pool {
   return {
     kind: "v2",
-    protocol: "uniswap-v2",
+    protocol: row.protocol,
     address: row.address.toLowerCase() as Address,
     token0: addresses.of(row.token0),
     token1: addresses.of(row.token1),
@@ -38,10 +40,11 @@ export function v2PoolOf(row: V2PairRow, addresses: AddressInterner): V2Pool {
 async function readPairs(reader: Reader, chainId: number, where: SQL): Promise<V2PairRow[]> {
   const rows = await rowsOf<Record<keyof V2PairRow, string | number>>(
     reader,
-    sql`select address, token0, token1, reserve0::text as reserve0, reserve1::text as reserve1, fee, total_supply::text as "totalSupply" from ${v2Pair} where chain_id = ${chainId} and ${where}`,
+    sql`select address, protocol, token0, token1, reserve0::text as reserve0, reserve1::text as reserve1, fee, total_supply::text as "totalSupply" from ${v2Pair} where chain_id = ${chainId} and ${where}`,
   );
   return rows.map((r) => ({
     address: String(r.address),
+    protocol: String(r.protocol),
     token0: String(r.token0),
     token1: String(r.token1),
     reserve0: BigInt(r.reserve0),
@@ -51,7 +54,7 @@ async function readPairs(reader: Reader, chainId: number, where: SQL): Promise<V
   }));
 }
 
-/** Uniswap V2 pairs (`v2_pair`). */
+/** Uniswap V2 pairs and its forks' (`v2_pair`). */
 export const uniswapV2Source: IndexedSource = {
   undoLogs: { v2_pair: "address" },
 
@@ -67,7 +70,10 @@ export const uniswapV2Source: IndexedSource = {
     for (const address of reverted) if (!found.has(address)) graph.removePool(address);
   },
 
-  async poolCount(db) {
-    return (await db.select({ n: count() }).from(v2Pair))[0]?.n ?? 0;
+  async poolCount(db, protocol) {
+    return (
+      (await db.select({ n: count() }).from(v2Pair).where(eq(v2Pair.protocol, protocol.slug)))[0]
+        ?.n ?? 0
+    );
   },
 };

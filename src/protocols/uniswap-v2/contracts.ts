@@ -3,12 +3,15 @@ import { UniswapV2FactoryAbi } from "../../../abis/UniswapV2Factory.js";
 import { UniswapV2PairAbi } from "../../../abis/UniswapV2Pair.js";
 import type { ChainSetup } from "../../../engine/index.js";
 import { factoryAndChildren } from "../factory-children.js";
+import { v2FactoriesOf } from "./factories.js";
 
 /** The pair's LP token `Transfer`, alone: what the LP supply follows. */
 const lpTransferAbi = [getAbiItem({ abi: UniswapV2PairAbi, name: "Transfer" })] as const;
 
 /**
- * The factory, and every pair it creates, on the chains with a V2 factory configured.
+ * The factories of the family (Uniswap V2's and its forks', factories.ts), and every pair they
+ * create, on the chains where one is configured: the forks' pairs are the same contract, with
+ * the same events.
  *
  * The LP supply changes only with transfers from the zero address (mints) and to it (burns), so
  * the pairs' `Transfer`s are asked for with that address as a topic, one source each (Ponder
@@ -20,7 +23,15 @@ const lpTransferAbi = [getAbiItem({ abi: UniswapV2PairAbi, name: "Transfer" })] 
 export function uniswapV2Contracts(chains: readonly ChainSetup[]) {
   const { factory, children } = factoryAndChildren({
     chains,
-    at: (c) => c.uniswapV2,
+    at: (c) => {
+      const factories = v2FactoriesOf(c);
+      const [first] = factories;
+      if (!first) return undefined;
+      return {
+        factory: factories.length === 1 ? first.factory : factories.map((f) => f.factory),
+        startBlock: Math.min(...factories.map((f) => f.startBlock)),
+      };
+    },
     factoryAbi: UniswapV2FactoryAbi,
     childAbi: UniswapV2PairAbi,
     created: getAbiItem({ abi: UniswapV2FactoryAbi, name: "PairCreated" }),

@@ -1,9 +1,23 @@
 import { type Context, ponder } from "ponder:registry";
 import { v2Pair } from "ponder:schema";
 import { type Address, zeroAddress } from "viem";
+import { indexedChains } from "../../../chains.js";
 import { recordLiquidityEvent, recordPoolEvent, registerPool } from "../../analytics/record.js";
 import { ensureNativeToken, ensureTokens } from "../../tokens/tokens.js";
-import { lpToken, V2_FEE } from "./state.js";
+import { type V2Factory, v2FactoryAt } from "./factories.js";
+import { lpToken } from "./state.js";
+
+const chains = new Map(indexedChains().map((c) => [c.id, c]));
+
+/** The indexed factory at `address` on the context's chain (only those are listened to). */
+function factoryOf(context: Context, address: Address): V2Factory {
+  const chain = chains.get(context.chain.id);
+  const factory = chain && v2FactoryAt(chain, address);
+  if (!factory) {
+    throw new Error(`Chain ${context.chain.id}: ${address} is not a configured V2 factory.`);
+  }
+  return factory;
+}
 
 ponder.on("UniswapV2Factory:setup", async ({ context }) => {
   await ensureNativeToken(context, 0n);
@@ -13,9 +27,10 @@ ponder.on("UniswapV2Factory:PairCreated", async ({ event, context }) => {
   // The event's fourth argument is unnamed, so its arguments arrive as a tuple.
   const [token0, token1, pair] = event.args;
   const block = event.block.number;
+  const factory = factoryOf(context, event.log.address);
   await ensureTokens(
     context,
-    [{ address: token0 }, { address: token1 }, lpToken(pair, token0, token1)],
+    [{ address: token0 }, { address: token1 }, lpToken(factory, pair, token0, token1)],
     block,
   );
   await context.db
@@ -24,11 +39,12 @@ ponder.on("UniswapV2Factory:PairCreated", async ({ event, context }) => {
       chainId: context.chain.id,
       address: pair,
       factory: event.log.address,
+      protocol: factory.protocolSlug,
       token0,
       token1,
       reserve0: 0n,
       reserve1: 0n,
-      fee: V2_FEE,
+      fee: factory.feePpm,
       totalSupply: 0n,
       createdBlock: block,
       updatedBlock: block,
@@ -36,10 +52,10 @@ ponder.on("UniswapV2Factory:PairCreated", async ({ event, context }) => {
     .onConflictDoNothing();
   await registerPool(context, {
     address: pair,
-    protocolSlug: "uniswap-v2",
+    protocolSlug: factory.protocolSlug,
     token0,
     token1,
-    fee: V2_FEE,
+    fee: factory.feePpm,
     block,
   });
 });

@@ -8,23 +8,40 @@ import { inGroups } from "../../state-start/groups.js";
 import { answerOf, type StateReader, type StateSeed } from "../../state-start/reads.js";
 import { releaseIndexingCache } from "../../state-start/release.js";
 import { ensureTokens, type TokenToEnsure } from "../../tokens/tokens.js";
+import type { V2Factory } from "./factories.js";
 
-/** Uniswap V2 charges 0.3% on every pair, in millionths as V3 counts fees. */
-export const V2_FEE = 3000;
-/** Compile-time constants of every canonical V2 pair's LP token. */
-const LP_METADATA = { name: "Uniswap V2", symbol: "UNI-V2", decimals: 18 };
-
-/** A pair's LP token, a position in its two tokens (its metadata needs no read). */
-export function lpToken(pair: Address, token0: Address, token1: Address): TokenToEnsure {
+/**
+ * A pair's LP token, a position of the protocol whose factory created it in its two tokens (its
+ * metadata, constants of the pair contract, needs no read).
+ */
+export function lpToken(
+  factory: V2Factory,
+  pair: Address,
+  token0: Address,
+  token1: Address,
+): TokenToEnsure {
   return {
     address: pair,
     position: {
-      protocolSlug: "uniswap-v2",
+      protocolSlug: factory.protocolSlug,
       underlyingTokens: [token0, token1],
       primaryAddress: pair,
-      metadata: LP_METADATA,
+      metadata: factory.lp,
     },
   };
+}
+
+/**
+ * Every pair each of the family's factories (factories.ts) created before the chain's start.
+ */
+export async function readV2FamilyState(
+  context: Context,
+  reader: StateReader,
+  factories: readonly V2Factory[],
+): Promise<StateSeed> {
+  const seeds: StateSeed = [];
+  for (const factory of factories) seeds.push(...(await readV2State(context, reader, factory)));
+  return seeds;
 }
 
 /**
@@ -34,10 +51,10 @@ export function lpToken(pair: Address, token0: Address, token1: Address): TokenT
  * by group (`readGroups`). Each pair and its LP token are written as its creation and events
  * would have left them.
  */
-export async function readV2State(
+async function readV2State(
   context: Context,
   reader: StateReader,
-  where: { factory: Address; startBlock: number },
+  where: V2Factory,
 ): Promise<StateSeed> {
   // The event's fourth argument is unnamed, so its arguments arrive as a tuple. Addresses as
   // the tables hold them (lowercase), so that a token is one key wherever it is named. Only the
@@ -62,7 +79,7 @@ export async function readV2State(
   return await inGroups(
     pairs,
     () => 2,
-    (group) => readV2Pairs(context, reader, group),
+    (group) => readV2Pairs(context, reader, where, group),
   );
 }
 
@@ -78,6 +95,7 @@ type V2PairCreated = {
 async function readV2Pairs(
   context: Context,
   reader: StateReader,
+  factory: V2Factory,
   pairs: readonly V2PairCreated[],
 ): Promise<StateSeed> {
   const chainId = context.chain.id;
@@ -89,7 +107,10 @@ async function readV2Pairs(
   );
   await ensureTokens(
     context,
-    pairs.map((p) => ({ ...lpToken(p.address, p.token0, p.token1), seenAt: p.createdBlock })),
+    pairs.map((p) => ({
+      ...lpToken(factory, p.address, p.token0, p.token1),
+      seenAt: p.createdBlock,
+    })),
     reader.block,
   );
   const seed: StateSeed = [];
@@ -104,10 +125,10 @@ async function readV2Pairs(
     const [reserve0, reserve1] = reserves;
     seed.push({
       address: p.address,
-      protocolSlug: "uniswap-v2",
+      protocolSlug: factory.protocolSlug,
       token0: p.token0,
       token1: p.token1,
-      fee: V2_FEE,
+      fee: factory.feePpm,
       createdBlock: p.createdBlock,
       balance0: reserve0,
       balance1: reserve1,
@@ -117,11 +138,12 @@ async function readV2Pairs(
       chainId,
       address: p.address,
       factory: p.factory,
+      protocol: factory.protocolSlug,
       token0: p.token0,
       token1: p.token1,
       reserve0,
       reserve1,
-      fee: V2_FEE,
+      fee: factory.feePpm,
       totalSupply,
       createdBlock: p.createdBlock,
       updatedBlock: reader.block,

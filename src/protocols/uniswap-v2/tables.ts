@@ -1,13 +1,18 @@
 import { index, onchainTable, primaryKey, relations } from "ponder";
 import { token } from "../../tokens/tables.js";
 
-/** A Uniswap V2 pair: reserves from `Sync`, LP supply from its mints and burns (`Transfer`s from and to the zero address). */
+/**
+ * A Uniswap V2 pair, or a fork's: reserves from `Sync`, LP supply from its mints and burns
+ * (`Transfer`s from and to the zero address).
+ */
 export const v2Pair = onchainTable(
   "v2_pair",
   (t) => ({
     chainId: t.integer().notNull(),
     address: t.hex().notNull(),
     factory: t.hex().notNull(),
+    /** The protocol whose factory created it: `uniswap-v2` or one of its forks' slugs. */
+    protocol: t.text().notNull(),
     token0: t.hex().notNull(),
     token1: t.hex().notNull(),
     reserve0: t.bigint().notNull(),
