@@ -392,6 +392,7 @@ function compilePass(
       return { value: out.value, estimate: out.estimate };
     };
     const ctx: CompileContext = {
+      protocol: protocol.slug,
       routing,
       planner,
       strategy: params.strategy,

@@ -23,6 +23,7 @@ import {
   UnsupportedByStrategyError,
   UnsupportedOnChainError,
 } from "../../engine/core/errors.js";
+import { displayAddress } from "../../engine/core/native.js";
 import { compileBundle, createRoutingGraph } from "../../engine/index.js";
 import {
   ApiError,
@@ -359,6 +360,13 @@ describe("bundle compilation failures, without chain or server", () => {
   graph.upsertPool(pair);
   // C and D share a pair but are not connected to A and B.
   graph.upsertPool(v2(tokenC, tokenD, 1000n * E18, 1000n * E18));
+  // A pair of a fork of Uniswap V2 (PancakeSwap V1, 0.2%), between two tokens of its own.
+  const forkPair = {
+    ...v2(token(6), token(7), 1000n * E18, 1000n * E18),
+    protocol: "pancakeswap-v1",
+    feePpm: 2000,
+  };
+  graph.upsertPool(forkPair);
   // E is reached from A through a Uniswap V3 pool only (and the chain has no SwapRouter).
   const tokenE = token(5);
   graph.upsertPool({
@@ -625,6 +633,39 @@ describe("bundle compilation failures, without chain or server", () => {
       status: 400,
       message:
         "actions[0].args.primaryAddress: 0x0000000000000000000000000000000000000003 is not an indexed v2 pool on chain 1.",
+    },
+    {
+      what: "a fork's pair named under Uniswap V2",
+      actions: [
+        v2Action("swap", {
+          primaryAddress: forkPair.address,
+          tokenIn: token(6),
+          tokenOut: token(7),
+          amountIn: "1",
+        }),
+      ],
+      kind: UnknownPoolError,
+      path: "actions[0].args.primaryAddress",
+      actionIndex: 0,
+      fields: { pool: forkPair.address },
+      status: 400,
+      message: `actions[0].args.primaryAddress: ${displayAddress(forkPair.address)} is a pancakeswap-v1 pool, not a uniswap-v2 one: name it under protocol pancakeswap-v1.`,
+    },
+    {
+      what: "Uniswap V2's pair named under a fork",
+      actions: [
+        {
+          protocol: "pancakeswap-v1",
+          action: "swap",
+          args: { primaryAddress: pair.address, tokenIn: tokenA, tokenOut: tokenB, amountIn: "1" },
+        },
+      ],
+      kind: UnknownPoolError,
+      path: "actions[0].args.primaryAddress",
+      actionIndex: 0,
+      fields: { pool: pair.address },
+      status: 400,
+      message: `actions[0].args.primaryAddress: ${displayAddress(pair.address)} is a uniswap-v2 pool, not a pancakeswap-v1 one: name it under protocol uniswap-v2.`,
     },
     {
       what: "a V4 pool id that is not 32 bytes",

@@ -40,6 +40,14 @@ export function namedEdge(
       { path: "args.primaryAddress", pool: primaryAddress },
     );
   }
+  // Protocols sharing a pool kind (a fork and its original, two kinds of vault) name their own
+  // pools only: a fork's pair trades at its own fee, under its own name.
+  if (pool.protocol !== ctx.protocol) {
+    throw new UnknownPoolError(
+      `${displayAddress(primaryAddress)} is a ${pool.protocol} pool, not a ${ctx.protocol} one: name it under protocol ${pool.protocol}.`,
+      { path: "args.primaryAddress", pool: primaryAddress },
+    );
+  }
   const edge = ctx.graph
     .edgesFromVia(tokenIn, pool.address)
     .find((e) => e.tokenOut === tokenOut && e.action === action);

@@ -60,6 +60,8 @@ export type ProgramTarget = {
 
 /** What the compiler knows while adding one action's steps. */
 export type CompileContext = ProgramTarget & {
+  /** The slug of the protocol the action is of (a pool it names must be that protocol's). */
+  protocol: string;
   /** The route search, route steps and quotes (see ActionRouting). */
   routing: ActionRouting;
   planner: ProgramPlanner;
