@@ -652,6 +652,22 @@ describe("bundle compilation failures, without chain or server", () => {
       message: `actions[0].args.primaryAddress: ${displayAddress(forkPair.address)} is a pancakeswap-v1 pool, not a uniswap-v2 one: name it under protocol pancakeswap-v1.`,
     },
     {
+      what: "liquidity added to a fork's pair through Uniswap V2",
+      actions: [
+        v2Action("deposit", {
+          primaryAddress: forkPair.address,
+          tokenIn: [token(6), token(7)],
+          amountIn: ["1", "1"],
+        }),
+      ],
+      kind: UnknownPoolError,
+      path: "actions[0].args.primaryAddress",
+      actionIndex: 0,
+      fields: { pool: forkPair.address },
+      status: 400,
+      message: `actions[0].args.primaryAddress: ${displayAddress(forkPair.address)} is a pancakeswap-v1 pair: Uniswap V2's Router02 adds and removes liquidity on Uniswap V2's own pairs only.`,
+    },
+    {
       what: "Uniswap V2's pair named under a fork",
       actions: [
         {

@@ -30,11 +30,21 @@ const lpDepositArgs = z.object({
   amountIn: z.array(amountArg).length(2, { error: "expected two amounts, one per token" }),
 });
 
+/**
+ * The named pair, Uniswap V2's own: Router02 adds and removes liquidity on the pair its factory
+ * derives from the two tokens, never on a fork's.
+ */
 function pairOf(ctx: CompileContext, address: Address) {
   const pool = ctx.graph.pool(address);
   if (pool?.kind !== "v2") {
     throw new UnknownPoolError(
       `${displayAddress(address)} is not an indexed Uniswap V2 pair on chain ${ctx.chain.id}.`,
+      { path: "args.primaryAddress", pool: address },
+    );
+  }
+  if (pool.protocol !== "uniswap-v2") {
+    throw new UnknownPoolError(
+      `${displayAddress(address)} is a ${pool.protocol} pair: Uniswap V2's Router02 adds and removes liquidity on Uniswap V2's own pairs only.`,
       { path: "args.primaryAddress", pool: address },
     );
   }
