@@ -173,6 +173,7 @@ describe("admission of routes and bundles", () => {
       const stop = yieldWhileBehind({
         admission: {
           gate: async (_, next) => next(),
+          active: () => 1,
           yieldTo: (behind) => {
             told.push(behind);
             if (told.length === answers.length) {
@@ -189,6 +190,62 @@ describe("admission of routes and bundles", () => {
     await checked;
     // The four checks, then the stop.
     expect(told).toEqual([false, true, false, true, false]);
+  });
+
+  test("the watch reads no head while no request runs or waits, and yields once one does while the index is behind", async () => {
+    const gate = admission({
+      concurrency: 2,
+      concurrencyWhileBehind: 1,
+      maxWaiting: 2,
+      maxWaitMs: 60_000,
+      what: "routes",
+    });
+    const app = new Hono();
+    app.use("/r", gate.gate);
+    app.get("/r", async (c) => {
+      await new Promise<void>((finish) => held.push(finish));
+      return c.json({});
+    });
+    const held: (() => void)[] = [];
+    let reads = 0;
+    const told: boolean[] = [];
+    const stop = yieldWhileBehind({
+      admission: {
+        ...gate,
+        yieldTo: (behind) => {
+          told.push(behind);
+          gate.yieldTo(behind);
+        },
+      },
+      chainLags: async () => {
+        reads += 1;
+        return [
+          {
+            chainId: 1,
+            indexedBlock: 100n,
+            snapshotBlock: 100n,
+            headBlock: 110n,
+            lagBlocks: 10n,
+            lagSeconds: 10n,
+          },
+        ];
+      },
+      lagBlocks: 3,
+      everyMs: 1,
+    });
+    // Idle: ten checks and more, not one read, never behind.
+    while (told.length < 10) await new Promise((resolve) => setTimeout(resolve, 2));
+    expect(reads).toBe(0);
+    expect(told.every((behind) => !behind)).toBe(true);
+    // A request in flight: the lag is read, and the gate yields.
+    const first = app.request("/r");
+    await settle();
+    while (!told.at(-1)) await new Promise((resolve) => setTimeout(resolve, 2));
+    expect(reads).toBeGreaterThan(0);
+    expect(gate.active()).toBe(1);
+    held.shift()?.();
+    expect((await first).status).toBe(200);
+    stop();
   });
 
   test("a concurrency below 1 is refused when the service is set up", () => {

@@ -32,6 +32,8 @@ export type Admission = {
   gate: MiddlewareHandler;
   /** Whether the index is behind the chain: the gate then admits `concurrencyWhileBehind`. */
   yieldTo: (behind: boolean) => void;
+  /** Requests running or waiting now. */
+  active: () => number;
 };
 
 type Waiter = { admit: () => void; timer: NodeJS.Timeout };
@@ -108,13 +110,15 @@ export function admission(params: AdmissionParameters): Admission {
     metrics.admissionYielding.set(behind ? 1 : 0);
     admitWaiting();
   };
-  return { gate, yieldTo };
+  return { gate, yieldTo, active: () => running + waiting.length };
 }
 
 /**
  * Every `everyMs`, tells the gate whether the routing data of any served chain is `lagBlocks`
  * or more blocks behind its head; a chain whose head cannot be read counts as not behind (the
- * freshness check answers for it). Returns the function that stops watching.
+ * freshness check answers for it). While no request runs or waits there is nothing to hold
+ * back: the gate is told it is not behind, and no head is read. Returns the function that stops
+ * watching.
  */
 export function yieldWhileBehind(params: {
   admission: Admission;
@@ -125,10 +129,12 @@ export function yieldWhileBehind(params: {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   const check = async () => {
-    const behind = await params.chainLags().then(
-      (lags) => lags.some((lag) => lag.lagBlocks >= BigInt(params.lagBlocks)),
-      () => false,
-    );
+    const behind =
+      params.admission.active() > 0 &&
+      (await params.chainLags().then(
+        (lags) => lags.some((lag) => lag.lagBlocks >= BigInt(params.lagBlocks)),
+        () => false,
+      ));
     if (stopped) return;
     params.admission.yieldTo(behind);
     if (stopped) return;
