@@ -41,6 +41,14 @@ describe("RoutingGraph", () => {
     graph.upsertPool(otherFee);
     expect(graph.edgesFrom(otherFee.address)).toEqual([]);
     graph.removePool(otherFee.address);
+    // A fork's pair has none even at 0.3%: a fork may mint itself a share at each add.
+    const forkPair = { ...v2(a, c, 100n, 200n), protocol: "sushiswap-v2" };
+    graph.upsertPool(forkPair);
+    expect(graph.edgesFrom(forkPair.address)).toEqual([]);
+    expect(graph.edgesBetween(a, c)).toEqual([
+      { pool: forkPair, tokenIn: a, tokenOut: c, action: "swap" },
+    ]);
+    graph.removePool(forkPair.address);
     expect(graph.edgesFrom(token(50))).toEqual([
       { pool: shares, tokenIn: token(50), tokenOut: a, action: "redeem" },
     ]);

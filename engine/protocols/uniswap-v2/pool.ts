@@ -50,6 +50,13 @@ function amountOut(reserveIn: number, reserveOut: number, gamma: number, amountI
 /** The execution layer sizes single-sided adds for Uniswap V2's own 0.3% fee only. */
 const ZAP_FEE_PPM = 3000;
 
+/**
+ * Whose pairs take single-sided adds and removals: Uniswap V2's own. A fork's pair may mint its
+ * protocol a share of the growth in √k at each add and removal (its `feeTo`, on for
+ * PancakeSwap and SushiSwap on their chains), which the LP amounts here do not model.
+ */
+const ZAP_PROTOCOL = "uniswap-v2";
+
 /** The pair's reserve of `token` (one of its two), exact. */
 function reserveOf(pool: V2Pool, token: string): bigint {
   return token === pool.token0 ? pool.reserve0 : pool.reserve1;
@@ -99,12 +106,13 @@ function approxZapOut(edge: EdgeOf<V2Pool>, liquidity: number): number {
 }
 
 /**
- * On a 0.3% pair, deposit either token for LP tokens and redeem them for either: a route's
- * first or last step only (the LP token is held by nothing else a route could go on through).
+ * On Uniswap V2's 0.3% pairs, deposit either token for LP tokens and redeem them for either: a
+ * route's first or last step only (the LP token is held by nothing else a route could go on
+ * through).
  */
 function zapEdges(pool: V2Pool): Edge[] {
   const edges: Edge[] = [];
-  if (pool.feePpm !== ZAP_FEE_PPM) return edges;
+  if (pool.feePpm !== ZAP_FEE_PPM || pool.protocol !== ZAP_PROTOCOL) return edges;
   for (const token of [pool.token0, pool.token1]) {
     edges.push(
       { pool, tokenIn: token, tokenOut: pool.address, action: "deposit" },
