@@ -18,8 +18,10 @@ import { UniswapV2PairAbi } from "../abis/UniswapV2Pair.js";
 import { UniswapV2Router02Abi } from "../abis/UniswapV2Router02.js";
 import { NATIVE_TOKEN_ADDRESS } from "../engine/core/native.js";
 import type { RouteStep } from "../engine/route/route.js";
+import type { TopPool } from "../src/api/ops/top-pools.js";
 import { devnetActors } from "./harness/actors.js";
 import {
+  graphqlQuery,
   type ServiceInstance,
   startService,
   waitForIndexedBlock,
@@ -333,6 +335,35 @@ describe("GET /v1/shortcuts/route on the devnet", () => {
       await settleGraph();
     },
   );
+
+  test("the fork's pair in the history tables and on the front page: its swaps are pancakeswap-v1's, at 0.2% fees", async () => {
+    const [weth, link] = [token("WETH"), token("LINK")];
+    const pair = (await forkPair(weth, link)).toLowerCase();
+    await settleGraph();
+    const { swaps } = await graphqlQuery<{
+      swaps: { items: { protocolSlug: string; amountUsd: string; feesUsd: string }[] };
+    }>(
+      service,
+      `{ swaps(where: { pool: "${pair}" }, limit: 100) { items { protocolSlug amountUsd feesUsd } } }`,
+    );
+    // The swaps of the tests above: the route through the pair alone, and one leg of each split.
+    expect(swaps.items).toHaveLength(4);
+    for (const s of swaps.items) {
+      expect(s.protocolSlug).toBe("pancakeswap-v1");
+      expect(BigInt(s.amountUsd)).toBeGreaterThan(0n);
+      expect(BigInt(s.feesUsd)).toBe((BigInt(s.amountUsd) * 2000n) / 1_000_000n);
+    }
+    const volume = swaps.items.reduce((sum, s) => sum + BigInt(s.amountUsd), 0n);
+    const overview = (await (await fetch(`${service.url}/overview.json`)).json()) as {
+      chains: { id: number; topPools: TopPool[] }[];
+    };
+    const top = overview.chains.find((c) => c.id === chainId)?.topPools ?? [];
+    expect(top.find((p) => p.address.toLowerCase() === pair)).toMatchObject({
+      protocolSlug: "pancakeswap-v1",
+      pair: "WETH/LINK",
+      volume24hUsd: Number((volume * 100n) / 10n ** 18n) / 100,
+    });
+  });
 
   test("balances: an account's catalogue tokens at one block with USD values; useEoa=false reads its CoreWallet; the client SDK reads them", async () => {
     const owner = privateKeyToAccount(generatePrivateKey()).address;
