@@ -214,9 +214,12 @@ export const uniswapV2SwapMethod: ProtocolMethod = {
   outputs: { amountOut: "Amount of tokenOut received" },
 };
 
+/** `swap` on a named pair: Uniswap V2's, and each fork's on its own pairs. */
+export const uniswapV2SwapAction: ActionSpec = poolHop("v2", "swap");
+
 /** Uniswap V2's actions, by method. */
 export const uniswapV2Actions: Record<string, ActionSpec> = {
-  swap: poolHop("v2", "swap"),
+  swap: uniswapV2SwapAction,
   deposit: uniswapV2Deposit,
   redeem: uniswapV2Redeem,
 };

@@ -5,7 +5,7 @@
  * configuration (`ChainSetup.uniswapV2Forks`, chains.ts and known-chains.ts).
  */
 import type { Protocol } from "../types.js";
-import { uniswapV2Actions, uniswapV2SwapMethod } from "./actions.js";
+import { uniswapV2SwapAction, uniswapV2SwapMethod } from "./actions.js";
 import { uniswapV2Pool } from "./pool.js";
 
 /** What makes one fork of Uniswap V2 differ from it. */
@@ -80,7 +80,7 @@ export function uniswapV2ForkProtocol(fork: UniswapV2Fork): Protocol {
     poolSource: "v2Pair",
     supports: (chain) => chain.uniswapV2Forks?.some((f) => f.slug === fork.slug) ?? false,
     poolKind: uniswapV2Pool,
-    actions: { swap: uniswapV2Actions.swap as NonNullable<typeof uniswapV2Actions.swap> },
+    actions: { swap: uniswapV2SwapAction },
     methods: [uniswapV2SwapMethod],
   };
 }

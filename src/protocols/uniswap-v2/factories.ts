@@ -18,7 +18,7 @@ export type V2Factory = {
 };
 
 /** Uniswap V2 charges 0.3% on every pair, in millionths as V3 counts fees. */
-export const V2_FEE = 3000;
+const V2_FEE = 3000;
 
 /** Compile-time constants of every canonical V2 pair's LP token. */
 const UNISWAP_V2_LP = { name: "Uniswap V2", symbol: "UNI-V2", decimals: 18 };
@@ -51,10 +51,4 @@ export function v2FactoriesOf(chain: ChainSetup): V2Factory[] {
     };
   });
   return [...own, ...forks];
-}
-
-/** The factory of `chain` at `address` (any case), if it is one of the family's. */
-export function v2FactoryAt(chain: ChainSetup, address: string): V2Factory | undefined {
-  const wanted = address.toLowerCase();
-  return v2FactoriesOf(chain).find((f) => f.factory.toLowerCase() === wanted);
 }

@@ -4,15 +4,20 @@ import { type Address, zeroAddress } from "viem";
 import { indexedChains } from "../../../chains.js";
 import { recordLiquidityEvent, recordPoolEvent, registerPool } from "../../analytics/record.js";
 import { ensureNativeToken, ensureTokens } from "../../tokens/tokens.js";
-import { type V2Factory, v2FactoryAt } from "./factories.js";
+import { type V2Factory, v2FactoriesOf } from "./factories.js";
 import { lpToken } from "./state.js";
 
-const chains = new Map(indexedChains().map((c) => [c.id, c]));
+/** Each chain's factories of the family, by lowercase address: looked up at every pair created. */
+const factoriesByChain = new Map(
+  indexedChains().map((c) => [
+    c.id,
+    new Map(v2FactoriesOf(c).map((f) => [f.factory.toLowerCase(), f])),
+  ]),
+);
 
 /** The indexed factory at `address` on the context's chain (only those are listened to). */
 function factoryOf(context: Context, address: Address): V2Factory {
-  const chain = chains.get(context.chain.id);
-  const factory = chain && v2FactoryAt(chain, address);
+  const factory = factoriesByChain.get(context.chain.id)?.get(address.toLowerCase());
   if (!factory) {
     throw new Error(`Chain ${context.chain.id}: ${address} is not a configured V2 factory.`);
   }
