@@ -2,7 +2,9 @@ import { EnsoClient } from "@ensofinance/sdk";
 import {
   type Address,
   encodeFunctionData,
+  erc20Abi,
   erc4626Abi,
+  formatUnits,
   getAddress,
   type Hex,
   maxUint256,
@@ -363,6 +365,68 @@ describe("GET /v1/shortcuts/route on the devnet", () => {
       pair: "WETH/LINK",
       volume24hUsd: Number((volume * 100n) / 10n ** 18n) / 100,
     });
+  });
+
+  test("a fork's LP token has a USD price, its share of the pair's reserves, and a value in balances", async () => {
+    const [weth, link] = [token("WETH"), token("LINK")];
+    const pair = await forkPair(weth, link);
+    const owner = privateKeyToAccount(generatePrivateKey()).address;
+    const lp = 10n ** 18n;
+    await a.send(a.deployer, {
+      to: pair,
+      data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [owner, lp] }),
+    });
+    await settleGraph();
+    type Price = { price: number | null; decimals: number | null; blockNumber: number };
+    const priceOf = async (t: Address) =>
+      (await (await fetch(`${service.url}/v1/prices/${chainId}/${t}`)).json()) as Price;
+    const lpPrice = await priceOf(pair);
+    // The pair's reserves, each at its token's price, over the LP supply, at the price's block.
+    const blockNumber = BigInt(lpPrice.blockNumber);
+    const [[reserve0, reserve1], supply] = await Promise.all([
+      a.client.readContract({
+        address: pair,
+        abi: UniswapV2PairAbi,
+        functionName: "getReserves",
+        blockNumber,
+      }),
+      a.client.readContract({
+        address: pair,
+        abi: erc20Abi,
+        functionName: "totalSupply",
+        blockNumber,
+      }),
+    ]);
+    const [token0, token1] = weth.toLowerCase() < link.toLowerCase() ? [weth, link] : [link, weth];
+    let value = 0;
+    for (const [t, reserve] of [
+      [token0, reserve0],
+      [token1, reserve1],
+    ] as const) {
+      const p = await priceOf(t);
+      value += Number(formatUnits(reserve, p.decimals as number)) * (p.price as number);
+    }
+    const expected = value / Number(formatUnits(supply, 18));
+    expect({
+      decimals: lpPrice.decimals,
+      close: Math.abs((lpPrice.price as number) / expected - 1) < 1e-12,
+    }).toEqual({ decimals: 18, close: true });
+    const held = (await (
+      await fetch(
+        `${service.url}/v1/wallet/balances?chainId=${chainId}&eoaAddress=${owner}&tokens=${pair}`,
+      )
+    ).json()) as Record<string, unknown>[];
+    expect(held).toEqual([
+      expect.objectContaining({
+        token: getAddress(pair),
+        amount: lp.toString(),
+        symbol: "Cake-LP",
+        type: "defi",
+        underlyingTokens: [getAddress(token0), getAddress(token1)],
+        price: lpPrice.price,
+        value: lpPrice.price,
+      }),
+    ]);
   });
 
   test("balances: an account's catalogue tokens at one block with USD values; useEoa=false reads its CoreWallet; the client SDK reads them", async () => {

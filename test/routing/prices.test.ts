@@ -101,6 +101,31 @@ describe("usdPrices", () => {
     expect(moreSupply.prices.get(bpt)).toBe((600_000n * E18 * E18) / (1_000n * E18 + 1n));
   });
 
+  it("values a fork's V2 LP token, which no deposit edge reaches, at its share of the reserves; Uniswap's own across its deposit edge", () => {
+    // The same 100 WETH and 300,000 USDC behind each pair (3,000 USDC a WETH, as the deep pair).
+    const deep = v2(usdc, weth, 30_000_000n * E6, 10_000n * E18);
+    const own = v2(weth, usdc, 100n * E18, 300_000n * E6);
+    const fork = { ...v2(weth, usdc, 100n * E18, 300_000n * E6, 2500), protocol: "pancakeswap-v2" };
+    const lpSupply = fork.totalSupply;
+    const spot = spotPrices({
+      graph: graphOf(deep, own, fork),
+      anchors: [{ token: usdc, price: PRICE_SCALE / E6 }],
+    });
+    // (100e18 × 3,000e18 + 300,000e6 × 1e30) / supply per raw unit, × 10^36.
+    expect(spot.prices.get(fork.address)).toBe((600_000n * E18 * E18) / lpSupply);
+    // Uniswap's pair: twice its share of the USDC reserve, across the deposit edge.
+    expect(spot.prices.get(own.address)).toBe(
+      ((PRICE_SCALE / E6) * 2n * 300_000n * E6) / own.totalSupply,
+    );
+    // A fork pair with no LP in existence is not priced.
+    const empty = { ...fork, address: token(0xe0), totalSupply: 0n };
+    const none = spotPrices({
+      graph: graphOf(deep, empty),
+      anchors: [{ token: usdc, price: PRICE_SCALE / E6 }],
+    });
+    expect(none.prices.get(empty.address)).toBeUndefined();
+  });
+
   it("takes every stablecoin at one dollar when decimals are given", () => {
     const withUsdt = graphOf(
       v2(usdc, usdt, 1_000_000n * E6, 1_010_000n * E6),

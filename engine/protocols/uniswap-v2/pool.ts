@@ -299,4 +299,19 @@ export const uniswapV2Pool: PoolKind<V2Pool> = {
   },
   stateless: false,
   paysReceiverUnderRouter: true,
+  // A fork's pair has no deposit or redeem edge (zapEdges): its LP token is priced at its share
+  // of the reserves. On a fork whose protocol fee is on, the LP its `feeTo` is owed since the
+  // pair's last add or removal is minted only then, so the share is of the supply in existence.
+  // Uniswap's own pairs are priced across their deposit edges, which come first.
+  backing: (pool) =>
+    pool.totalSupply > 0n
+      ? {
+          token: pool.address,
+          supply: pool.totalSupply,
+          reserves: [
+            { token: pool.token0, amount: pool.reserve0 },
+            { token: pool.token1, amount: pool.reserve1 },
+          ],
+        }
+      : undefined,
 };
