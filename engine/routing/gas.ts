@@ -10,12 +10,12 @@
  * A route's fixed part: 21,000 intrinsic gas, the router's pull of an ERC20 input, its fee
  * logic, receiver balance check and executor-empty checks, and the final sweep.
  */
-export const ROUTE_BASE_GAS = 75_000;
+export const ROUTE_BASE_GAS = 77_000;
 /**
  * Each further leg of a split, besides its steps. Negative: a second leg touches tokens and
  * balances the first leg already made warm (EIP-2929), so its hops cost less than alone.
  */
-export const EXTRA_LEG_GAS = -14_000;
+export const EXTRA_LEG_GAS = -11_500;
 
 export function routeGas(legs: number, stepsGas: number): number {
   return legs === 0 ? 0 : ROUTE_BASE_GAS + (legs - 1) * EXTRA_LEG_GAS + stepsGas;

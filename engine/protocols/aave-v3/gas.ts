@@ -6,7 +6,7 @@
  * An Aave V3 supply: the aToken balance read before, the exact `approve`, `Pool.supply` (the
  * reserve's state and rates updated, the aTokens minted) and the balance growth read after.
  */
-export const AAVE_SUPPLY_GAS = 190_000;
+export const AAVE_SUPPLY_GAS = 193_000;
 /**
  * An Aave V3 `Pool.withdraw` of all the executor holds: the reserve updated, the aTokens burnt,
  * the asset paid out (with the router's pull of aTokens, which costs more than a plain ERC20's;

@@ -3,6 +3,6 @@
  * bench/routing-gas.ts (results and method in bench/results/routing-gas.md).
  */
 /** ERC4626 exact `approve` + `deposit`. */
-export const DEPOSIT_GAS = 62_000;
+export const DEPOSIT_GAS = 65_000;
 /** ERC4626 `redeem`. */
 export const REDEEM_GAS = 41_000;

@@ -6,6 +6,6 @@
  * WETH `deposit` of a native input; small because a native input spares the router's ERC20
  * pull counted in ROUTE_BASE_GAS.
  */
-export const WRAP_GAS = 4_000;
+export const WRAP_GAS = 3_500;
 /** WETH `withdraw` to a native output (the sweep pays native instead of an ERC20). */
 export const UNWRAP_GAS = 5_500;
