@@ -30,6 +30,17 @@ contract ProgramValues {
     /// @notice A V2 swap fee of `feePpm` millionths leaves nothing of the input.
     error FeeTooHigh(uint24 feePpm);
 
+    /// @notice Balancer V2's `IVault.JoinPoolRequest` and `IVault.ExitPoolRequest`, which share
+    ///         one layout: the pool's tokens, an amount limit per token (the most a join takes,
+    ///         the least an exit pays), the pool's own encoding of the join or exit, and whether
+    ///         the vault's internal balances are used.
+    struct BalancerV2PoolRequest {
+        address[] assets;
+        uint256[] limits;
+        bytes userData;
+        bool internalBalance;
+    }
+
     /// @notice Word `index` of a tuple return value (stored by a tuple-return command).
     /// @param data The raw return data of the earlier call.
     /// @param index Zero-based word position.
@@ -166,6 +177,49 @@ contract ProgramValues {
     /// @return The sum.
     function sum(uint256 a, uint256 b) external pure returns (uint256) {
         return a + b;
+    }
+
+    /// @notice The request of a Balancer V2 weighted pool join with exactly `amountIn` of its
+    ///         token `index` alone (`EXACT_TOKENS_IN_FOR_BPT_OUT`), minting at least `minBptOut`
+    ///         BPT (else the pool reverts `BAL#208`); no internal balance. `amountIn` is usually
+    ///         what an earlier call of the program returned, so the request is built at run time.
+    /// @param assets The pool's tokens in the vault's order.
+    /// @param index The position of the token joined with.
+    /// @param amountIn The exact amount of it.
+    /// @param minBptOut The least BPT the join may mint.
+    /// @return request The `JoinPoolRequest` for `Vault.joinPool`.
+    function balancerV2JoinRequest(address[] calldata assets, uint256 index, uint256 amountIn, uint256 minBptOut)
+        external
+        pure
+        returns (BalancerV2PoolRequest memory request)
+    {
+        uint256[] memory amountsIn = _onlyAt(assets.length, index, amountIn);
+        request = BalancerV2PoolRequest(assets, amountsIn, abi.encode(uint256(1), amountsIn, minBptOut), false);
+    }
+
+    /// @notice The request of a Balancer V2 weighted pool exit burning exactly `bptIn` for its
+    ///         token `index` alone (`EXACT_BPT_IN_FOR_ONE_TOKEN_OUT`), paying at least
+    ///         `minAmountOut` of it (else the vault reverts `BAL#505`); no internal balance.
+    /// @param assets The pool's tokens in the vault's order.
+    /// @param index The position of the token paid out.
+    /// @param bptIn The exact BPT burnt.
+    /// @param minAmountOut The least of the token the exit may pay.
+    /// @return request The `ExitPoolRequest` for `Vault.exitPool`.
+    function balancerV2ExitRequest(address[] calldata assets, uint256 index, uint256 bptIn, uint256 minAmountOut)
+        external
+        pure
+        returns (BalancerV2PoolRequest memory request)
+    {
+        request = BalancerV2PoolRequest(
+            assets, _onlyAt(assets.length, index, minAmountOut), abi.encode(uint256(0), bptIn, index), false
+        );
+    }
+
+    /// @dev `length` amounts, all zero but `value` at `index` (which must be below `length`).
+    function _onlyAt(uint256 length, uint256 index, uint256 value) private pure returns (uint256[] memory amounts) {
+        if (index >= length) revert IndexOutOfRange(index, length);
+        amounts = new uint256[](length);
+        amounts[index] = value;
     }
 
     /// @notice How to turn `amountIn` of one of a Uniswap V2 pair's tokens into its liquidity

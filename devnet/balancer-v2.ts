@@ -35,6 +35,8 @@ export const balancerV2Abis = {
   BalancerHelpers: parseAbi([
     "struct JoinPoolRequest { address[] assets; uint256[] maxAmountsIn; bytes userData; bool fromInternalBalance; }",
     "function queryJoin(bytes32 poolId, address sender, address recipient, JoinPoolRequest request) returns (uint256 bptOut, uint256[] amountsIn)",
+    "struct ExitPoolRequest { address[] assets; uint256[] minAmountsOut; bytes userData; bool toInternalBalance; }",
+    "function queryExit(bytes32 poolId, address sender, address recipient, ExitPoolRequest request) returns (uint256 bptIn, uint256[] amountsOut)",
   ]),
   ProtocolFeePercentagesProvider: parseAbi([
     "function setFeeTypePercentage(uint256 feeType, uint256 newValue)",

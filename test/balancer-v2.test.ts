@@ -13,6 +13,8 @@
 import { type Address, encodeFunctionData, formatUnits, getAddress, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { BalancerV2ComposableStablePoolAbi } from "../abis/BalancerV2ComposableStablePool.js";
+import { BalancerV2VaultAbi } from "../abis/BalancerV2Vault.js";
+import { BalancerV2WeightedPoolAbi } from "../abis/BalancerV2WeightedPool.js";
 import { BalancerV2WeightedPoolFactoryAbi } from "../abis/BalancerV2WeightedPoolFactory.js";
 import { DevRateProviderAbi } from "../abis/generated/DevRateProvider.js";
 import { loadArtifact } from "../contracts/build.js";
@@ -21,6 +23,7 @@ import {
   type BalancerV2Contracts,
   createComposableStablePool,
   createWeightedPool,
+  setBalancerV2ProtocolFees,
 } from "../devnet/balancer-v2.js";
 import type { BalancerV2DeployedPool, BalancerV2Deployment } from "../devnet/deployment.js";
 import { devnetDeployer } from "../devnet/world.js";
@@ -34,8 +37,10 @@ import {
   waitForRoutingGraph,
 } from "./harness/service.js";
 import {
+  balancerV2Actions,
   queryVaultExactIn,
   queryVaultPathExactIn,
+  queryWeightedJoinExit,
   readComposableStablePoolState,
   readWeightedPoolState,
 } from "./protocols/balancer-v2-chain.js";
@@ -74,6 +79,8 @@ describe("Balancer V2 indexed, catalogued and routed on the devnet", () => {
   let service: ServiceInstance;
   let a: Awaited<ReturnType<typeof devnetActors>>;
   let balancer: BalancerV2Deployment;
+  /** The vault's other contracts, found from the chain, and the query helpers, deployed here. */
+  let contracts: BalancerV2Contracts;
   let chainId: number;
   const pool = (name: string): BalancerV2DeployedPool => {
     const p = balancer.pools[name];
@@ -156,6 +163,8 @@ describe("Balancer V2 indexed, catalogued and routed on the devnet", () => {
     fund?: boolean;
     /** The step's action: `deposit` into the pool's BPT, `redeem` out of it; a swap by default. */
     action?: "deposit" | "redeem";
+    /** A weighted pool's join or exit, which the helpers' queryJoin and queryExit quote. */
+    weighted?: boolean;
   }) => {
     const u = a.user(params.i);
     const from = u.account.address;
@@ -177,12 +186,16 @@ describe("Balancer V2 indexed, catalogued and routed on the devnet", () => {
         tokenOut: [getAddress(params.tokenOut)],
       }),
     ]);
-    const vaultQuote = await queryVaultExactIn(a.client, balancer.vault, {
+    const step = {
       pool: params.through,
       tokenIn: params.tokenIn,
       tokenOut: params.tokenOut,
       amountIn: params.amountIn,
-    });
+    };
+    const vaultQuote =
+      params.weighted && params.action
+        ? await queryWeightedJoinExit(a.client, contracts.balancerHelpers, step)
+        : await queryVaultExactIn(a.client, balancer.vault, step);
     expect(answer.amountOut).toBe(vaultQuote.amountOut.toString());
     await a.approve(u, params.tokenIn, answer.tx.to, params.amountIn);
     const before = await a.balanceOf(params.tokenOut, from);
@@ -202,6 +215,32 @@ describe("Balancer V2 indexed, catalogued and routed on the devnet", () => {
     a = await devnetActors(service);
     if (!service.deployment.balancerV2) throw new Error("the world has no Balancer V2");
     balancer = service.deployment.balancerV2;
+    const d = await devnetDeployer(service.anvil.url);
+    const read = (
+      address: Address,
+      functionName:
+        | "getAuthorizer"
+        | "getProtocolFeesCollector"
+        | "getProtocolFeePercentagesProvider",
+    ) =>
+      a.client.readContract({
+        address,
+        abi: [...BalancerV2VaultAbi, ...BalancerV2WeightedPoolFactoryAbi],
+        functionName,
+      }) as Promise<Address>;
+    const helpers = readNpmArtifact("BalancerV2Helpers");
+    contracts = {
+      vault: balancer.vault,
+      weightedPoolFactory: balancer.weightedPoolFactory,
+      composableStablePoolFactory: balancer.composableStablePoolFactory,
+      authorizer: await read(balancer.vault, "getAuthorizer"),
+      protocolFeesCollector: await read(balancer.vault, "getProtocolFeesCollector"),
+      protocolFeePercentagesProvider: await read(
+        balancer.weightedPoolFactory,
+        "getProtocolFeePercentagesProvider",
+      ),
+      balancerHelpers: await d.deploy(helpers.abi, helpers.bytecode, [balancer.vault]),
+    };
   }, 180_000);
 
   afterAll(async () => {
@@ -371,6 +410,56 @@ describe("Balancer V2 indexed, catalogued and routed on the devnet", () => {
     });
   });
 
+  test("router: a join of the 50/50 weighted pool with USDC and, after swaps, an exit of its BPT to USDC, each the helpers' query, the protocol owed fees", async () => {
+    const weighted = pool("weighted5050");
+    const bpt = weighted.address;
+    // The protocol takes half the swap fees: the pool owes it BPT after every swap, minted before
+    // the next join or exit, so an exit's quote needs the actual supply after the swaps.
+    const d = await devnetDeployer(service.anvil.url);
+    await setBalancerV2ProtocolFees(d, contracts, {
+      swap: 5n * 10n ** 17n,
+      yield: 0n,
+      pools: [bpt],
+    });
+    const bptOut = await routeThrough({
+      i: 1,
+      through: weighted,
+      tokenIn: a.token("USDC"),
+      tokenOut: bpt,
+      amountIn: a.usd("USDC", 40_000),
+      action: "deposit",
+      weighted: true,
+    });
+    // Swap fees accrue; the swap back leaves the pool near its price (later tests route through
+    // the pools beside it).
+    const [usdc, weth] = [a.token("USDC"), a.token("WETH")];
+    await d.init(); // the deployer funded the join since: its nonce is read back
+    const trader = balancerV2Actions(d, balancer.vault, weth);
+    const wethBefore = await a.balanceOf(weth, d.address);
+    await trader.swap(weighted, usdc, weth, a.usd("USDC", 50_000));
+    await trader.swap(weighted, weth, usdc, (await a.balanceOf(weth, d.address)) - wethBefore);
+    const owed =
+      (await readWeightedPoolState(a.client, balancer.vault, weighted)).actualSupply -
+      (await a.client.readContract({
+        address: bpt,
+        abi: BalancerV2WeightedPoolAbi,
+        functionName: "totalSupply",
+      }));
+    expect(owed).toBeGreaterThan(0n);
+    await routeThrough({
+      i: 1,
+      through: weighted,
+      // Back to the token joined with (the join left USDC cheap in the pool: exiting to it is
+      // also the best way out).
+      tokenIn: bpt,
+      tokenOut: usdc,
+      amountIn: bptOut,
+      fund: false,
+      action: "redeem",
+      weighted: true,
+    });
+  });
+
   test("router: WETH → wstETH through the rate-provided pool after its rate moved and its cache expired", async () => {
     const deployer = a.deployer;
     await a.send(deployer, {
@@ -481,6 +570,82 @@ describe("Balancer V2 indexed, catalogued and routed on the devnet", () => {
     expect(receipt.status).toBe("success");
     expect((await a.balanceOf(dai, from)) - before).toBe(daiOut);
     expect(await a.balanceOf(stable.address, from)).toBe(0n);
+  });
+
+  test("bundle: balancer-v2 deposit of WBTC into the three-token weighted pool, then redeem of its BPT to WBTC, each the helpers' query", async () => {
+    const weighted = pool("weightedThreeToken");
+    const u = a.user(2);
+    const from = u.account.address;
+    const bundle = async (action: Record<string, unknown>, tokenIn: Address, amountIn: bigint) => {
+      await settleGraph();
+      const res = await fetch(
+        `${service.url}/v1/shortcuts/bundle?${new URLSearchParams({ chainId: String(chainId), fromAddress: from, routingStrategy: "router" })}`,
+        {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify([{ protocol: "balancer-v2", ...action }]),
+        },
+      );
+      const body = (await res.json()) as {
+        tx: { data: Hex; to: Address; value: string };
+        amountsOut: Record<string, string>;
+      };
+      expect(res.status).toBe(200);
+      await a.approve(u, tokenIn, body.tx.to, amountIn);
+      const receipt = await a.send(u, { to: body.tx.to, data: body.tx.data, value: 0n });
+      expect(receipt.status).toBe("success");
+      return body.amountsOut;
+    };
+    const wbtc = a.token("WBTC");
+    const amountIn = 10n ** 8n;
+    await a.fund(from, wbtc, amountIn);
+    await settleGraph();
+    const join = await queryWeightedJoinExit(a.client, contracts.balancerHelpers, {
+      pool: weighted,
+      tokenIn: wbtc,
+      tokenOut: weighted.address,
+      amountIn,
+    });
+    const joined = await bundle(
+      {
+        action: "deposit",
+        args: {
+          primaryAddress: weighted.address,
+          tokenIn: wbtc,
+          tokenOut: weighted.address,
+          amountIn: amountIn.toString(),
+        },
+      },
+      wbtc,
+      amountIn,
+    );
+    expect(joined).toEqual({ [getAddress(weighted.address)]: join.amountOut.toString() });
+    expect(await a.balanceOf(weighted.address, from)).toBe(join.amountOut);
+    await settleGraph();
+    const exit = await queryWeightedJoinExit(a.client, contracts.balancerHelpers, {
+      pool: weighted,
+      tokenIn: weighted.address,
+      tokenOut: wbtc,
+      amountIn: join.amountOut,
+    });
+    const exited = await bundle(
+      {
+        action: "redeem",
+        args: {
+          primaryAddress: weighted.address,
+          tokenIn: weighted.address,
+          tokenOut: wbtc,
+          amountIn: join.amountOut.toString(),
+        },
+      },
+      weighted.address,
+      join.amountOut,
+    );
+    expect(exited).toEqual({ [getAddress(wbtc)]: exit.amountOut.toString() });
+    // Back in WBTC, less what the join and the exit paid the pool.
+    expect(await a.balanceOf(wbtc, from)).toBe(exit.amountOut);
+    expect(exit.amountOut).toBeLessThan(amountIn);
+    expect(await a.balanceOf(weighted.address, from)).toBe(0n);
   });
 
   test("after the routes, the indexed pools still hold what the chain holds", async () => {

@@ -595,7 +595,7 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
           logo: logo("balancer-v2"),
           url: "https://balancer.fi",
           description:
-            "Vault of weighted and composable stable pools; a stable pool's BPT trades like its tokens.",
+            "Vault of weighted and composable stable pools; joins and exits with one token of a pool.",
           twitter: "@Balancer",
           category: "Dexes",
           // Its pools: three weighted, two composable stable.

@@ -50,10 +50,10 @@ export type PoolModel<P extends Pool> = {
   /** The pool holds no state a path could exhaust (a wrapper): never excluded from a search. */
   stateless: boolean;
   /**
-   * What the pool's own token is backed by when no edge reaches it (a Balancer weighted pool's
-   * BPT, which only joins and exits mint and burn): the pool's reserves and the token's supply.
-   * Prices that token at its share of the reserves; absent or undefined: the pool's token is
-   * priced through its edges, if at all.
+   * What the pool's own token is backed by (a Balancer weighted pool's BPT, which only joins and
+   * exits mint and burn; a Uniswap V2 fork's LP token): the pool's reserves and the token's
+   * supply. Prices that token at its share of the reserves, before any edge into it; absent or
+   * undefined: the pool's token is priced through its edges, if at all.
    */
   backing?: (pool: P) => PoolBacking | undefined;
 };

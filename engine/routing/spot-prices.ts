@@ -4,8 +4,9 @@
  * search), so a dust pool never sets the price of a token that also trades in a deep one.
  * Prices are the pools' mid prices (no fee, no size). The search runs on floats and keeps the
  * tree of chosen pools; a token's exact fixed-point price is computed along that tree when
- * asked for. A pool's own token that no edge reaches (a Balancer weighted pool's BPT; the pool
- * model's `backing`) is priced at its share of the pool's reserves, each at its own price. Results are cached per graph and anchor set, and recomputed after the graph
+ * asked for. A pool's own token the pool backs (a Balancer weighted pool's BPT, a Uniswap V2
+ * fork's LP token; the pool model's `backing`) is priced at its share of the pool's reserves,
+ * each at its own price. Results are cached per graph and anchor set, and recomputed after the graph
  * changes (or after `maxStaleChanges` changes): on the spot, or ahead of time in steps
  * ({@link staleSpotPrices}), which is how a large graph is repriced without holding the thread.
  */
@@ -303,8 +304,10 @@ class SpotPriceRun {
     const lookup = (token: Address): Priced | undefined => {
       const known = priced.get(token);
       if (known) return known;
-      let best: Priced | undefined;
-      for (const edge of graph.edgesIntoVia(token, token)) {
+      // A token its own pool backs (a weighted pool's BPT, a fork's LP token) is worth its share
+      // of all the pool's reserves, which one edge's marginal rate from one of them is not.
+      let best = backed(token);
+      for (const edge of best ? [] : graph.edgesIntoVia(token, token)) {
         const from = priced.get(edge.tokenIn);
         if (!from) continue;
         this.graph.models.approxSpot(edge, spot);
@@ -314,12 +317,11 @@ class SpotPriceRun {
           best = { width, value: from.value / spot.rate, parent: edge, done: true };
         }
       }
-      best ??= backed(token);
       if (best) priced.set(token, best);
       return best;
     };
-    // A pool's own token no edge reaches (a weighted pool's BPT) is worth its share of the pool's
-    // reserves, each at its own price; the depth behind it is at most the reserves' value. A
+    // A pool's own token that the pool backs (a weighted pool's BPT) is worth its share of the
+    // pool's reserves, each at its own price; the depth behind it is at most the reserves' value. A
     // token whose backing leads back to itself is not priced that way.
     const valuing = new Set<Address>();
     const backed = (token: Address): Priced | undefined => {

@@ -440,7 +440,7 @@ describe("what clients of this API family read besides SPEC's five endpoints", (
         },
       ],
     });
-    // Balancer V2: a composable stable pool's single-token join and exit beside the swap.
+    // Balancer V2: a pool's single-token join and exit (weighted or composable stable) beside the swap.
     const balancer = (await get("/v1/actions/balancer-v2")).body as {
       action: string;
       name: string;
@@ -454,7 +454,7 @@ describe("what clients of this API family read besides SPEC's five endpoints", (
     expect(balancer[1]?.inputs).toEqual({
       primaryAddress: {
         type: "address",
-        description: "Composable stable pool address",
+        description: "Pool address (weighted or composable stable)",
         optional: false,
       },
       tokenIn: { type: "address", description: "One of the pool's tokens", optional: false },

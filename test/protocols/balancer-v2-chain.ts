@@ -249,6 +249,76 @@ export async function queryVaultExactIn(
 }
 
 /**
+ * A weighted pool's single-token join (`EXACT_TOKENS_IN_FOR_BPT_OUT`, `tokenOut` its BPT) or exit
+ * (`EXACT_BPT_IN_FOR_ONE_TOKEN_OUT`, `tokenIn` its BPT) as the helpers' `queryJoin` and
+ * `queryExit` answer it, by simulating it through the pool. A revert surfaces as
+ * simulateContract's typed error (its BAL# reason).
+ */
+export async function queryWeightedJoinExit(
+  client: PublicClient,
+  balancerHelpers: Address,
+  step: {
+    pool: Pick<BalancerV2Pool, "poolId" | "address" | "tokens">;
+    tokenIn: Address;
+    tokenOut: Address;
+    amountIn: bigint;
+  },
+): Promise<{ amountIn: bigint; amountOut: bigint }> {
+  const { pool, amountIn } = step;
+  const account = pool.address; // any sender: the queries move nothing.
+  const lowerTokens = pool.tokens.map((t) => t.toLowerCase());
+  const isBpt = (t: Address) => t.toLowerCase() === pool.address.toLowerCase();
+  if (isBpt(step.tokenOut)) {
+    const index = lowerTokens.indexOf(step.tokenIn.toLowerCase());
+    const amountsIn = pool.tokens.map((_, i) => (i === index ? amountIn : 0n));
+    const { result } = await client.simulateContract({
+      address: balancerHelpers,
+      abi: balancerV2Abis.BalancerHelpers,
+      functionName: "queryJoin",
+      args: [
+        pool.poolId,
+        account,
+        account,
+        {
+          assets: pool.tokens,
+          maxAmountsIn: amountsIn,
+          userData: encodeAbiParameters(
+            [{ type: "uint256" }, { type: "uint256[]" }, { type: "uint256" }],
+            [EXACT_TOKENS_IN_FOR_BPT_OUT, amountsIn, 0n],
+          ),
+          fromInternalBalance: false,
+        },
+      ],
+    });
+    const [bptOut, joined] = result;
+    return { amountIn: joined[index] ?? 0n, amountOut: bptOut };
+  }
+  if (!isBpt(step.tokenIn)) throw new Error("neither side of the step is the pool's BPT");
+  const index = lowerTokens.indexOf(step.tokenOut.toLowerCase());
+  const { result } = await client.simulateContract({
+    address: balancerHelpers,
+    abi: balancerV2Abis.BalancerHelpers,
+    functionName: "queryExit",
+    args: [
+      pool.poolId,
+      account,
+      account,
+      {
+        assets: pool.tokens,
+        minAmountsOut: pool.tokens.map(() => 0n),
+        userData: encodeAbiParameters(
+          [{ type: "uint256" }, { type: "uint256" }, { type: "uint256" }],
+          [WEIGHTED_EXACT_BPT_IN_FOR_ONE_TOKEN_OUT, amountIn, BigInt(index)],
+        ),
+        toInternalBalance: false,
+      },
+    ],
+  });
+  const [bptIn, paid] = result;
+  return { amountIn: bptIn, amountOut: paid[index] ?? 0n };
+}
+
+/**
  * The vault's `queryBatchSwap` of consecutive GIVEN_IN steps, each spending what the step before
  * it made (amount 0 in the vault's encoding): the pools' state carries from step to step, as a
  * swap through the same pool twice (into a composable stable pool's BPT and out of it) needs.
@@ -296,6 +366,7 @@ export const balancerV2OwnerAbi = parseAbi([
 
 /** Join and exit kinds (`WeightedPoolUserData`, `StablePoolUserData`). */
 const EXACT_TOKENS_IN_FOR_BPT_OUT = 1n;
+const WEIGHTED_EXACT_BPT_IN_FOR_ONE_TOKEN_OUT = 0n;
 const WEIGHTED_EXACT_BPT_IN_FOR_TOKENS_OUT = 1n;
 const STABLE_EXACT_BPT_IN_FOR_ALL_TOKENS_OUT = 2n;
 

@@ -18,7 +18,6 @@ import {
   type Address,
   BaseError,
   ContractFunctionRevertedError,
-  encodeAbiParameters,
   type PublicClient,
   toFunctionSelector,
 } from "viem";
@@ -52,6 +51,7 @@ import * as stableMath from "../../engine/protocols/balancer-v2/stable-math.js";
 import * as weightedMath from "../../engine/protocols/balancer-v2/weighted-math.js";
 import {
   quoteWeightedExactIn,
+  quoteWeightedExitExactBptIn,
   quoteWeightedJoinExactTokenIn,
 } from "../../engine/protocols/balancer-v2/weighted-pool.js";
 import { startTestAnvil } from "../harness/anvil.js";
@@ -59,6 +59,7 @@ import {
   balancerV2Actions,
   deployBalancerV2Tokens,
   queryVaultExactIn,
+  queryWeightedJoinExit,
   readComposableStablePoolState,
   readWeightedPoolState,
 } from "./balancer-v2-chain.js";
@@ -288,36 +289,21 @@ describe("weighted pools against the vault", () => {
   });
 
   test("single-token joins mint what queryJoin says", async () => {
-    const kind = 1n; // EXACT_TOKENS_IN_FOR_BPT_OUT
     let joins = 0;
     for (const pool of weightedPools()) {
       const state = await readWeighted(pool);
       for (const token of pool.tokens) {
         await fc.assert(
           fc.asyncProperty(amounts(balanceOf(state, token) / 2n), async (amountIn) => {
-            const amountsIn = pool.tokens.map((t) => (t === token ? amountIn : 0n));
-            const { result } = await client.simulateContract({
-              address: balancer.balancerHelpers,
-              abi: balancerV2Abis.BalancerHelpers,
-              functionName: "queryJoin",
-              args: [
-                pool.poolId,
-                d.address,
-                d.address,
-                {
-                  assets: pool.tokens,
-                  maxAmountsIn: amountsIn,
-                  userData: encodeAbiParameters(
-                    [{ type: "uint256" }, { type: "uint256[]" }, { type: "uint256" }],
-                    [kind, amountsIn, 0n],
-                  ),
-                  fromInternalBalance: false,
-                },
-              ],
+            const join = await queryWeightedJoinExit(client, balancer.balancerHelpers, {
+              pool,
+              tokenIn: token,
+              tokenOut: pool.address,
+              amountIn,
             });
-            const [bptOut] = result;
+            expect(join.amountIn).toBe(amountIn);
             expect(quoteWeightedJoinExactTokenIn({ pool: state, tokenIn: token, amountIn })).toBe(
-              bptOut,
+              join.amountOut,
             );
             joins++;
           }),
@@ -326,6 +312,47 @@ describe("weighted pools against the vault", () => {
       }
     }
     expect(joins).toBe(7 * 8);
+  });
+
+  test("single-token exits pay what queryExit says, past 30% of the supply a revert alike", async () => {
+    const tally: Tally = { quoted: 0, reverted: 0 };
+    for (const pool of weightedPools()) {
+      const state = await readWeighted(pool);
+      for (const token of pool.tokens) {
+        await fc.assert(
+          fc.asyncProperty(amounts((state.actualSupply * 35n) / 100n), async (bptIn) => {
+            const ours = offChain(() =>
+              quoteWeightedExitExactBptIn({ pool: state, tokenOut: token, bptIn }),
+            );
+            let chain: Outcome;
+            try {
+              const exit = await queryWeightedJoinExit(client, balancer.balancerHelpers, {
+                pool,
+                tokenIn: pool.address,
+                tokenOut: token,
+                amountIn: bptIn,
+              });
+              expect(exit.amountIn).toBe(bptIn);
+              chain = { amountOut: exit.amountOut };
+            } catch (error) {
+              const revert =
+                error instanceof BaseError
+                  ? error.walk((e) => e instanceof ContractFunctionRevertedError)
+                  : null;
+              if (!(revert instanceof ContractFunctionRevertedError) || !revert.reason) throw error;
+              chain = { reverts: revert.reason };
+            }
+            expect(ours, `${bptIn} BPT for ${token}`).toEqual(chain);
+            if ("amountOut" in chain) tally.quoted++;
+            else tally.reverted++;
+          }),
+          { seed: SEED, numRuns: 16 },
+        );
+      }
+    }
+    console.info(`weighted exits: ${tally.quoted} quotes, ${tally.reverted} reverts, all equal`);
+    expect(tally.quoted + tally.reverted).toBe(7 * 16);
+    expect(tally.reverted).toBeGreaterThan(0);
   });
 });
 

@@ -52,6 +52,7 @@ import { readV2Pool } from "../routing/chain-graph.js";
 import {
   deployBalancerV2Tokens,
   queryVaultExactIn,
+  queryWeightedJoinExit,
   readComposableStablePoolState,
   readWeightedPoolState,
 } from "./balancer-v2-chain.js";
@@ -109,12 +110,20 @@ async function addV2Pair(a: Address, amountA: bigint, b: Address, amountB: bigin
   return getAddress(pair);
 }
 
+/** The devnet's Balancer pools (their BPTs), lowercase. */
+const bpts = () =>
+  new Set(
+    Object.values(pools)
+      .filter((p): p is DevnetPool => typeof p === "object" && "poolId" in p)
+      .map((p) => lower(p.address)),
+  );
+
 /** Gives `to` `amount` of `token`: wrapped ether, a minted DevToken, or the deployer's BPT. */
 async function fund(to: Address, token: Address, amount: bigint): Promise<void> {
   if (token === world.weth) {
     await d.write(world.weth, WETH9Abi, "deposit", [], amount);
     if (to !== d.address) await d.write(world.weth, erc20Abi, "transfer", [to, amount]);
-  } else if (token === pools.stableUsd.address) {
+  } else if (bpts().has(lower(token))) {
     await d.write(token, erc20Abi, "transfer", [to, amount]);
   } else {
     await d.write(token, DevTokenAbi, "mint", [to, amount]);
@@ -307,6 +316,34 @@ const cases: RouteCase[] = [
     legs: [["stable USDC/USDT/DAI"]],
   },
   {
+    name: "USDC → BPT, a single-token join of the 50/50 weighted pool",
+    tokenIn: () => tokens.USDC,
+    tokenOut: () => pools.weighted5050.address,
+    amountIn: parseUnits("100000", 6),
+    legs: [["weighted 50 WETH/50 USDC"]],
+  },
+  {
+    name: "BPT → WETH, a single-token exit of the 50/50 weighted pool",
+    tokenIn: () => pools.weighted5050.address,
+    tokenOut: () => tokens.WETH,
+    amountIn: parseUnits("2000", 18),
+    legs: [["weighted 50 WETH/50 USDC"]],
+  },
+  {
+    name: "A → BPT, Uniswap V2 then a join of the 80/20 pool with what it paid",
+    tokenIn: () => world.tokens.A.address,
+    tokenOut: () => pools.weighted8020.address,
+    amountIn: parseUnits("6000", 18),
+    legs: [["uniswap-v2 A/WETH", "weighted 80 BAL/20 WETH"]],
+  },
+  {
+    name: "BPT → A, an exit of the 80/20 pool to WETH then Uniswap V2",
+    tokenIn: () => pools.weighted8020.address,
+    tokenOut: () => world.tokens.A.address,
+    amountIn: parseUnits("100", 18),
+    legs: [["weighted 80 BAL/20 WETH", "uniswap-v2 A/WETH"]],
+  },
+  {
     name: "WETH → DAI, a weighted pool then the stable pool",
     tokenIn: () => tokens.WETH,
     tokenOut: () => tokens.DAI,
@@ -350,7 +387,8 @@ describe.each(cases)("$name", (c) => {
     console.info(`${c.name}, ${strategy}: ${JSON.stringify(legs)} → ${route.quote.amountOut}`);
     expect(legs).toEqual(c.legs);
 
-    // Each Balancer hop's quote is the vault's own answer for the hop's input.
+    // Each Balancer hop's quote is the vault's own answer for the hop's input: its batch swap,
+    // or a weighted pool's join or exit as the helpers query it.
     for (const leg of route.quote.legs) {
       for (const hop of leg.hops) {
         const pool = hop.edge.pool;
@@ -358,13 +396,18 @@ describe.each(cases)("$name", (c) => {
         const devnetPool = Object.values(pools).find(
           (p): p is DevnetPool => typeof p === "object" && lower(p.address) === pool.address,
         ) as DevnetPool;
+        const step = {
+          pool: devnetPool,
+          tokenIn: hop.edge.tokenIn,
+          tokenOut: hop.edge.tokenOut,
+          amountIn: hop.amountIn,
+        };
+        const joinOrExit =
+          (pool as BalancerV2Pool).type === "weighted" && hop.edge.action !== "swap";
         expect(
-          await queryVaultExactIn(client, balancer.vault, {
-            pool: devnetPool,
-            tokenIn: hop.edge.tokenIn,
-            tokenOut: hop.edge.tokenOut,
-            amountIn: hop.amountIn,
-          }),
+          joinOrExit
+            ? await queryWeightedJoinExit(client, balancer.balancerHelpers, step)
+            : await queryVaultExactIn(client, balancer.vault, step),
         ).toEqual({ amountIn: hop.amountIn, amountOut: hop.amountOut });
       }
     }
@@ -388,7 +431,7 @@ describe.each(cases)("$name", (c) => {
       expect(await read(t, "balanceOf", account)).toBe((accountBefore[i] as bigint) - spent);
       // A BPT answers the vault an unlimited allowance of its own, so no hop approves it.
       expect(await allowance(t, account, balancer.vault)).toBe(
-        t === lower(pools.stableUsd.address) ? maxUint256 : 0n,
+        bpts().has(lower(t)) ? maxUint256 : 0n,
       );
     }
     for (const holder of [world.execution.router, world.execution.executor]) {
@@ -459,11 +502,11 @@ test("the float shadows follow the exact quotes, and spot prices agree with both
   expect(compared).toBeGreaterThan(edges.length * 5);
 });
 
-/** Every edge of the graph's Balancer pools. */
+/** Every edge of the graph's Balancer pools, a weighted pool's joins and exits included. */
 function balancerEdges() {
   return [...graph.pools()]
     .filter((pool) => pool.protocol === "balancer-v2")
-    .flatMap((pool) => engine.models.edges(pool));
+    .flatMap((pool) => [...engine.models.edges(pool), ...engine.models.terminalEdges(pool)]);
 }
 
 test("an exhausted balance is refused as exceeding liquidity, a dust input as zero output", () => {

@@ -48,9 +48,12 @@ export function namedEdge(
       { path: "args.primaryAddress", pool: primaryAddress },
     );
   }
-  const edge = ctx.graph
-    .edgesFromVia(tokenIn, pool.address)
-    .find((e) => e.tokenOut === tokenOut && e.action === action);
+  // A pool's terminal edge into its own token (a weighted pool's join) is listed under that token.
+  const matches = (e: Edge) =>
+    e.tokenIn === tokenIn && e.tokenOut === tokenOut && e.action === action;
+  const edge =
+    ctx.graph.edgesFromVia(tokenIn, pool.address).find(matches) ??
+    ctx.graph.edgesIntoVia(tokenOut, pool.address).find(matches);
   if (!edge) {
     throw new UnknownPoolError(
       `${displayAddress(primaryAddress)} does not ${action} ${displayAddress(tokenIn)} for ${displayAddress(tokenOut)}.`,

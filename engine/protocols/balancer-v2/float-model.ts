@@ -12,7 +12,38 @@ export type WeightedFloatModel = {
   weights: Float64Array;
   /** One less the swap fee. */
   gamma: number;
+  /** The BPT supply joins and exits price against (the actual supply). */
+  supply: number;
 };
+
+/** A weighted pool's normalized weight of token `i` as a fraction (the model keeps 18 decimals). */
+function weightOf(m: WeightedFloatModel, i: number): number {
+  return (m.weights[i] as number) / 1e18;
+}
+
+/**
+ * BPT minted for `amountIn` of token `i` alone (`calcBptOutGivenExactTokensIn`): the part of
+ * the amount beyond its weight's share pays the fee, the rest joins proportionally.
+ */
+export function weightedJoinOut(m: WeightedFloatModel, i: number, amountIn: number): number {
+  const balance = m.balances[i] as number;
+  const weight = weightOf(m, i);
+  const net = amountIn - (1 - weight) * amountIn * (1 - m.gamma);
+  return m.supply * (((balance + net) / balance) ** weight - 1);
+}
+
+/**
+ * Token `o` paid for burning `bptIn` (`calcTokenOutGivenExactBptIn`): the balance's share the
+ * invariant's fall frees, less the fee on the part beyond a proportional exit; `NaN` past 30%
+ * of the supply, where the pool reverts.
+ */
+export function weightedExitOut(m: WeightedFloatModel, o: number, bptIn: number): number {
+  const ratio = (m.supply - bptIn) / m.supply;
+  if (!(ratio >= 0.7)) return Number.NaN;
+  const weight = weightOf(m, o);
+  const withoutFee = (m.balances[o] as number) * (1 - ratio ** (1 / weight));
+  return withoutFee * (1 - (1 - weight) * (1 - m.gamma));
+}
 
 /** `WeightedMath.calcOutGivenIn`: at most 30% of the balance in per swap, after the fee. */
 export function weightedOut(m: WeightedFloatModel, i: number, o: number, amountIn: number): number {

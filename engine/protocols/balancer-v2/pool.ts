@@ -2,7 +2,9 @@
  * Balancer V2 pools as routing edges: a swap through the vault between any two of a pool's
  * tokens, exact (the pools' own math, engine/protocols/balancer-v2/*-pool.ts) and as floats. A
  * composable stable pool's BPT is one of its registered tokens, so swaps into and out of it are
- * ordinary edges: a route can end in the BPT, start from it, or pass through it.
+ * ordinary edges: a route can end in the BPT, start from it, or pass through it. A weighted
+ * pool's BPT is not: its single-token joins and exits (`Vault.joinPool`, `exitPool`) are
+ * terminal edges, a route's first or last step.
  */
 import { type Address, type Hex, maxUint256 } from "viem";
 import { EXCEEDS_LIQUIDITY, outputQuote } from "../../core/quote.js";
@@ -34,17 +36,25 @@ import {
   stableMarginalValue,
   stableSwapOut,
   type WeightedFloatModel,
+  weightedExitOut,
+  weightedJoinOut,
   weightedOut,
 } from "./float-model.js";
 import {
   BALANCER_V2_STABLE_EXIT_SWAP_GAS,
   BALANCER_V2_STABLE_JOIN_SWAP_GAS,
   BALANCER_V2_STABLE_SWAP_GAS,
+  BALANCER_V2_WEIGHTED_EXIT_GAS,
+  BALANCER_V2_WEIGHTED_JOIN_GAS,
   BALANCER_V2_WEIGHTED_SWAP_GAS,
 } from "./gas.js";
 import { AMP_PRECISION, calculateInvariant } from "./stable-math.js";
-import { addBalancerV2Swap } from "./steps.js";
-import { quoteWeightedExactIn } from "./weighted-pool.js";
+import { addBalancerV2Swap, addBalancerV2WeightedJoinExit } from "./steps.js";
+import {
+  quoteWeightedExactIn,
+  quoteWeightedExitExactBptIn,
+  quoteWeightedJoinExactTokenIn,
+} from "./weighted-pool.js";
 
 export type { BalancerV2Pool, BalancerV2StablePool, BalancerV2WeightedPool };
 
@@ -55,9 +65,43 @@ export const BALANCER_V2_POOL_KIND = "balancer-v2";
 function exactOut(edge: EdgeOf<BalancerV2Pool>, amountIn: bigint): bigint {
   const pool = edge.pool;
   const swap = { tokenIn: edge.tokenIn, tokenOut: edge.tokenOut, amountIn };
-  return pool.type === "weighted"
-    ? quoteWeightedExactIn({ pool: pool.state, ...swap })
-    : quoteComposableStableExactIn({ pool: pool.state, ...swap });
+  if (pool.type !== "weighted") return quoteComposableStableExactIn({ pool: pool.state, ...swap });
+  if (edge.action === "deposit") {
+    return quoteWeightedJoinExactTokenIn({ pool: pool.state, tokenIn: edge.tokenIn, amountIn });
+  }
+  if (edge.action === "redeem") {
+    return quoteWeightedExitExactBptIn({
+      pool: pool.state,
+      tokenOut: edge.tokenOut,
+      bptIn: amountIn,
+    });
+  }
+  return quoteWeightedExactIn({ pool: pool.state, ...swap });
+}
+
+/**
+ * A weighted pool's single-token joins and exits: each of its tokens into its BPT and back, once
+ * the pool has a supply to price them against.
+ */
+function weightedJoinExitEdges(pool: BalancerV2Pool): Edge[] {
+  if (pool.type !== "weighted" || pool.state.actualSupply <= 0n) return [];
+  return pool.state.tokens.flatMap((token): Edge[] => [
+    { pool, tokenIn: token, tokenOut: pool.address, action: "deposit" },
+    { pool, tokenIn: pool.address, tokenOut: token, action: "redeem" },
+  ]);
+}
+
+/** The float output of `amountIn` through a weighted pool's edge, by its token indices. */
+function weightedApprox(
+  m: WeightedFloatModel,
+  action: Edge["action"],
+  i: number,
+  o: number,
+  amountIn: number,
+): number {
+  if (action === "deposit") return weightedJoinOut(m, i, amountIn);
+  if (action === "redeem") return weightedExitOut(m, o, amountIn);
+  return weightedOut(m, i, o, amountIn);
 }
 
 const weightedModels = new WeakMap<WeightedPoolState, WeightedFloatModel>();
@@ -69,6 +113,7 @@ function weightedModel(state: WeightedPoolState): WeightedFloatModel {
       balances: Float64Array.from(state.balances, Number),
       weights: Float64Array.from(state.normalizedWeights, Number),
       gamma: 1 - Number(state.swapFeePercentage) / 1e18,
+      supply: Number(state.actualSupply),
     };
     weightedModels.set(state, m);
   }
@@ -135,8 +180,9 @@ function approxOut(edge: EdgeOf<BalancerV2Pool>, amountIn: number): number {
   const pool = edge.pool;
   if (pool.type === "weighted") {
     const tokens = pool.state.tokens;
-    return weightedOut(
+    return weightedApprox(
       weightedModel(pool.state),
+      edge.action,
       tokens.indexOf(edge.tokenIn),
       tokens.indexOf(edge.tokenOut),
       amountIn,
@@ -158,6 +204,8 @@ function approxOut(edge: EdgeOf<BalancerV2Pool>, amountIn: number): number {
  */
 function marginalValue(pool: BalancerV2Pool, token: Address): [bigint, bigint] {
   if (pool.type === "weighted") {
+    // Weights sum to ONE: a BPT's share of the pool is worth ONE / supply in the same unit.
+    if (token === pool.address) return [ONE, pool.state.actualSupply];
     const i = tokenIndex(pool.state.tokens, token);
     return [
       perToken(pool.state.normalizedWeights, i, "weight"),
@@ -185,6 +233,7 @@ function marginalValue(pool: BalancerV2Pool, token: Address): [bigint, bigint] {
 function floatValue(pool: BalancerV2Pool, token: Address): number {
   if (pool.type === "weighted") {
     const m = weightedModel(pool.state);
+    if (token === pool.address) return 1e18 / m.supply;
     const i = pool.state.tokens.indexOf(token);
     return (m.weights[i] as number) / (m.balances[i] as number);
   }
@@ -212,6 +261,7 @@ export const balancerV2Pool: PoolKind<BalancerV2Pool> = {
           }),
         ),
     ),
+  terminalEdges: weightedJoinExitEdges,
   quote: (edge, amountIn) => {
     try {
       return outputQuote(exactOut(edge, amountIn));
@@ -233,8 +283,9 @@ export const balancerV2Pool: PoolKind<BalancerV2Pool> = {
       const m = weightedModel(pool.state);
       const i = pool.state.tokens.indexOf(edge.tokenIn);
       const o = pool.state.tokens.indexOf(edge.tokenOut);
+      const action = edge.action;
       return (amountIn, result) => {
-        result.out = weightedOut(m, i, o, amountIn);
+        result.out = weightedApprox(m, action, i, o, amountIn);
         result.ticksCrossed = 0;
         return result;
       };
@@ -260,6 +311,7 @@ export const balancerV2Pool: PoolKind<BalancerV2Pool> = {
     if (pool.type === "composable-stable" && token === pool.address) {
       return stableModel(pool.state).supply;
     }
+    if (pool.type === "weighted" && token === pool.address) return Number(pool.state.actualSupply);
     return Number(perToken(pool.state.balances, tokenIndex(pool.state.tokens, token), "balance"));
   },
   priceAcross: (edge, price) => {
@@ -271,26 +323,52 @@ export const balancerV2Pool: PoolKind<BalancerV2Pool> = {
   },
   gas: (edge) => {
     const pool = edge.pool;
-    if (pool.type === "weighted") return BALANCER_V2_WEIGHTED_SWAP_GAS;
+    if (pool.type === "weighted") {
+      if (edge.action === "deposit") return BALANCER_V2_WEIGHTED_JOIN_GAS;
+      if (edge.action === "redeem") return BALANCER_V2_WEIGHTED_EXIT_GAS;
+      return BALANCER_V2_WEIGHTED_SWAP_GAS;
+    }
     if (edge.tokenOut === pool.address) return BALANCER_V2_STABLE_JOIN_SWAP_GAS;
     if (edge.tokenIn === pool.address) return BALANCER_V2_STABLE_EXIT_SWAP_GAS;
     return BALANCER_V2_STABLE_SWAP_GAS;
   },
   addHop: (planner, context, hop, amountIn, recipient) => {
     const { edge } = hop;
+    const pool = edge.pool;
+    const limit =
+      context.bounds && hop.amountOut > 0n
+        ? minimumOf(hop.amountOut, context.bounds.slippageBps)
+        : 0n;
+    if (pool.type === "weighted" && edge.action !== "swap") {
+      const deposit = edge.action === "deposit";
+      return addBalancerV2WeightedJoinExit(planner, {
+        side: deposit ? "join" : "exit",
+        vault: pool.vault,
+        poolId: pool.poolId,
+        pool: pool.address,
+        tokens: pool.state.tokens,
+        token: deposit ? edge.tokenIn : edge.tokenOut,
+        amountIn,
+        sender: context.account,
+        recipient,
+        limit,
+        programValues:
+          context.strategy === "router"
+            ? context.execution.executor
+            : context.execution.programValues,
+        minAmountOutCheck: context.execution.minAmountOutCheck,
+      });
+    }
     return addBalancerV2Swap(planner, {
-      vault: edge.pool.vault,
-      poolId: edge.pool.poolId,
+      vault: pool.vault,
+      poolId: pool.poolId,
       tokenIn: edge.tokenIn,
       tokenOut: edge.tokenOut,
       amountIn,
       sender: context.account,
-      approve: edge.tokenIn !== edge.pool.address,
+      approve: edge.tokenIn !== pool.address,
       recipient,
-      limit:
-        context.bounds && hop.amountOut > 0n
-          ? minimumOf(hop.amountOut, context.bounds.slippageBps)
-          : 0n,
+      limit,
       deadline: context.bounds?.deadline ?? maxUint256,
     });
   },

@@ -4,11 +4,13 @@ import type { Protocol } from "../types.js";
 import { BALANCER_V2_POOL_KIND, balancerV2Pool } from "./pool.js";
 
 /**
- * Balancer V2: swaps through the vault's weighted and composable stable pools, and a composable
- * stable pool's single-token joins and exits: `deposit` of one of its tokens for its BPT and
- * `redeem` of BPT for one of its tokens, each the vault's swap into or out of the BPT (a
- * registered token of the pool). Supported on the chains whose setup names a vault
- * (`ChainSetup.balancerV2`), whose pools the service indexes.
+ * Balancer V2: swaps through the vault's weighted and composable stable pools, and single-token
+ * joins and exits of both: `deposit` of one of a pool's tokens for its BPT and `redeem` of BPT
+ * for one of its tokens. A composable stable pool's are the vault's swap into or out of the BPT
+ * (a registered token of the pool); a weighted pool's are `Vault.joinPool`
+ * (`EXACT_TOKENS_IN_FOR_BPT_OUT`) and `Vault.exitPool` (`EXACT_BPT_IN_FOR_ONE_TOKEN_OUT`).
+ * Supported on the chains whose setup names a vault (`ChainSetup.balancerV2`), whose pools the
+ * service indexes.
  */
 export const balancerV2: Protocol = {
   slug: "balancer-v2",
@@ -16,7 +18,7 @@ export const balancerV2: Protocol = {
   project: {
     title: "Balancer V2",
     description:
-      "Vault of weighted and composable stable pools; a stable pool's BPT trades like its tokens.",
+      "Vault of weighted and composable stable pools; joins and exits with one token of a pool.",
     url: "https://balancer.fi",
     twitter: "@Balancer",
     category: "Dexes",
@@ -46,9 +48,9 @@ export const balancerV2: Protocol = {
     {
       method: "deposit",
       name: "Join with one token",
-      functionNames: ["swap"],
+      functionNames: ["swap", "joinPool"],
       inputs: {
-        primaryAddress: "Composable stable pool address",
+        primaryAddress: "Pool address (weighted or composable stable)",
         tokenIn: "One of the pool's tokens",
         tokenOut: "The pool's BPT (its address)",
         amountIn: AMOUNT_DESCRIPTION,
@@ -58,9 +60,9 @@ export const balancerV2: Protocol = {
     {
       method: "redeem",
       name: "Exit to one token",
-      functionNames: ["swap"],
+      functionNames: ["swap", "exitPool"],
       inputs: {
-        primaryAddress: "Composable stable pool address",
+        primaryAddress: "Pool address (weighted or composable stable)",
         tokenIn: "The pool's BPT (its address)",
         tokenOut: "One of the pool's tokens",
         amountIn: AMOUNT_DESCRIPTION,

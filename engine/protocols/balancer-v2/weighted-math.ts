@@ -20,6 +20,8 @@ import {
 /** A swap may bring in or take out at most 30% of the token's balance (the power's domain). */
 export const MAX_IN_RATIO = 3n * 10n ** 17n;
 export const MAX_OUT_RATIO = 3n * 10n ** 17n;
+/** An exit may burn at most 30% of the BPT supply: the invariant may fall to 70% of itself. */
+export const MIN_INVARIANT_RATIO = 7n * 10n ** 17n;
 
 /**
  * The amount out for `amountIn` (fee already taken), as `WeightedMath._calcOutGivenIn`:
@@ -105,6 +107,32 @@ export function calcBptOutGivenExactTokensIn(params: {
     invariantRatio = mulDown(invariantRatio, powDown(balanceRatio, weightAt(normalizedWeights, i)));
   }
   return invariantRatio > ONE ? mulDown(bptTotalSupply, invariantRatio - ONE) : 0n;
+}
+
+/**
+ * The amount of one token an exit burning exactly `bptAmountIn` pays, as
+ * `WeightedMath._calcTokenOutGivenExactBptIn`: b · (1 - ((S - B) / S)^(1 / w)), the base and the
+ * power rounded up so that the complement rounds down; the part beyond a proportional exit (a
+ * swap in disguise) pays the swap fee, rounded up. Reverts (`MIN_BPT_IN_FOR_TOKEN_OUT`) past 30%
+ * of the supply.
+ */
+export function calcTokenOutGivenExactBptIn(params: {
+  balance: bigint;
+  normalizedWeight: bigint;
+  bptAmountIn: bigint;
+  bptTotalSupply: bigint;
+  swapFeePercentage: bigint;
+}): bigint {
+  const { balance, normalizedWeight, bptAmountIn, bptTotalSupply, swapFeePercentage } = params;
+  const invariantRatio = divUp(sub(bptTotalSupply, bptAmountIn), bptTotalSupply);
+  if (invariantRatio < MIN_INVARIANT_RATIO) {
+    throw new BalancerMathError("MIN_BPT_IN_FOR_TOKEN_OUT", "calcTokenOutGivenExactBptIn");
+  }
+  const balanceRatio = powUp(invariantRatio, divDown(ONE, normalizedWeight));
+  const amountOutWithoutFee = mulDown(balance, complement(balanceRatio));
+  const taxableAmount = mulUp(amountOutWithoutFee, complement(normalizedWeight));
+  const nonTaxableAmount = sub(amountOutWithoutFee, taxableAmount);
+  return add(nonTaxableAmount, mulUp(taxableAmount, complement(swapFeePercentage)));
 }
 
 function weightAt(weights: readonly bigint[], i: number): bigint {

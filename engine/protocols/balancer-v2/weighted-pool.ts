@@ -13,7 +13,12 @@ import {
   tokenIndex,
   upscale,
 } from "./base-pool.js";
-import { calcBptOutGivenExactTokensIn, calcInGivenOut, calcOutGivenIn } from "./weighted-math.js";
+import {
+  calcBptOutGivenExactTokensIn,
+  calcInGivenOut,
+  calcOutGivenIn,
+  calcTokenOutGivenExactBptIn,
+} from "./weighted-math.js";
 
 export type { WeightedPoolState };
 
@@ -107,4 +112,25 @@ export function quoteWeightedJoinExactTokenIn(params: {
     bptTotalSupply: pool.actualSupply,
     swapFeePercentage: pool.swapFeePercentage,
   });
+}
+
+/**
+ * The amount of `tokenOut` an exit burning exactly `bptIn` pays (`EXACT_BPT_IN_FOR_ONE_TOKEN_OUT`),
+ * against the supply the pool exits against (its actual supply, protocol fees due minted first):
+ * upscale, `calcTokenOutGivenExactBptIn`, downscale rounding down.
+ */
+export function quoteWeightedExitExactBptIn(params: {
+  pool: WeightedPoolState;
+  tokenOut: Address;
+  bptIn: bigint;
+}): bigint {
+  const tokenOut = side(params.pool, params.tokenOut);
+  const amountOut = calcTokenOutGivenExactBptIn({
+    balance: tokenOut.balance,
+    normalizedWeight: tokenOut.weight,
+    bptAmountIn: params.bptIn,
+    bptTotalSupply: params.pool.actualSupply,
+    swapFeePercentage: params.pool.swapFeePercentage,
+  });
+  return downscaleDown(amountOut, tokenOut.scalingFactor);
 }

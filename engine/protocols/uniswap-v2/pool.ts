@@ -302,9 +302,9 @@ export const uniswapV2Pool: PoolKind<V2Pool> = {
   // A fork's pair has no deposit or redeem edge (zapEdges): its LP token is priced at its share
   // of the reserves. On a fork whose protocol fee is on, the LP its `feeTo` is owed since the
   // pair's last add or removal is minted only then, so the share is of the supply in existence.
-  // Uniswap's own pairs are priced across their deposit edges, which come first.
+  // Uniswap's own pairs are priced across their deposit edges.
   backing: (pool) =>
-    pool.totalSupply > 0n
+    pool.totalSupply > 0n && zapEdges(pool).length === 0
       ? {
           token: pool.address,
           supply: pool.totalSupply,

@@ -125,7 +125,9 @@ ponder.on("BalancerV2Vault:Swap", async ({ event, context }) => {
     poolId,
     deltas,
     event.block.number,
-    (row) => row.poolType === "composable-stable",
+    // A stable pool's rates and fee state, and the actual supply of a weighted pool that owes
+    // its protocol a share of the swap's fee, move with the swap.
+    (row) => row.poolType === "composable-stable" || row.protocolSwapFeePercentage > 0n,
   );
 });
 
@@ -197,6 +199,7 @@ ponder.on("BalancerV2ComposableStablePool:AmpUpdateStopped", async ({ event, con
 for (const name of [
   "BalancerV2ComposableStablePool:TokenRateCacheUpdated",
   "BalancerV2ComposableStablePool:ProtocolFeePercentageCacheUpdated",
+  "BalancerV2WeightedPool:ProtocolFeePercentageCacheUpdated",
 ] as const) {
   ponder.on(name, async ({ event, context }) => {
     await updatePool(context, event.log.address, event.block.number, (row) =>

@@ -85,9 +85,10 @@ export async function readDynamic(
   if (pool.poolType === "weighted") {
     const weighted = { address: pool.address, abi: BalancerV2WeightedPoolAbi } as const;
     const totalSupply = await read({ ...weighted, functionName: "totalSupply" });
-    const [actualSupply, scalingFactors] = await Promise.all([
+    const [actualSupply, scalingFactors, protocolSwapFee] = await Promise.all([
       emptyOr(totalSupply, () => read({ ...weighted, functionName: "getActualSupply" })),
       hasRateProviders(pool) ? read({ ...weighted, functionName: "getScalingFactors" }) : undefined,
+      read({ ...weighted, functionName: "getProtocolFeePercentageCache", args: [SWAP_FEE_TYPE] }),
     ]);
     const ones = pool.tokens.map(() => ONE);
     return {
@@ -101,7 +102,7 @@ export async function readDynamic(
       amp: 0n,
       lastJoinExitAmp: 0n,
       lastPostJoinExitInvariant: 0n,
-      protocolSwapFeePercentage: 0n,
+      protocolSwapFeePercentage: protocolSwapFee,
       protocolYieldFeePercentage: 0n,
     };
   }

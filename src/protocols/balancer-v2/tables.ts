@@ -51,6 +51,11 @@ export const balancerV2Pool = onchainTable(
     ampEndTime: t.bigint().notNull(),
     lastJoinExitAmp: t.bigint().notNull(),
     lastPostJoinExitInvariant: t.bigint().notNull(),
+    /**
+     * `getProtocolFeePercentageCache(0)`, weighted pools' too: a weighted pool whose protocol is
+     * paid a share of swap fees owes it more BPT after every swap, so its actual supply is read
+     * again after each.
+     */
     protocolSwapFeePercentage: t.bigint().notNull(),
     protocolYieldFeePercentage: t.bigint().notNull(),
     createdBlock: t.bigint().notNull(),
