@@ -653,6 +653,90 @@ describe("Balancer V2 indexed, catalogued and routed on the devnet", () => {
     await expectRowsEqualChain();
   });
 
+  test("the history tables: a swap row per vault Swap of an indexed pool, exact to the wei, at the pool's fee; the tokens' volume counts them", async () => {
+    await settleGraph();
+    const indexed = new Set(POOLS.map((name) => pool(name).address.toLowerCase()));
+    const logs = (
+      await a.client.getContractEvents({
+        address: balancer.vault,
+        abi: BalancerV2VaultAbi,
+        eventName: "Swap",
+        fromBlock: 0n,
+      })
+    ).filter((log) => indexed.has(log.args.poolId?.slice(0, 42).toLowerCase() ?? ""));
+    type SwapRow = {
+      txHash: Hex;
+      logIndex: number;
+      pool: string;
+      token0: string;
+      token1: string;
+      sender: string;
+      recipient: string;
+      amount0: string;
+      amount1: string;
+      amountUsd: string;
+      feesUsd: string;
+      price: string;
+    };
+    const { swaps } = await graphqlQuery<{ swaps: { items: SwapRow[] } }>(
+      service,
+      `{ swaps(where: { protocolSlug: "balancer-v2" }, orderBy: "blockNumber", limit: 1000) { items { txHash logIndex pool token0 token1 sender recipient amount0 amount1 amountUsd feesUsd price } } }`,
+    );
+    // The routes and actions above swapped through the vault many times.
+    expect(logs.length).toBeGreaterThanOrEqual(10);
+    expect(swaps.items).toHaveLength(logs.length);
+    const rowOf = new Map(swaps.items.map((r) => [`${r.txHash}:${r.logIndex}`, r]));
+    let bal = 0n;
+    for (const log of logs) {
+      const { poolId, tokenIn, tokenOut, amountIn, amountOut } = log.args as {
+        poolId: Hex;
+        tokenIn: Address;
+        tokenOut: Address;
+        amountIn: bigint;
+        amountOut: bigint;
+      };
+      const row = rowOf.get(`${log.transactionHash}:${log.logIndex}`);
+      const inFirst = tokenIn.toLowerCase() < tokenOut.toLowerCase();
+      const tx = await a.client.getTransaction({ hash: log.transactionHash as Hex });
+      const fee = await a.client.readContract({
+        address: poolId.slice(0, 42) as Address,
+        abi: BalancerV2WeightedPoolAbi,
+        functionName: "getSwapFeePercentage",
+      });
+      expect(row).toMatchObject({
+        pool: poolId.slice(0, 42).toLowerCase(),
+        token0: (inFirst ? tokenIn : tokenOut).toLowerCase(),
+        token1: (inFirst ? tokenOut : tokenIn).toLowerCase(),
+        sender: tx.from.toLowerCase(),
+        recipient: tx.from.toLowerCase(),
+        amount0: String(inFirst ? amountIn : -amountOut),
+        amount1: String(inFirst ? -amountOut : amountIn),
+        // The swap's own price, token1 per token0 (Q128).
+        price: String(
+          ((inFirst ? amountOut : amountIn) << 128n) / (inFirst ? amountIn : amountOut),
+        ),
+      });
+      expect(BigInt(row?.feesUsd ?? -1)).toBe(
+        (BigInt(row?.amountUsd ?? 0) * (fee / 10n ** 12n)) / 1_000_000n,
+      );
+      for (const [token, amount] of [
+        [tokenIn, amountIn],
+        [tokenOut, amountOut],
+      ] as const) {
+        if (token.toLowerCase() === a.token("BAL").toLowerCase()) bal += amount;
+      }
+    }
+    // Priced swaps are valued: one between WETH and USDC at least.
+    expect(swaps.items.some((r) => BigInt(r.amountUsd) > 0n)).toBe(true);
+    // BAL trades in the 80/20 pool alone: its volume is those swaps'.
+    const { tokenMarket } = await graphqlQuery<{ tokenMarket: { volume: string } | null }>(
+      service,
+      `{ tokenMarket(chainId: ${chainId}, address: "${a.token("BAL").toLowerCase()}") { volume } }`,
+    );
+    expect(bal).toBeGreaterThan(0n);
+    expect(tokenMarket).toEqual({ volume: String(bal) });
+  });
+
   test("router: USDT → DAI through the stable pool a day into an amp update, whose only event was a day before", async () => {
     const stable = pool("stableUsd");
     const u = a.user(7);

@@ -514,39 +514,56 @@ export async function recordPoolEvent(
       })
       .onConflictDoUpdate((existing) => poolPeriodUpdate(existing, closing, volume));
   }
-  for (const [t, decimals, amount] of [
-    [t0, pool.decimals0, volume.token0],
-    [t1, pool.decimals1, volume.token1],
-  ] as const) {
-    const p = t.after.priceUsd;
-    const day = {
-      priceUsd: p,
-      totalValueLocked: t.after.totalValueLocked,
-      tvlUsd: usdOrNull(t.after.totalValueLocked, p, decimals) ?? 0n,
-      block,
-    };
-    await context.db
-      .insert(tokenDay)
-      .values({
-        chainId,
-        token: t.address,
-        periodStart: periods.day,
-        volume: amount,
-        volumeUsd: volume.usd,
-        swapCount: volume.swaps,
-        totalValueLocked: day.totalValueLocked,
-        tvlUsd: day.tvlUsd,
-        openUsd: p,
-        highUsd: p,
-        lowUsd: p,
-        closeUsd: p,
-        updatedBlock: block,
-      })
-      .onConflictDoUpdate((existing) =>
-        tokenDayUpdate(existing, day, { amount, usd: volume.usd, swaps: volume.swaps }),
-      );
-  }
+  await writeTokenDay(context, t0, pool.decimals0, periods.day, block, {
+    amount: volume.token0,
+    usd: volume.usd,
+    swaps: volume.swaps,
+  });
+  await writeTokenDay(context, t1, pool.decimals1, periods.day, block, {
+    amount: volume.token1,
+    usd: volume.usd,
+    swaps: volume.swaps,
+  });
   return { pool, price0: t0.after.priceUsd, price1: t1.after.priceUsd };
+}
+
+/**
+ * A token's day row after an event: what all pools hold of it and its price then, and the
+ * event's volume (none for a liquidity change).
+ */
+async function writeTokenDay(
+  context: Context,
+  t: TokenMarketChange,
+  decimals: number | null,
+  periodStart: number,
+  block: bigint,
+  volume: { amount: bigint; usd: bigint; swaps: number },
+): Promise<void> {
+  const p = t.after.priceUsd;
+  const day = {
+    priceUsd: p,
+    totalValueLocked: t.after.totalValueLocked,
+    tvlUsd: usdOrNull(t.after.totalValueLocked, p, decimals) ?? 0n,
+    block,
+  };
+  await context.db
+    .insert(tokenDay)
+    .values({
+      chainId: context.chain.id,
+      token: t.address,
+      periodStart,
+      volume: volume.amount,
+      volumeUsd: volume.usd,
+      swapCount: volume.swaps,
+      totalValueLocked: day.totalValueLocked,
+      tvlUsd: day.tvlUsd,
+      openUsd: p,
+      highUsd: p,
+      lowUsd: p,
+      closeUsd: p,
+      updatedBlock: block,
+    })
+    .onConflictDoUpdate((existing) => tokenDayUpdate(existing, day, volume));
 }
 
 /** A pool's valuation as its rows stand (no event applied), or undefined when not registered. */
@@ -654,4 +671,83 @@ export async function recordVaultEvent(
     shares: params.shares,
     assetsUsd: usdOrNull(params.assets, market.before.priceUsd, assetToken?.decimals ?? null),
   });
+}
+
+/**
+ * A swap through a pool the two-token tables do not hold (a Balancer V2 pool, which may hold
+ * more than two tokens): its `swap` row, its two tokens ordered by address as a pool's are, and
+ * their volume in `token_market` and `token_day`, valued at their prices as they stand (such a
+ * pool sets no price). Its price is the swap's own: what it exchanged of token1 per token0,
+ * fees included. No pool row is written (`pool_market`, `pool_hour` and `pool_day` are of
+ * two-token pools), and what the pool holds is not counted in the tokens' value locked.
+ */
+export async function recordMultiTokenSwap(
+  context: Context,
+  event: EventMeta,
+  swapped: {
+    pool: Address;
+    protocolSlug: string;
+    tokenIn: Address;
+    tokenOut: Address;
+    amountIn: bigint;
+    amountOut: bigint;
+    /** The pool's swap fee, in millionths of the input. */
+    feePpm: number;
+    /** Who sent the transaction: the pool's event names neither sender nor recipient. */
+    account: Address;
+  },
+): Promise<void> {
+  const chainId = context.chain.id;
+  const block = event.block.number;
+  const inFirst = swapped.tokenIn.toLowerCase() < swapped.tokenOut.toLowerCase();
+  const [token0, token1] = inFirst
+    ? [swapped.tokenIn, swapped.tokenOut]
+    : [swapped.tokenOut, swapped.tokenIn];
+  const [amount0, amount1] = inFirst
+    ? [swapped.amountIn, -swapped.amountOut]
+    : [-swapped.amountOut, swapped.amountIn];
+  const [abs0, abs1] = inFirst
+    ? [swapped.amountIn, swapped.amountOut]
+    : [swapped.amountOut, swapped.amountIn];
+  const [t0, t1, c0, c1] = await Promise.all([
+    readTokenMarket(context, token0),
+    readTokenMarket(context, token1),
+    context.db.find(token, { chainId, address: token0 }),
+    context.db.find(token, { chainId, address: token1 }),
+  ]);
+  const decimals0 = c0?.decimals ?? null;
+  const decimals1 = c1?.decimals ?? null;
+  const usd = swapUsd(
+    usdOrNull(abs0, t0.after.priceUsd, decimals0),
+    usdOrNull(abs1, t1.after.priceUsd, decimals1),
+  );
+  const fees = (usd * BigInt(swapped.feePpm)) / 1_000_000n;
+  await context.db.insert(swap).values({
+    chainId,
+    txHash: event.transaction.hash,
+    logIndex: event.log.logIndex,
+    blockNumber: block,
+    timestamp: event.block.timestamp,
+    protocolSlug: swapped.protocolSlug,
+    pool: swapped.pool,
+    token0,
+    token1,
+    sender: swapped.account,
+    recipient: swapped.account,
+    amount0,
+    amount1,
+    amountUsd: usd,
+    feesUsd: fees,
+    price: priceX128Of(abs1, abs0),
+  });
+  const periodStart = periodStarts(event.block.timestamp).day;
+  for (const [t, decimals, amount] of [
+    [t0, decimals0, abs0],
+    [t1, decimals1, abs1],
+  ] as const) {
+    t.after.volume += amount;
+    t.after.volumeUsd += usd;
+    await writeTokenMarket(context, t, block);
+    await writeTokenDay(context, t, decimals, periodStart, block, { amount, usd, swaps: 1 });
+  }
 }

@@ -16,7 +16,12 @@
  */
 import { index, onchainTable, type PgColumnsBuilders, primaryKey } from "ponder";
 
-/** One swap: amounts as the pool sees them (positive into the pool, negative out of it). */
+/**
+ * One swap: amounts as the pool sees them (positive into the pool, negative out of it). A
+ * Balancer V2 swap (`recordMultiTokenSwap`: its pool may hold more than two tokens) is between
+ * the two tokens it exchanged, ordered by address; the vault's event names no sender or
+ * recipient, so both are the transaction's sender, and its `price` is the swap's own.
+ */
 export const swap = onchainTable(
   "swap",
   (t) => ({
@@ -39,7 +44,10 @@ export const swap = onchainTable(
     amountUsd: t.bigint().notNull(),
     /** `amountUsd` × the pool's fee. */
     feesUsd: t.bigint().notNull(),
-    /** The pool's price after the swap (Q128, token1 per token0). */
+    /**
+     * The pool's price after the swap (Q128, token1 per token0); for a Balancer V2 swap, what it
+     * exchanged of token1 per token0, fees included.
+     */
     price: t.bigint().notNull(),
   }),
   (table) => ({

@@ -9,6 +9,7 @@
 import { type Context, ponder } from "ponder:registry";
 import { balancerV2Pool } from "ponder:schema";
 import { type Address, type Hex, slice } from "viem";
+import { recordMultiTokenSwap } from "../../analytics/record.js";
 import { coalescedReads, readsAt, stateReader } from "../../state-start/reads.js";
 import { ensureTokens } from "../../tokens/tokens.js";
 import { poolsWithRates, rememberRatePool } from "./rate-pools.js";
@@ -94,6 +95,7 @@ ponder.on("BalancerV2ComposableStablePoolFactory:PoolCreated", async ({ event, c
  * Adds `deltas` (by token, lowercase) to an indexed pool's balances and, for what the change
  * moves beyond them (a stable pool's supply and rate caches on every swap; any pool's supply on
  * a join or exit), reads the pool at the event's block. Skips a pool no known factory created.
+ * @returns the pool's row as it stood before, or undefined when the pool is not indexed.
  */
 async function applyBalances(
   context: Context,
@@ -101,10 +103,10 @@ async function applyBalances(
   deltas: ReadonlyMap<Address, bigint>,
   blockNumber: bigint,
   read: (row: PoolRow) => boolean,
-): Promise<void> {
+): Promise<PoolRow | undefined> {
   const key = { chainId: context.chain.id, address: poolAddress(poolId) };
   const row = await context.db.find(balancerV2Pool, key);
-  if (!row) return;
+  if (!row) return undefined;
   const balances = row.tokens.map(
     (token, i) => (row.balances[i] ?? 0n) + (deltas.get(token.toLowerCase() as Address) ?? 0n),
   );
@@ -112,7 +114,11 @@ async function applyBalances(
   await context.db
     .update(balancerV2Pool, key)
     .set({ balances, ...dynamic, updatedBlock: blockNumber });
+  return row;
 }
+
+/** A swap fee of 18 decimals (1e18 = 100%) in millionths, rounded down. */
+const feePpmOf = (swapFeePercentage: bigint) => Number(swapFeePercentage / 10n ** 12n);
 
 ponder.on("BalancerV2Vault:Swap", async ({ event, context }) => {
   const { poolId, tokenIn, tokenOut, amountIn, amountOut } = event.args;
@@ -120,7 +126,7 @@ ponder.on("BalancerV2Vault:Swap", async ({ event, context }) => {
     [lower(tokenIn), amountIn],
     [lower(tokenOut), -amountOut],
   ]);
-  await applyBalances(
+  const row = await applyBalances(
     context,
     poolId,
     deltas,
@@ -129,6 +135,17 @@ ponder.on("BalancerV2Vault:Swap", async ({ event, context }) => {
     // its protocol a share of the swap's fee, move with the swap.
     (row) => row.poolType === "composable-stable" || row.protocolSwapFeePercentage > 0n,
   );
+  if (!row) return;
+  await recordMultiTokenSwap(context, event, {
+    pool: row.address,
+    protocolSlug: "balancer-v2",
+    tokenIn: lower(tokenIn),
+    tokenOut: lower(tokenOut),
+    amountIn,
+    amountOut,
+    feePpm: feePpmOf(row.swapFeePercentage),
+    account: lower(event.transaction.from),
+  });
 });
 
 // A join's or exit's amounts less the protocol's swap fees the vault paid from them (zero for
