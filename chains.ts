@@ -13,6 +13,7 @@ import {
   deterministicExecutionAddresses,
   OP_STACK_GAS_PRICE_ORACLE,
   UNISWAP_V2_FORKS,
+  UNISWAP_V3_FORKS,
 } from "./engine/index.js";
 import { KNOWN_CHAINS } from "./known-chains.js";
 import { pinnedStart, startSetting } from "./start-blocks.js";
@@ -95,19 +96,65 @@ export function parseV2Forks(
   value: string | undefined,
   variable: string,
 ): { slug: string; factory: Address; deployedAt: number | undefined }[] {
+  return parseForkList(value, variable, {
+    family: "Uniswap V2",
+    known: UNISWAP_V2_FORKS.map((f) => f.slug),
+    addresses: ["factory"],
+  }).map(({ slug, addresses: [factory], deployedAt }) => ({
+    slug,
+    factory: factory as Address,
+    deployedAt,
+  }));
+}
+
+/**
+ * `UNISWAP_V3_FORKS_<id>`: comma-separated `<slug>:<factory>:<SwapRouter>[:<deployment block>]`,
+ * each slug a known fork of Uniswap V3 (engine/protocols/uniswap-v3/forks.ts). Its pools are
+ * swapped through that SwapRouter.
+ */
+export function parseV3Forks(
+  value: string | undefined,
+  variable: string,
+): { slug: string; factory: Address; swapRouter: Address; deployedAt: number | undefined }[] {
+  return parseForkList(value, variable, {
+    family: "Uniswap V3",
+    known: UNISWAP_V3_FORKS.map((f) => f.slug),
+    addresses: ["factory", "SwapRouter"],
+  }).map(({ slug, addresses: [factory, swapRouter], deployedAt }) => ({
+    slug,
+    factory: factory as Address,
+    swapRouter: swapRouter as Address,
+    deployedAt,
+  }));
+}
+
+/**
+ * A fork list: comma-separated `<slug>:<address>…[:<deployment block>]`, the addresses named by
+ * `addresses`, each slug one of `known`.
+ * @throws Error naming the variable for an unknown slug or a malformed entry.
+ */
+function parseForkList(
+  value: string | undefined,
+  variable: string,
+  shape: { family: string; known: string[]; addresses: string[] },
+): { slug: string; addresses: Address[]; deployedAt: number | undefined }[] {
   if (value === undefined || value.trim() === "") return [];
+  const expected = `<slug>:${shape.addresses.map((a) => `<${a} address>`).join(":")}[:<deployment block>]`;
   return value.split(",").map((entry) => {
-    const [slug = "", factory = "", block, ...rest] = entry.trim().split(":");
-    const known = UNISWAP_V2_FORKS.map((f) => f.slug);
-    if (!known.includes(slug)) {
+    const [slug = "", ...rest] = entry.trim().split(":");
+    if (!shape.known.includes(slug)) {
       throw new Error(
-        `${variable}: "${slug}" is not a known Uniswap V2 fork (known: ${known.join(", ")})`,
+        `${variable}: "${slug}" is not a known ${shape.family} fork (known: ${shape.known.join(", ")})`,
       );
     }
-    if (!isAddress(factory, { strict: false }) || rest.length > 0) {
-      throw new Error(
-        `${variable}: expected <slug>:<factory address>[:<deployment block>], got "${entry.trim()}"`,
-      );
+    const addresses = rest.slice(0, shape.addresses.length);
+    const [block, ...extra] = rest.slice(shape.addresses.length);
+    if (
+      addresses.length < shape.addresses.length ||
+      !addresses.every((a) => isAddress(a, { strict: false })) ||
+      extra.length > 0
+    ) {
+      throw new Error(`${variable}: expected ${expected}, got "${entry.trim()}"`);
     }
     if (block !== undefined && !/^\d+$/.test(block)) {
       throw new Error(
@@ -116,7 +163,7 @@ export function parseV2Forks(
     }
     return {
       slug,
-      factory: getAddress(factory),
+      addresses: addresses.map((a) => getAddress(a)),
       deployedAt: block === undefined ? undefined : Number(block),
     };
   });
@@ -182,11 +229,12 @@ function realChain(id: number, rpc: string[], env: NodeJS.ProcessEnv): ChainSetu
   // state start must know them all, so they are discovered from genesis. (A known protocol
   // whose deployment block no source names has 0, known-chains.ts: nothing recorded.)
   const v2Forks = parseV2Forks(env[`UNISWAP_V2_FORKS_${id}`], `UNISWAP_V2_FORKS_${id}`);
+  const v3Forks = parseV3Forks(env[`UNISWAP_V3_FORKS_${id}`], `UNISWAP_V3_FORKS_${id}`);
   const recorded = Math.min(
     ...[known?.uniswapV2, known?.uniswapV3, known?.uniswapV4, known?.aaveV3].map((p) =>
       p?.startBlock ? p.startBlock : Number.POSITIVE_INFINITY,
     ),
-    ...v2Forks.map((f) => f.deployedAt || Number.POSITIVE_INFINITY),
+    ...[...v2Forks, ...v3Forks].map((f) => f.deployedAt || Number.POSITIVE_INFINITY),
   );
   const discoverFrom = (deployed: number | undefined) => {
     if (typeof start !== "number") return deployed ?? 0;
@@ -203,6 +251,12 @@ function realChain(id: number, rpc: string[], env: NodeJS.ProcessEnv): ChainSetu
   const uniswapV2Forks = v2Forks.map((f) => ({
     slug: f.slug,
     factory: f.factory,
+    startBlock: discoverFrom(f.deployedAt),
+  }));
+  const uniswapV3Forks = v3Forks.map((f) => ({
+    slug: f.slug,
+    factory: f.factory,
+    swapRouter: f.swapRouter,
     startBlock: discoverFrom(f.deployedAt),
   }));
   const uniswapV3 = v3Factory
@@ -235,6 +289,7 @@ function realChain(id: number, rpc: string[], env: NodeJS.ProcessEnv): ChainSetu
     uniswapV2?.startBlock ?? Number.POSITIVE_INFINITY,
     ...uniswapV2Forks.map((f) => f.startBlock),
     uniswapV3?.startBlock ?? Number.POSITIVE_INFINITY,
+    ...uniswapV3Forks.map((f) => f.startBlock),
     uniswapV4?.startBlock ?? Number.POSITIVE_INFINITY,
     aaveV3?.startBlock ?? Number.POSITIVE_INFINITY,
     balancerV2?.startBlock ?? Number.POSITIVE_INFINITY,
@@ -254,6 +309,7 @@ function realChain(id: number, rpc: string[], env: NodeJS.ProcessEnv): ChainSetu
     uniswapV2,
     uniswapV2Forks: uniswapV2Forks.length > 0 ? uniswapV2Forks : undefined,
     uniswapV3,
+    uniswapV3Forks: uniswapV3Forks.length > 0 ? uniswapV3Forks : undefined,
     uniswapV4,
     aaveV3,
     balancerV2,
@@ -325,6 +381,13 @@ function devnetChain(env: NodeJS.ProcessEnv): ChainSetup | undefined {
       quoterV2: deployment.uniswapV3.quoterV2,
       startBlock: deployment.startBlock,
     },
+    uniswapV3Forks: (deployment.uniswapV3Forks ?? []).map((f) => ({
+      slug: f.slug,
+      factory: f.factory,
+      swapRouter: f.swapRouter,
+      quoterV2: f.quoterV2,
+      startBlock: deployment.startBlock,
+    })),
     uniswapV4: deployment.uniswapV4 && {
       poolManager: deployment.uniswapV4.poolManager,
       stateView: deployment.uniswapV4.stateView,

@@ -102,6 +102,18 @@ export type BalancerV2Deployment = {
   pools: Record<string, BalancerV2DeployedPool>;
 };
 
+/** A fork of Uniswap V3 on the devnet: its factory, pool deployer, periphery and pools. */
+export type UniswapV3ForkDeployment = {
+  slug: string;
+  factory: Address;
+  /** The contract that creates the factory's pools (their CREATE2 deployer). */
+  poolDeployer: Address;
+  positionManager: Address;
+  swapRouter: Address;
+  quoterV2: Address;
+  pools: Address[];
+};
+
 /** Everything deployed on the devnet; written as JSON where `ponder.config.ts` reads it. */
 export type Deployment = {
   chainId: number;
@@ -125,6 +137,11 @@ export type Deployment = {
     quoterV2: Address;
     pools: Address[];
   };
+  /**
+   * Forks of Uniswap V3 deployed beside it, each under a known fork's slug, with the fork's own
+   * periphery (absent from the files of worlds deployed before the devnet had them).
+   */
+  uniswapV3Forks?: UniswapV3ForkDeployment[];
   /** Absent from the files of worlds deployed before the devnet had Uniswap V4. */
   uniswapV4?: UniswapV4Deployment;
   /** Absent from the files of worlds deployed before the devnet had Aave V3. */
@@ -171,6 +188,19 @@ const deploymentSchema = z.looseObject({
     quoterV2: address,
     pools: z.array(address),
   }),
+  uniswapV3Forks: z
+    .array(
+      z.looseObject({
+        slug: z.string(),
+        factory: address,
+        poolDeployer: address,
+        positionManager: address,
+        swapRouter: address,
+        quoterV2: address,
+        pools: z.array(address),
+      }),
+    )
+    .optional(),
   uniswapV4: z
     .looseObject({
       poolManager: address,

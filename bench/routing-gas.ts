@@ -3,7 +3,8 @@
  * transactions on the devnet world running the programs the route planner builds (executor V2
  * swaps, V3 pool swaps paid from the callback with the output read back, ERC4626 approve +
  * deposit and redeem, WETH wrap and unwrap, a final sweep to the receiver), one to three hops,
- * V3 swaps crossing zero and many initialized ticks, V4 swaps through the executor's unlock
+ * V3 swaps crossing zero and many initialized ticks, a PancakeSwap V3 swap through its own
+ * SwapRouter (a fork of Uniswap V3), V4 swaps through the executor's unlock
  * callback (ERC20 and native ether, crossing zero and several initialized ticks), and a two-leg
  * split. Each transaction runs
  * from the same snapshot, mined 12 s after the previous block, cold as on a live chain.
@@ -31,6 +32,7 @@ import {
   addUniswapV2ZapIn,
   addUniswapV2ZapOut,
   addUniswapV3PoolSwap,
+  addUniswapV3RouterSwap,
   addUnwrapNative,
   addWrapNative,
   encodeRouterSwapTx,
@@ -48,7 +50,7 @@ import * as uniswapV3Gas from "../engine/protocols/uniswap-v3/gas.js";
 import * as uniswapV4Gas from "../engine/protocols/uniswap-v4/gas.js";
 import * as wrappedNativeGas from "../engine/protocols/wrapped-native/gas.js";
 import * as routeGasModel from "../engine/routing/gas.js";
-import { readDevnetGraph } from "../test/routing/chain-graph.js";
+import { readDevnetGraph, readV3Pool } from "../test/routing/chain-graph.js";
 import { type RoutingDevnet, startRoutingDevnet } from "../test/routing/devnet.js";
 
 /** The gas model: the route's own constants and each protocol's, as the engine prices hops. */
@@ -91,6 +93,15 @@ function leg(edges: Edge[], amountIn: bigint): QuotedLeg {
   const quote = quotePath(edges, amountIn);
   if (!quote.ok) throw new Error(`cannot quote a benchmark leg: ${quote.reason}`);
   return quote.leg;
+}
+
+/** The devnet's graph, with its forks' V3 pools (chain-graph.ts reads Uniswap's own only). */
+async function devnetGraph(net: RoutingDevnet): Promise<RoutingGraph> {
+  const graph = await readDevnetGraph(net.client, net.deployment);
+  for (const fork of net.deployment.uniswapV3Forks ?? []) {
+    for (const pool of fork.pools) graph.upsertPool(await readV3Pool(net.client, pool, fork.slug));
+  }
+  return graph;
 }
 
 /** The router program of a route: every hop paid to the executor, then a sweep. */
@@ -138,6 +149,18 @@ function program(net: RoutingDevnet, scenario: Scenario) {
           amountIn: amount,
           recipient: executor,
           feePpm: 3000,
+        });
+      } else if (pool.kind === "v3" && pool.protocol !== "uniswap-v3") {
+        // A fork's pool, through the fork's SwapRouter (engine/protocols/uniswap-v3/forks.ts).
+        const fork = net.deployment.uniswapV3Forks?.find((f) => f.slug === pool.protocol);
+        if (!fork) throw new Error(`no ${pool.protocol} on the devnet`);
+        amount = addUniswapV3RouterSwap(planner, {
+          swapRouter: fork.swapRouter,
+          tokenIn: e.tokenIn,
+          tokenOut: e.tokenOut,
+          fee: pool.feePpm,
+          amountIn: amount,
+          recipient: executor,
         });
       } else if (pool.kind === "v3") {
         amount = addUniswapV3PoolSwap(planner, {
@@ -245,7 +268,7 @@ async function main(): Promise<void> {
     const sym = (s: string) => net.token(s).address;
     const usd = (s: string, value: number) => amountForUsd(net.token(s), value);
     const svUSDC = d.vaults.find((v) => v.asset === sym("USDC"))?.address as Address;
-    const usdcWethPair = (await readDevnetGraph(net.client, d))
+    const usdcWethPair = (await devnetGraph(net))
       .edgesBetween(
         sym("USDC").toLowerCase() as EngineAddress,
         d.weth.toLowerCase() as EngineAddress,
@@ -279,7 +302,7 @@ async function main(): Promise<void> {
     const [usdc, dai, weth, link, uni] = [sym("USDC"), sym("DAI"), d.weth, sym("LINK"), sym("UNI")];
     // The smallest of 1.2^k × $1M that crosses at least 15 initialized ticks.
     const bigUsdc = await (async () => {
-      const graph = await readDevnetGraph(net.client, d);
+      const graph = await devnetGraph(net);
       const e = edge(graph, usdc, weth, "v3", 3000);
       for (let amount = usd("USDC", 1_000_000); ; amount = (amount * 6n) / 5n) {
         const pool = e.pool;
@@ -302,7 +325,7 @@ async function main(): Promise<void> {
     };
     // The smallest of 1.2^k × $100k that crosses at least 4 of the V4 WETH/USDC pool's ticks.
     const bigV4Usdc = await (async () => {
-      const graph = await readDevnetGraph(net.client, d);
+      const graph = await devnetGraph(net);
       const e = edge(graph, usdc, weth, "v4", 500);
       for (let amount = usd("USDC", 100_000); ; amount = (amount * 6n) / 5n) {
         const crossed = v4Ticks(e, amount);
@@ -338,6 +361,13 @@ async function main(): Promise<void> {
         ),
         one("V3", usdc, weth, [v3(usdc, weth, 500)], thousand),
         one("V3 across many ticks", usdc, weth, [v3(usdc, weth, 3000)], bigUsdc),
+        one(
+          "PancakeSwap V3",
+          weth,
+          sym("AAVE"),
+          [edge(graph, weth, sym("AAVE"), "v3", 2500)],
+          10n ** 18n / 3n,
+        ),
         one("V3, V3", usdc, dai, [v3(usdc, weth, 500), v3(weth, dai, 3000)], thousand),
         one("V4", usdc, weth, [edge(graph, usdc, weth, "v4", 500)], thousand),
         one("V4 across several ticks", usdc, weth, [edge(graph, usdc, weth, "v4", 500)], bigV4Usdc),
@@ -376,10 +406,10 @@ async function main(): Promise<void> {
     // accumulators and V3 observations written) and the crossed ticks have been crossed
     // before (their fee-growth-outside words are non-zero). The big V3 swap is undone by a
     // swap back, so the measured one crosses the same ticks again.
-    const first = await readDevnetGraph(net.client, d);
+    const first = await devnetGraph(net);
     const warmUp = build(first);
     for (const s of warmUp) await run(net, s, false);
-    const back = await readDevnetGraph(net.client, d);
+    const back = await devnetGraph(net);
     const wethBack = warmUp[4]?.legs[0]?.amountOut ?? 0n;
     await run(
       net,
@@ -391,7 +421,7 @@ async function main(): Promise<void> {
       },
       false,
     );
-    const backV4 = await readDevnetGraph(net.client, d);
+    const backV4 = await devnetGraph(net);
     const wethBackV4 = warmUp.find((w) => w.name === "V4 across several ticks")?.legs[0]?.amountOut;
     await run(
       net,
@@ -403,7 +433,7 @@ async function main(): Promise<void> {
       },
       false,
     );
-    const graph = await readDevnetGraph(net.client, d);
+    const graph = await devnetGraph(net);
     const scenarios = build(graph);
     const bigV4 = scenarios.find((s) => s.name === "V4 across several ticks")?.legs[0];
     const ticksV4 = bigV4 ? v4Ticks(bigV4.hops[0]?.edge as Edge, bigV4.amountIn) : 0;
@@ -432,6 +462,7 @@ async function main(): Promise<void> {
       ["V2_SWAP_GAS", v2Step, gas.V2_SWAP_GAS],
       ["V3_SWAP_GAS", v3Step, gas.V3_SWAP_GAS],
       ["V3_TICK_CROSS_GAS", perTick, gas.V3_TICK_CROSS_GAS],
+      ["V3_FORK_ROUTER_SWAP_GAS", m("PancakeSwap V3") - base, gas.V3_FORK_ROUTER_SWAP_GAS],
       ["V4_SWAP_GAS", m("V4") - base, gas.V4_SWAP_GAS],
       [
         "V4_TICK_CROSS_GAS",

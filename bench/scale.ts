@@ -336,7 +336,7 @@ async function loadGraph(client: pg.Client, schema: string, weth: Address): Prom
     else ticks.set(r.pool, [row]);
   }
   const pools = await client.query(
-    `select address, token0, token1, fee, tick_spacing as "tickSpacing", sqrt_price_x_96::text as sqrt, tick, liquidity::text from ${s}.v3_pool`,
+    `select address, protocol, token0, token1, fee, tick_spacing as "tickSpacing", sqrt_price_x_96::text as sqrt, tick, liquidity::text from ${s}.v3_pool`,
   );
   for (const r of pools.rows) {
     const pool = v3PoolOf(

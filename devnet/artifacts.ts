@@ -59,6 +59,8 @@ export const npmArtifacts = {
     BALANCER_V2_TASKS.composableStablePool,
     "ComposableStablePool",
   ),
+  /** PancakeSwap V3's pool: Uniswap V3's, with its own `Swap` event (protocol fees added). */
+  PancakeV3Pool: "@pancakeswap/v3-core/artifacts/contracts/PancakeV3Pool.sol/PancakeV3Pool.json",
 } as const;
 
 const aaveLogic = "@aave/core-v3/artifacts/contracts/protocol/libraries/logic";
@@ -95,6 +97,20 @@ export const npmDeployOnlyArtifacts = {
    * the pair's creation code), called through Uniswap V2's factory ABI (the same interface).
    */
   PancakeFactory: "@pancakeswap-libs/pancake-swap-core/build/PancakeFactory.json",
+  /**
+   * PancakeSwap V3's factory, which creates pools through a deployer (the package ships none:
+   * the devnet's own, contracts/devnet/DevPancakeV3PoolDeployer.sol, holds `PancakeV3Pool`'s
+   * creation code), and the periphery, which finds a pool from the deployer's address and the
+   * pool's init code hash.
+   */
+  PancakeV3Factory:
+    "@pancakeswap/v3-core/artifacts/contracts/PancakeV3Factory.sol/PancakeV3Factory.json",
+  PancakeV3SwapRouter:
+    "@pancakeswap/v3-periphery/artifacts/contracts/SwapRouter.sol/SwapRouter.json",
+  PancakeV3QuoterV2:
+    "@pancakeswap/v3-periphery/artifacts/contracts/lens/QuoterV2.sol/QuoterV2.json",
+  PancakeV3PositionManager:
+    "@pancakeswap/v3-periphery/artifacts/contracts/NonfungiblePositionManager.sol/NonfungiblePositionManager.json",
   /** OP-stack predeploys, placed (not deployed) by the OP-stack test world. */
   OpStackGasPriceOracle:
     "@eth-optimism/contracts-bedrock/forge-artifacts/GasPriceOracle.sol/GasPriceOracle.json",

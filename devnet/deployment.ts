@@ -15,6 +15,7 @@ export type {
   DeployedVault,
   Deployment,
   ExecutionLayerAddresses,
+  UniswapV3ForkDeployment,
   UniswapV4Deployment,
   UniswapV4PoolKey,
 } from "../deployment-file.js";

@@ -24,6 +24,7 @@ import {
   type WalletClient,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { DevPancakeV3PoolDeployerAbi } from "../abis/generated/DevPancakeV3PoolDeployer.js";
 import { DevTokenAbi } from "../abis/generated/DevToken.js";
 import { DevVaultAbi } from "../abis/generated/DevVault.js";
 import { NonfungiblePositionManagerAbi } from "../abis/NonfungiblePositionManager.js";
@@ -42,6 +43,7 @@ import type {
   DeployedToken,
   DeployedVault,
   Deployment,
+  UniswapV3ForkDeployment,
 } from "./deployment.js";
 import { deployExecutionLayer } from "./execution.js";
 import { MULTICALL3_ADDRESS, placeMulticall3 } from "./multicall3.js";
@@ -99,6 +101,12 @@ const PANCAKESWAP_V1_PAIRS: [string, string, number][] = [
   ["WETH", "LINK", 2_000_000],
 ];
 
+/**
+ * Pools of PancakeSwap V3 (`pancakeswap-v3`, a fork of Uniswap V3 with a 0.25% tier), beside
+ * Uniswap's pair of the same tokens: symbols, fee tier, and the USD value of each position's side.
+ */
+const PANCAKESWAP_V3_POOLS: [string, string, 2500, number][] = [["WETH", "AAVE", 2500, 1_000_000]];
+
 /** V3 pools: symbols, fee tier, and the USD value of each of the three positions' sides. */
 const V3_POOLS: [string, string, 500 | 3000 | 10000, number][] = [
   ["WETH", "USDC", 500, 5_000_000],
@@ -124,7 +132,8 @@ export const YIELD_VAULT_SYMBOL = "yvWETH";
 /** Ponder's finality window for chains it does not know (31337 among them), in blocks. */
 const FINALITY_PADDING = 30;
 
-const TICK_SPACING = { 500: 10, 3000: 60, 10000: 200 } as const;
+/** Tick spacing by fee tier: Uniswap V3's three, and PancakeSwap V3's 0.25%. */
+const TICK_SPACING = { 500: 10, 2500: 50, 3000: 60, 10000: 200 } as const;
 /** Half-widths (in tick spacings) of the three positions minted in each V3 pool. */
 const POSITION_HALF_WIDTHS = [12, 60, 600];
 
@@ -339,26 +348,14 @@ export async function deployWorld(params: DeployWorldParameters): Promise<Deploy
   const poolSpecs = [...V3_POOLS, ...syntheticPools(specs, Math.floor(extraPools / 2))];
   const pools: Address[] = [];
   for (const [a, b, fee, usd] of poolSpecs) {
-    const [t0, t1] = sortTokens(token(a), token(b));
-    await d.write(v3Factory, UniswapV3FactoryAbi, "createPool", [t0.address, t1.address, fee]);
-    const pool = getAddress(
-      await client.readContract({
-        address: v3Factory,
-        abi: UniswapV3FactoryAbi,
-        functionName: "getPool",
-        args: [t0.address, t1.address, fee],
+    const halfWidths = usd >= 1_000_000 ? POSITION_HALF_WIDTHS : POSITION_HALF_WIDTHS.slice(0, 1);
+    pools.push(
+      await createSeededV3Pool(d, { factory: v3Factory, positionManager }, [token(a), token(b)], {
+        fee,
+        usd,
+        halfWidths,
       }),
     );
-    await seedV3Positions(d, {
-      pool,
-      positionManager,
-      token0: t0,
-      token1: t1,
-      fee,
-      halfWidths: usd >= 1_000_000 ? POSITION_HALF_WIDTHS : POSITION_HALF_WIDTHS.slice(0, 1),
-      usd,
-    });
-    pools.push(pool);
   }
   log(`deployed Uniswap V3 with ${pools.length} pools`);
 
@@ -421,6 +418,11 @@ export async function deployWorld(params: DeployWorldParameters): Promise<Deploy
   }
   log(`deployed PancakeSwap V1 with ${pancakePairs.length} pairs`);
 
+  // A fork of Uniswap V3 from its own published bytecode, after PancakeSwap V1 for the same
+  // reason.
+  const pancakeV3 = await deployPancakeSwapV3(d, weth, token);
+  log(`deployed PancakeSwap V3 with ${pancakeV3.pools.length} pools`);
+
   // Last, so that nothing deployed before it moves: one more block, sent by its own signer.
   if (await placeMulticall3(client)) log("placed Multicall3 at its canonical address");
   else log("the node does not support anvil_setBalance; Multicall3 is not placed");
@@ -448,6 +450,7 @@ export async function deployWorld(params: DeployWorldParameters): Promise<Deploy
     uniswapV2: { factory: v2Factory, router02, pairs },
     uniswapV2Forks: [{ slug: "pancakeswap-v1", factory: pancakeFactory, pairs: pancakePairs }],
     uniswapV3: { factory: v3Factory, positionManager, swapRouter, quoterV2, pools },
+    uniswapV3Forks: [pancakeV3],
     uniswapV4,
     aaveV3,
     balancerV2,
@@ -525,6 +528,90 @@ async function deployBalancerV2World(
     stakedEthRateProvider,
     pools,
   };
+}
+
+/**
+ * PancakeSwap V3: the devnet's pool deployer holding the npm pool's creation code, the npm
+ * factory, SwapRouter, QuoterV2 and position manager, and the pools of `PANCAKESWAP_V3_POOLS`
+ * with positions minted through that position manager.
+ */
+async function deployPancakeSwapV3(
+  d: Deployer,
+  weth: Address,
+  token: (symbol: string) => DeployedToken,
+): Promise<UniswapV3ForkDeployment> {
+  const deployerArt = loadArtifact("DevPancakeV3PoolDeployer");
+  const poolDeployer = await d.deploy(deployerArt.abi, deployerArt.bytecode, [
+    readNpmArtifact("PancakeV3Pool").bytecode,
+  ]);
+  const factoryArt = readNpmArtifact("PancakeV3Factory");
+  const factory = await d.deploy(factoryArt.abi, factoryArt.bytecode, [poolDeployer]);
+  await d.write(poolDeployer, DevPancakeV3PoolDeployerAbi, "setFactoryAddress", [factory]);
+  const periphery = [poolDeployer, factory, weth] as const;
+  const routerArt = readNpmArtifact("PancakeV3SwapRouter");
+  const swapRouter = await d.deploy(routerArt.abi, routerArt.bytecode, periphery);
+  const quoterArt = readNpmArtifact("PancakeV3QuoterV2");
+  const quoterV2 = await d.deploy(quoterArt.abi, quoterArt.bytecode, periphery);
+  const npmArt = readNpmArtifact("PancakeV3PositionManager");
+  // The token descriptor only renders NFT metadata; no devnet flow reads it.
+  const positionManager = await d.deploy(npmArt.abi, npmArt.bytecode, [...periphery, d.address]);
+  const pools: Address[] = [];
+  for (const [a, b, fee, usd] of PANCAKESWAP_V3_POOLS) {
+    for (const t of [token(a), token(b)]) {
+      await d.write(t.address, DevTokenAbi, "approve", [positionManager, maxUint256]);
+    }
+    // The factory's and position manager's interfaces are Uniswap V3's.
+    pools.push(
+      await createSeededV3Pool(d, { factory, positionManager }, [token(a), token(b)], {
+        fee,
+        usd,
+        halfWidths: POSITION_HALF_WIDTHS,
+      }),
+    );
+  }
+  return {
+    slug: "pancakeswap-v3",
+    factory,
+    poolDeployer,
+    positionManager,
+    swapRouter,
+    quoterV2,
+    pools,
+  };
+}
+
+/**
+ * Creates the pool of two tokens and a fee on a V3 factory (Uniswap's, or a fork's with its
+ * interface) and seeds its positions through the position manager (`seedV3Positions`).
+ */
+async function createSeededV3Pool(
+  d: Deployer,
+  at: { factory: Address; positionManager: Address },
+  tokens: [DeployedToken, DeployedToken],
+  params: { fee: keyof typeof TICK_SPACING; usd: number; halfWidths: readonly number[] },
+): Promise<Address> {
+  const [t0, t1] = sortTokens(...tokens);
+  await d.write(at.factory, UniswapV3FactoryAbi, "createPool", [
+    t0.address,
+    t1.address,
+    params.fee,
+  ]);
+  const pool = getAddress(
+    await d.client.readContract({
+      address: at.factory,
+      abi: UniswapV3FactoryAbi,
+      functionName: "getPool",
+      args: [t0.address, t1.address, params.fee],
+    }),
+  );
+  await seedV3Positions(d, {
+    pool,
+    positionManager: at.positionManager,
+    token0: t0,
+    token1: t1,
+    ...params,
+  });
+  return pool;
 }
 
 function sortTokens<T extends { address: Address }>(a: T, b: T): [T, T] {

@@ -38,6 +38,7 @@ import { savingsVaults } from "./protocols/savings-vaults/protocol.js";
 import type { Protocol } from "./protocols/types.js";
 import { uniswapV2Forks } from "./protocols/uniswap-v2/forks.js";
 import { uniswapV2 } from "./protocols/uniswap-v2/protocol.js";
+import { uniswapV3Forks } from "./protocols/uniswap-v3/forks.js";
 import { uniswapV3 } from "./protocols/uniswap-v3/protocol.js";
 import { uniswapV4 } from "./protocols/uniswap-v4/protocol.js";
 import { wrappedNative } from "./protocols/wrapped-native/protocol.js";
@@ -79,10 +80,12 @@ export type {
   ChainSetup,
   L1FeeSetup,
   UniswapV2ForkDeployment,
+  UniswapV3ForkDeployment,
   VaultConfig,
 } from "./core/chain-setup.js";
 export {
   eventsFrom,
+  forkSwapRouters,
   MULTICALL3_ADDRESS,
   multicall3TryAggregateAbi,
   stateReadBlock,
@@ -204,7 +207,12 @@ export {
   addUniswapV2ZapIn,
   addUniswapV2ZapOut,
 } from "./protocols/uniswap-v2/steps.js";
-export { addUniswapV3PoolSwap } from "./protocols/uniswap-v3/steps.js";
+export {
+  UNISWAP_V3_FORKS,
+  type UniswapV3Fork,
+  uniswapV3Fork,
+} from "./protocols/uniswap-v3/forks.js";
+export { addUniswapV3PoolSwap, addUniswapV3RouterSwap } from "./protocols/uniswap-v3/steps.js";
 export { uniswapV4Admission } from "./protocols/uniswap-v4/hooks.js";
 export { uniswapV4ExactIn, V4_DYNAMIC_FEE_FLAG } from "./protocols/uniswap-v4/math.js";
 export { uniswapV4PoolKey } from "./protocols/uniswap-v4/pool.js";
@@ -246,6 +254,7 @@ export const builtinProtocols: readonly Protocol[] = [
   uniswapV2,
   ...uniswapV2Forks,
   uniswapV3,
+  ...uniswapV3Forks,
   uniswapV4,
   savingsVaults,
   yieldVaults,

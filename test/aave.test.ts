@@ -27,6 +27,7 @@ import type { AaveV3Deployment } from "../devnet/deployment.js";
 import { NATIVE_TOKEN_ADDRESS } from "../engine/core/native.js";
 import type { RouteStep } from "../engine/route/route.js";
 import { devnetActors } from "./harness/actors.js";
+import { sendAnswerAs } from "./harness/send-route.js";
 import {
   type ServiceInstance,
   startService,
@@ -97,31 +98,15 @@ describe("Aave V3 on the devnet", () => {
     answer: Answer,
     tokenIn: Address | undefined,
     amountIn: bigint,
-  ) => {
-    const execution = service.deployment.execution;
-    if (strategy === "delegate") {
-      const authorization = await u.signAuthorization({
-        account: u.account as never,
-        contractAddress: execution.delegateExecutor as Address,
-        executor: "self",
-      });
-      return await a.send(u, {
-        to: answer.tx.to,
-        data: answer.tx.data,
-        value: BigInt(answer.tx.value),
-        authorizationList: [authorization],
-      });
-    }
-    if (tokenIn && tokenIn !== NATIVE_TOKEN_ADDRESS) {
-      const spender = strategy === "router" ? answer.tx.to : await walletOf(u.account.address);
-      await a.approve(u, tokenIn, spender, amountIn);
-    }
-    return await a.send(u, {
-      to: answer.tx.to,
-      data: answer.tx.data,
-      value: BigInt(answer.tx.value),
-    });
-  };
+  ) =>
+    await sendAnswerAs(
+      service,
+      a,
+      strategy,
+      u,
+      answer,
+      tokenIn && { token: tokenIn, amount: amountIn },
+    );
   /** Supplies `amount` of `asset` to Aave from user `u` itself (to give it aTokens or collateral). */
   const supplyAs = async (u: ReturnType<typeof a.user>, asset: Address, amount: bigint) => {
     await a.fund(u.account.address, asset, amount);

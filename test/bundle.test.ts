@@ -701,7 +701,7 @@ describe("POST /v1/shortcuts/bundle on the devnet", () => {
       [
         [wrapOne, { protocol: "sushiswap", action: "swap", args: {} }],
         bad(
-          'actions[1].protocol: unknown protocol "sushiswap"; known protocols and actions: core (route, call, transfer, approve, balance, split, minamountout); uniswap-v2 (swap, deposit, redeem); pancakeswap-v1 (swap); pancakeswap-v2 (swap); sushiswap-v2 (swap); uniswap-v3 (swap); uniswap-v4 (swap); savings-vaults (deposit, redeem); yield-vaults (deposit, redeem); aave-v3 (deposit, withdraw, borrow, repay); balancer-v2 (swap, deposit, redeem); wrapped-native (deposit, withdraw).',
+          'actions[1].protocol: unknown protocol "sushiswap"; known protocols and actions: core (route, call, transfer, approve, balance, split, minamountout); uniswap-v2 (swap, deposit, redeem); pancakeswap-v1 (swap); pancakeswap-v2 (swap); sushiswap-v2 (swap); uniswap-v3 (swap); pancakeswap-v3 (swap); sushiswap-v3 (swap); uniswap-v4 (swap); savings-vaults (deposit, redeem); yield-vaults (deposit, redeem); aave-v3 (deposit, withdraw, borrow, repay); balancer-v2 (swap, deposit, redeem); wrapped-native (deposit, withdraw).',
         ),
       ],
       [

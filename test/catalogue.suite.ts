@@ -363,7 +363,12 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
       const entries = body as {
         protocol: { slug: string; url: string };
         forks: unknown[];
-        methods: { method: string; supportedChains: unknown; inputs: Record<string, string> }[];
+        methods: {
+          method: string;
+          supportedChains: unknown;
+          inputs: Record<string, string>;
+          functionNames: string[];
+        }[];
       }[];
       expect(entries.map((e) => e.protocol.slug)).toEqual([
         "core",
@@ -372,6 +377,8 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
         "pancakeswap-v2",
         "sushiswap-v2",
         "uniswap-v3",
+        "pancakeswap-v3",
+        "sushiswap-v3",
         "uniswap-v4",
         "savings-vaults",
         "yield-vaults",
@@ -387,13 +394,22 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
         { slug: "pancakeswap-v2", url: "https://pancakeswap.finance" },
         { slug: "sushiswap-v2", url: "https://www.sushi.com" },
       ]);
-      const notOnDevnet = ["pancakeswap-v2", "sushiswap-v2"];
-      for (const slug of ["pancakeswap-v1", ...notOnDevnet]) {
+      // Uniswap V3's likewise; a fork's pools are swapped through its own SwapRouter.
+      const uniswapV3 = entries.find((e) => e.protocol.slug === "uniswap-v3");
+      expect(uniswapV3?.forks).toEqual([
+        { slug: "pancakeswap-v3", url: "https://pancakeswap.finance" },
+        { slug: "sushiswap-v3", url: "https://www.sushi.com" },
+      ]);
+      const notOnDevnet = ["pancakeswap-v2", "sushiswap-v2", "sushiswap-v3"];
+      for (const slug of ["pancakeswap-v1", "pancakeswap-v3", ...notOnDevnet]) {
         const fork = entries.find((e) => e.protocol.slug === slug);
         expect(fork?.methods.map((m) => [m.method, m.supportedChains])).toEqual([
           ["swap", notOnDevnet.includes(slug) ? [] : [{ id: CHAIN_ID, name: "Devnet" }]],
         ]);
       }
+      expect(
+        entries.find((e) => e.protocol.slug === "pancakeswap-v3")?.methods[0]?.functionNames,
+      ).toEqual(["exactInputSingle"]);
       expect(
         entries.find((e) => e.protocol.slug === "aave-v3")?.methods.map((m) => m.method),
       ).toEqual(["deposit", "withdraw", "borrow", "repay"]);
@@ -402,7 +418,7 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
         entries.find((e) => e.protocol.slug === "balancer-v2")?.methods.map((m) => m.method),
       ).toEqual(["swap", "deposit", "redeem"]);
       for (const entry of entries) {
-        if (entry !== uniswapV2) expect(entry.forks).toEqual([]);
+        if (entry !== uniswapV2 && entry !== uniswapV3) expect(entry.forks).toEqual([]);
         for (const m of entry.methods) {
           if (notOnDevnet.includes(entry.protocol.slug)) continue;
           expect(m.supportedChains).toEqual([{ id: CHAIN_ID, name: "Devnet" }]);
@@ -462,7 +478,7 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
           statusCode: 404,
           error: "Not Found",
           message:
-            "Unknown protocol `sushiswap`; known protocols: core, uniswap-v2, pancakeswap-v1, pancakeswap-v2, sushiswap-v2, uniswap-v3, uniswap-v4, savings-vaults, yield-vaults, aave-v3, balancer-v2, wrapped-native.",
+            "Unknown protocol `sushiswap`; known protocols: core, uniswap-v2, pancakeswap-v1, pancakeswap-v2, sushiswap-v2, uniswap-v3, pancakeswap-v3, sushiswap-v3, uniswap-v4, savings-vaults, yield-vaults, aave-v3, balancer-v2, wrapped-native.",
         },
       });
     });
@@ -535,6 +551,33 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
           category: "Dexes",
           poolCount: 8,
           protocol: "uniswap-v3",
+        },
+        {
+          title: "PancakeSwap V3",
+          id: "pancakeswap-v3",
+          chainIds: String(CHAIN_ID),
+          logo: logo("pancakeswap-v3"),
+          url: "https://pancakeswap.finance",
+          description:
+            "PancakeSwap's concentrated-liquidity AMM, a Uniswap V3 fork with 0.01%, 0.05%, 0.25% and 1% fee tiers.",
+          twitter: "@PancakeSwap",
+          category: "Dexes",
+          // Its WETH/AAVE pool (devnet/world.ts), counted apart from Uniswap's.
+          poolCount: 1,
+          protocol: "pancakeswap-v3",
+        },
+        {
+          title: "SushiSwap V3",
+          id: "sushiswap-v3",
+          chainIds: "",
+          logo: logo("sushiswap-v3"),
+          url: "https://www.sushi.com",
+          description:
+            "SushiSwap's concentrated-liquidity AMM, Uniswap V3's contracts under SushiSwap's factory.",
+          twitter: "@SushiSwap",
+          category: "Dexes",
+          poolCount: 0,
+          protocol: "sushiswap-v3",
         },
         {
           title: "Uniswap V4",

@@ -337,14 +337,14 @@ describe("an index started from the chain's state", () => {
     );
     expect(before.filter((b) => fetched.has(b))).toEqual([]);
     // The state start's own reading of the creations, up to the block its state is read at:
-    // Uniswap V2's factory and PancakeSwap V1's, the V3 factory, the V4 pool manager, and both
-    // Balancer V2 factories.
+    // Uniswap V2's factory and PancakeSwap V1's, Uniswap V3's factory and PancakeSwap V3's, the
+    // V4 pool manager, and both Balancer V2 factories.
     const toStateBlock = requests.filter(
       (r) =>
         r.method === "eth_getLogs" &&
         (r.params[0] as { toBlock?: string }).toBlock === `0x${(start - 1n).toString(16)}`,
     );
-    expect(toStateBlock.length).toBe(6);
+    expect(toStateBlock.length).toBe(7);
   });
 
   test("holds the same tokens, pairs, pools, ticks, reserves, vaults and Balancer V2 pools as a full replay", async () => {
@@ -418,8 +418,9 @@ describe("an index started from the chain's state", () => {
       });
     }
     // The head start's reader requests: every V3 pool's bitmap words, 7,000 a request at the
-    // default STATE_READ_BATCH, a pool never cut when it fits in one. The world's eight pools
-    // (3 × 694 + 3 × 116 + 2 × 36 = 2,502 words) are one request; the fee-100 pool's 6,932 words
+    // default STATE_READ_BATCH, a pool never cut when it fits in one, the forks' pools batched
+    // with Uniswap's. The world's eight Uniswap pools and PancakeSwap's one (3 × 694 + 3 × 116 +
+    // 2 × 36 + 140 = 2,642 words) are one request; the fee-100 pool's 6,932 words
     // do not fit beside them and are the next, alone: where a Multicall3 batch of 1,000 calls
     // took 7 requests for them.
     const reads = headRecorder
@@ -434,7 +435,11 @@ describe("an index started from the chain's state", () => {
           : [ranges.map(({ bitmapSlot, ...r }) => ({ ...r, v3: bitmapSlot === zeroHash }))];
       });
     const v3 = reads.filter((ranges) => ranges.every((r) => r.v3));
-    const world = chain.deployment.uniswapV3.pools.map((p) => p.toLowerCase());
+    const world = [
+      ...chain.deployment.uniswapV3.pools,
+      ...(chain.deployment.uniswapV3Forks ?? []).flatMap((f) => f.pools),
+    ].map((p) => p.toLowerCase());
+    expect(world).toHaveLength(9);
     expect(v3.length).toBe(2);
     expect(v3.find((ranges) => ranges.some((r) => r.target === pool))).toEqual([
       { target: pool, v3: true, firstWord: -3466, words: 6932 },

@@ -30,6 +30,11 @@ export type ChainSetup = {
    */
   uniswapV2Forks?: UniswapV2ForkDeployment[];
   uniswapV3?: { factory: Address; swapRouter?: Address; quoterV2?: Address; startBlock: number };
+  /**
+   * Forks of Uniswap V3 on this chain, each its factory and SwapRouter under the slug of a known
+   * fork (engine/protocols/uniswap-v3/forks.ts, which says which pool contract it runs).
+   */
+  uniswapV3Forks?: UniswapV3ForkDeployment[];
   uniswapV4?: {
     /** The singleton PoolManager: every V4 pool lives in it, named by its PoolId. */
     poolManager: Address;
@@ -85,6 +90,23 @@ export type ChainSetup = {
 /** Where one fork of Uniswap V2 is deployed on a chain. */
 export type UniswapV2ForkDeployment = { slug: string; factory: Address; startBlock: number };
 
+/**
+ * Where one fork of Uniswap V3 is deployed on a chain: its factory, the SwapRouter its pools are
+ * swapped through, and its QuoterV2 where known.
+ */
+export type UniswapV3ForkDeployment = {
+  slug: string;
+  factory: Address;
+  swapRouter: Address;
+  quoterV2?: Address;
+  startBlock: number;
+};
+
+/** The SwapRouter of each fork of Uniswap V3 on `chain`, by the fork's slug. */
+export function forkSwapRouters(chain: ChainSetup): Record<string, Address> {
+  return Object.fromEntries((chain.uniswapV3Forks ?? []).map((f) => [f.slug, f.swapRouter]));
+}
+
 /** How a chain charges for its transactions' L1 data. */
 export type L1FeeSetup = { kind: "op-stack"; gasPriceOracle: Address };
 
@@ -116,6 +138,7 @@ export function stateReadBlock(chain: ChainSetup): number | undefined {
     chain.uniswapV2,
     ...(chain.uniswapV2Forks ?? []),
     chain.uniswapV3,
+    ...(chain.uniswapV3Forks ?? []),
     chain.uniswapV4,
     chain.aaveV3,
     chain.balancerV2,

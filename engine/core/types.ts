@@ -28,7 +28,8 @@ export type V3Tick = { tick: number; liquidityNet: bigint };
 /** A Uniswap V3 pool: exactly what a swap needs to be quoted off-chain. */
 export type V3Pool = {
   kind: "v3";
-  protocol: "uniswap-v3";
+  /** `uniswap-v3`, or the slug of one of its forks (engine/protocols/uniswap-v3/forks.ts). */
+  protocol: string;
   address: Address;
   token0: Address;
   token1: Address;

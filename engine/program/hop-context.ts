@@ -17,6 +17,8 @@ export type HopContext = {
   execution: ExecutionContracts;
   /** Uniswap V3 SwapRouter, for V3 hops outside the router. */
   swapRouter: Address | undefined;
+  /** The SwapRouter of each fork of Uniswap V3 configured with one, by the fork's slug. */
+  forkSwapRouters?: Readonly<Record<string, Address>>;
   /** The account the program runs as: the executor, the caller (delegate) or its wallet. */
   account: Address;
   /**

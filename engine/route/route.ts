@@ -5,7 +5,7 @@
  * (src/api/shortcuts/plan-route.ts).
  */
 import { type Address, getAddress } from "viem";
-import type { ChainSetup } from "../core/chain-setup.js";
+import { type ChainSetup, forkSwapRouters } from "../core/chain-setup.js";
 import {
   InsufficientLiquidityError,
   InvalidArgumentError,
@@ -258,6 +258,7 @@ export function buildRoute(params: BuildRouteParameters): RouteBuild {
         strategy,
         execution: contracts,
         swapRouter: chain.uniswapV3?.swapRouter,
+        forkSwapRouters: forkSwapRouters(chain),
         weth: chain.weth,
         account,
         receiver,

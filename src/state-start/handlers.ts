@@ -14,6 +14,7 @@ import { readBalancerV2State } from "../protocols/balancer-v2/state-start.js";
 import { readVaultState } from "../protocols/erc4626/totals.js";
 import { v2FactoriesOf } from "../protocols/uniswap-v2/factories.js";
 import { readV2FamilyState } from "../protocols/uniswap-v2/state.js";
+import { v3FactoriesOf } from "../protocols/uniswap-v3/factories.js";
 import { readV3State } from "../protocols/uniswap-v3/state.js";
 import { readV4State } from "../protocols/uniswap-v4/state.js";
 import { ensureTokens } from "../tokens/tokens.js";
@@ -29,10 +30,10 @@ ponder.on("StateStart:block", async ({ event, context }) => {
   const started = Date.now();
   const block = event.block.number;
   const reader = await stateReader(context, block);
-  const { uniswapV3, uniswapV4, balancerV2 } = chain;
+  const { uniswapV4, balancerV2 } = chain;
   const [v2, v3, v4, balancerPools] = await Promise.all([
     readV2FamilyState(context, reader, v2FactoriesOf(chain)),
-    uniswapV3 ? readV3State(context, reader, uniswapV3) : [],
+    readV3State(context, reader, v3FactoriesOf(chain)),
     uniswapV4 ? readV4State(context, reader, uniswapV4) : [],
     balancerV2 ? readBalancerV2State(context, reader, balancerV2) : [],
   ]);

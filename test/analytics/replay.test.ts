@@ -429,6 +429,7 @@ describe("history tables replayed from a known series of events", () => {
       service.deployment.uniswapV2.pairs.length +
         (service.deployment.uniswapV2Forks ?? []).flatMap((f) => f.pairs).length +
         service.deployment.uniswapV3.pools.length +
+        (service.deployment.uniswapV3Forks ?? []).flatMap((f) => f.pools).length +
         v4.pools.length +
         1,
     );

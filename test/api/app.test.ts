@@ -232,6 +232,8 @@ describe("the API app over a database of its own", () => {
       ["pancakeswap-v2", "", 0],
       ["sushiswap-v2", "", 0],
       ["uniswap-v3", "", 0],
+      ["pancakeswap-v3", "", 0],
+      ["sushiswap-v3", "", 0],
       ["uniswap-v4", "", 0],
       ["savings-vaults", "", 0],
       ["yield-vaults", "", 0],
@@ -396,6 +398,8 @@ describe("what clients of this API family read besides SPEC's five endpoints", (
       ["pancakeswap-v2", 0],
       ["sushiswap-v2", 0],
       ["uniswap-v3", 0],
+      ["pancakeswap-v3", 0],
+      ["sushiswap-v3", 0],
       ["uniswap-v4", 0],
       ["savings-vaults", 0],
       ["yield-vaults", 0],
@@ -410,7 +414,7 @@ describe("what clients of this API family read besides SPEC's five endpoints", (
         statusCode: 404,
         error: "Not Found",
         message:
-          "Unknown protocol `uniswap`; known protocols: core, uniswap-v2, pancakeswap-v1, pancakeswap-v2, sushiswap-v2, uniswap-v3, uniswap-v4, savings-vaults, yield-vaults, aave-v3, balancer-v2, wrapped-native.",
+          "Unknown protocol `uniswap`; known protocols: core, uniswap-v2, pancakeswap-v1, pancakeswap-v2, sushiswap-v2, uniswap-v3, pancakeswap-v3, sushiswap-v3, uniswap-v4, savings-vaults, yield-vaults, aave-v3, balancer-v2, wrapped-native.",
       },
     });
   });
@@ -489,7 +493,7 @@ describe("what clients of this API family read besides SPEC's five endpoints", (
       statusCode: 404,
       error: "Not Found",
       message:
-        "Unknown protocol `nope`; known protocols: core, uniswap-v2, pancakeswap-v1, pancakeswap-v2, sushiswap-v2, uniswap-v3, uniswap-v4, savings-vaults, yield-vaults, aave-v3, balancer-v2, wrapped-native.",
+        "Unknown protocol `nope`; known protocols: core, uniswap-v2, pancakeswap-v1, pancakeswap-v2, sushiswap-v2, uniswap-v3, pancakeswap-v3, sushiswap-v3, uniswap-v4, savings-vaults, yield-vaults, aave-v3, balancer-v2, wrapped-native.",
     });
   });
 

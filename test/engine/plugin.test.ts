@@ -236,7 +236,7 @@ describe("a protocol added through createEngine", () => {
     expect(() =>
       compileBundle({ ...bundle, graph: graphWithPools({ createGraph: createRoutingGraph }) }),
     ).toThrow(
-      'actions[0].protocol: unknown protocol "constant-sum"; known protocols and actions: core (route, call, transfer, approve, balance, split, minamountout); uniswap-v2 (swap, deposit, redeem); pancakeswap-v1 (swap); pancakeswap-v2 (swap); sushiswap-v2 (swap); uniswap-v3 (swap); uniswap-v4 (swap); savings-vaults (deposit, redeem); yield-vaults (deposit, redeem); aave-v3 (deposit, withdraw, borrow, repay); balancer-v2 (swap, deposit, redeem); wrapped-native (deposit, withdraw).',
+      'actions[0].protocol: unknown protocol "constant-sum"; known protocols and actions: core (route, call, transfer, approve, balance, split, minamountout); uniswap-v2 (swap, deposit, redeem); pancakeswap-v1 (swap); pancakeswap-v2 (swap); sushiswap-v2 (swap); uniswap-v3 (swap); pancakeswap-v3 (swap); sushiswap-v3 (swap); uniswap-v4 (swap); savings-vaults (deposit, redeem); yield-vaults (deposit, redeem); aave-v3 (deposit, withdraw, borrow, repay); balancer-v2 (swap, deposit, redeem); wrapped-native (deposit, withdraw).',
     );
     const compiled = engine.compileBundle(bundle);
     // The bundle's own checks around the action's steps: the sum pool's transfer and swap.

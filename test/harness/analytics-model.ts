@@ -21,6 +21,7 @@ import {
   parseEventLogs,
 } from "viem";
 import { expect } from "vitest";
+import { PancakeV3PoolAbi } from "../../abis/PancakeV3Pool.js";
 import { PoolManagerAbi } from "../../abis/PoolManager.js";
 import { UniswapV2FactoryAbi } from "../../abis/UniswapV2Factory.js";
 import { UniswapV2PairAbi } from "../../abis/UniswapV2Pair.js";
@@ -128,6 +129,8 @@ export async function analyticsFromChain(
       eventName: ["Initialize", "Swap", "Mint", "Burn", "Collect", "Flash", "CollectProtocol"],
       strict: true,
     }),
+    // PancakeSwap V3's pools: Uniswap V3's events but for `Swap`, which adds the protocol fees.
+    ...parseEventLogs({ abi: PancakeV3PoolAbi, logs, eventName: "Swap", strict: true }),
     ...parseEventLogs({ abi: erc4626Abi, logs, eventName: ["Deposit", "Withdraw"], strict: true }),
     ...v4Logs,
   ].sort((a, b) =>
@@ -178,6 +181,14 @@ export async function analyticsFromChain(
   const v2Protocols = new Set([...v2Factories.values()].map((f) => f.protocol));
   const isV2Pair = (pool: Pool | undefined): pool is Pool =>
     pool !== undefined && v2Protocols.has(pool.protocol);
+  /** Uniswap V3's factory and its forks', each with its protocol. */
+  const v3Factories = new Map<string, string>([
+    [d.uniswapV3.factory.toLowerCase(), "uniswap-v3"],
+    ...(d.uniswapV3Forks ?? []).map((f) => [f.factory.toLowerCase(), f.slug] as const),
+  ]);
+  const v3Protocols = new Set(v3Factories.values());
+  const isV3Pool = (pool: Pool | undefined): pool is Pool =>
+    pool !== undefined && v3Protocols.has(pool.protocol);
   /** Each V4 pool's price and tick, as its liquidity changes need them. */
   const v4Slot0 = new Map<string, { sqrtPriceX96: bigint; tick: number }>();
   const tokens = new Map<string, TokenState>();
@@ -493,16 +504,18 @@ export async function analyticsFromChain(
         }
         break;
       }
-      case "PoolCreated":
-        if (address === lower(d.uniswapV3.factory))
+      case "PoolCreated": {
+        const protocol = v3Factories.get(address);
+        if (protocol)
           await register(
-            "uniswap-v3",
+            protocol,
             lower(e.args.pool),
             lower(e.args.token0),
             lower(e.args.token1),
             BigInt(e.args.fee),
           );
         break;
+      }
       case "Sync":
         if (isV2Pair(pool)) {
           const { reserve0, reserve1 } = e.args;
@@ -513,8 +526,7 @@ export async function analyticsFromChain(
         }
         break;
       case "Initialize":
-        if (pool?.protocol === "uniswap-v3")
-          poolEvent(pool, { price: (e.args.sqrtPriceX96 ** 2n) >> 64n });
+        if (isV3Pool(pool)) poolEvent(pool, { price: (e.args.sqrtPriceX96 ** 2n) >> 64n });
         break;
       case "Swap":
         if (isV2Pair(pool) && "amount0In" in e.args) {
@@ -527,7 +539,7 @@ export async function analyticsFromChain(
               a1: a.amount1In - a.amount1Out,
             },
           });
-        } else if (pool?.protocol === "uniswap-v3" && "sqrtPriceX96" in e.args) {
+        } else if (isV3Pool(pool) && "sqrtPriceX96" in e.args) {
           const a = e.args;
           poolEvent(pool, {
             delta: [a.amount0, a.amount1],
@@ -549,7 +561,7 @@ export async function analyticsFromChain(
             a0: e.args.amount0,
             a1: e.args.amount1,
           });
-        } else if (pool?.protocol === "uniswap-v3" && "owner" in e.args) {
+        } else if (isV3Pool(pool) && "owner" in e.args) {
           const a = e.args;
           poolEvent(pool, { delta: [a.amount0, a.amount1] });
           liquidity(pool, {
@@ -574,7 +586,7 @@ export async function analyticsFromChain(
             a0: a.amount0,
             a1: a.amount1,
           });
-        } else if (pool?.protocol === "uniswap-v3" && "owner" in e.args) {
+        } else if (isV3Pool(pool) && "owner" in e.args) {
           const a = e.args;
           liquidity(pool, {
             kind: "burn",
@@ -589,7 +601,7 @@ export async function analyticsFromChain(
         }
         break;
       case "Collect":
-        if (pool?.protocol === "uniswap-v3") {
+        if (isV3Pool(pool)) {
           const a = e.args;
           poolEvent(pool, { delta: [-a.amount0, -a.amount1] });
           liquidity(pool, {
@@ -605,12 +617,10 @@ export async function analyticsFromChain(
         }
         break;
       case "Flash":
-        if (pool?.protocol === "uniswap-v3")
-          poolEvent(pool, { delta: [e.args.paid0, e.args.paid1] });
+        if (isV3Pool(pool)) poolEvent(pool, { delta: [e.args.paid0, e.args.paid1] });
         break;
       case "CollectProtocol":
-        if (pool?.protocol === "uniswap-v3")
-          poolEvent(pool, { delta: [-e.args.amount0, -e.args.amount1] });
+        if (isV3Pool(pool)) poolEvent(pool, { delta: [-e.args.amount0, -e.args.amount1] });
         break;
       case "Deposit":
       case "Withdraw": {

@@ -10,6 +10,7 @@
 import type { Address, Hex, PublicClient } from "viem";
 import { expect } from "vitest";
 import { DevVaultAbi } from "../../abis/generated/DevVault.js";
+import { PancakeV3PoolAbi } from "../../abis/PancakeV3Pool.js";
 import { PoolManagerAbi } from "../../abis/PoolManager.js";
 import { StateViewAbi } from "../../abis/StateView.js";
 import { UniswapV2FactoryAbi } from "../../abis/UniswapV2Factory.js";
@@ -107,25 +108,43 @@ export async function expectIndexMatchesChain(
 
   const pools = await graphqlQuery<{
     v3Pools: {
-      items: { address: Address; sqrtPriceX96: string; tick: number; liquidity: string }[];
+      items: {
+        address: Address;
+        protocol: string;
+        sqrtPriceX96: string;
+        tick: number;
+        liquidity: string;
+      }[];
     };
-  }>(service, `{ v3Pools(limit: 1000) { items { address sqrtPriceX96 tick liquidity } } }`);
-  expect(pools.v3Pools.items).toHaveLength(d.uniswapV3.pools.length);
+  }>(
+    service,
+    `{ v3Pools(limit: 1000) { items { address protocol sqrtPriceX96 tick liquidity } } }`,
+  );
+  // Uniswap V3's pools and its forks' (PancakeSwap's pool contract answers the same reads).
+  const protocolOf = new Map([
+    ...d.uniswapV3.pools.map((p) => [p.toLowerCase(), "uniswap-v3"] as const),
+    ...(d.uniswapV3Forks ?? []).flatMap((f) =>
+      f.pools.map((p) => [p.toLowerCase(), f.slug] as const),
+    ),
+  ]);
+  expect(pools.v3Pools.items).toHaveLength(protocolOf.size);
   for (const row of pools.v3Pools.items) {
+    const abi = row.protocol === "pancakeswap-v3" ? PancakeV3PoolAbi : UniswapV3PoolAbi;
     const slot0 = await client.readContract({
       address: row.address,
-      abi: UniswapV3PoolAbi,
+      abi,
       functionName: "slot0",
       ...at,
     });
     const liquidity = await client.readContract({
       address: row.address,
-      abi: UniswapV3PoolAbi,
+      abi,
       functionName: "liquidity",
       ...at,
     });
     expect(row).toEqual({
       address: row.address,
+      protocol: protocolOf.get(row.address.toLowerCase()),
       sqrtPriceX96: slot0[0].toString(),
       tick: slot0[1],
       liquidity: liquidity.toString(),

@@ -8,7 +8,7 @@ import {
   CANONICAL_UNISWAP_V3_FACTORY,
   deterministicExecutionAddresses,
 } from "../../engine/core/execution-addresses.js";
-import { type ChainSetup, protocols, stateReadBlock } from "../../engine/index.js";
+import { type ChainSetup, forkSwapRouters, protocols, stateReadBlock } from "../../engine/index.js";
 
 describe("indexedChains", () => {
   test("Balancer V2 (from @balancer-labs/v2-deployments) is indexed by a state start and by a replay of its vault alike", () => {
@@ -447,6 +447,53 @@ describe("indexedChains", () => {
       'UNISWAP_V2_FORKS_56: the deployment block of pancakeswap-v2 must be a block number, got "soon"',
     );
     expect(bsc("")?.uniswapV2Forks).toBeUndefined();
+  });
+
+  test("UNISWAP_V3_FORKS_<id>: forks of Uniswap V3 by slug, factory and SwapRouter, routed through that router; an unknown slug or a malformed entry is refused", () => {
+    const pin = { START_BLOCK_PIN_FILE: join(tmpdir(), "no-such-dir", "start-blocks.json") };
+    const bsc = (forks: string, start?: string) =>
+      indexedChains({
+        PONDER_RPC_URL_56: "https://rpc.example/56",
+        UNISWAP_V3_FORKS_56: forks,
+        ...(start === undefined ? {} : { START_BLOCK_56: start }),
+        ...pin,
+      })[0];
+    const factory = "0x0bfbcf9fa4f9c56b0f40a671ad40e0805a091865";
+    const router = "0x1b81d678ffb9c0263b24a97847620c99d213eb14";
+    const chain = bsc(`pancakeswap-v3:${factory}:${router}:26956207`, "40000000");
+    expect(chain?.uniswapV3Forks).toEqual([
+      {
+        slug: "pancakeswap-v3",
+        factory: "0x0BFbCF9fa4f9C56B0F40a671Ad40E0805A091865",
+        swapRouter: "0x1b81D678ffb9C0263b24A97847620C99d213eB14",
+        startBlock: 26_956_207,
+      },
+    ]);
+    // The fork's deployment counts among the chain's: a start after it reads its pools' state.
+    expect(chain && stateReadBlock(chain)).toBe(39_999_999);
+    // Supported there (and only there), listed as a fork of Uniswap V3, its router the hop's.
+    const [uniswapV3, pancakeV3, sushiV3] = ["uniswap-v3", "pancakeswap-v3", "sushiswap-v3"].map(
+      (slug) => protocols.find((p) => p.slug === slug),
+    );
+    expect(chain && pancakeV3?.supports(chain)).toBe(true);
+    expect(chain && sushiV3?.supports(chain)).toBe(false);
+    expect(uniswapV3?.forks).toEqual([
+      { slug: "pancakeswap-v3", url: "https://pancakeswap.finance" },
+      { slug: "sushiswap-v3", url: "https://www.sushi.com" },
+    ]);
+    expect(chain && forkSwapRouters(chain)).toEqual({
+      "pancakeswap-v3": "0x1b81D678ffb9C0263b24A97847620C99d213eB14",
+    });
+    expect(() => bsc(`quickswap-v3:${factory}:${router}`)).toThrow(
+      'UNISWAP_V3_FORKS_56: "quickswap-v3" is not a known Uniswap V3 fork (known: pancakeswap-v3, sushiswap-v3)',
+    );
+    expect(() => bsc(`pancakeswap-v3:${factory}`)).toThrow(
+      `UNISWAP_V3_FORKS_56: expected <slug>:<factory address>:<SwapRouter address>[:<deployment block>], got "pancakeswap-v3:${factory}"`,
+    );
+    expect(() => bsc(`pancakeswap-v3:${factory}:${router}:soon`)).toThrow(
+      'UNISWAP_V3_FORKS_56: the deployment block of pancakeswap-v3 must be a block number, got "soon"',
+    );
+    expect(bsc("")?.uniswapV3Forks).toBeUndefined();
   });
 
   test("malformed settings are refused with the variable's name", () => {

@@ -60,7 +60,12 @@ export async function readV2Pool(client: PublicClient, address: Address): Promis
   };
 }
 
-export async function readV3Pool(client: PublicClient, address: Address): Promise<V3Pool> {
+/** A V3-family pool (Uniswap's, or a fork's under `protocol`: the same reads) from the chain. */
+export async function readV3Pool(
+  client: PublicClient,
+  address: Address,
+  protocol = "uniswap-v3",
+): Promise<V3Pool> {
   const [token0, token1, fee, tickSpacing, slot0, liquidity, mints] = await Promise.all([
     client.readContract({ address, abi: UniswapV3PoolAbi, functionName: "token0" }),
     client.readContract({ address, abi: UniswapV3PoolAbi, functionName: "token1" }),
@@ -94,7 +99,7 @@ export async function readV3Pool(client: PublicClient, address: Address): Promis
   ticks.sort((a, b) => a.tick - b.tick);
   return {
     kind: "v3",
-    protocol: "uniswap-v3",
+    protocol,
     address: lower(address),
     token0: lower(token0),
     token1: lower(token1),

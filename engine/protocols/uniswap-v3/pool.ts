@@ -9,8 +9,10 @@ import { uniswapV3ExactIn } from "../../math/uniswap-v3.js";
 import { minimumOf, UnsupportedRouteError } from "../../program/hop-context.js";
 import { concentratedModel, concentratedShadow } from "../concentrated-liquidity/model.js";
 import { type PoolKind, swapsBothWays } from "../pool-kind.js";
-import { V3_SWAP_GAS, V3_TICK_CROSS_GAS } from "./gas.js";
+import { V3_FORK_ROUTER_SWAP_GAS, V3_SWAP_GAS, V3_TICK_CROSS_GAS } from "./gas.js";
 import { addUniswapV3PoolSwap, addUniswapV3RouterSwap } from "./steps.js";
+
+const UNISWAP_V3 = "uniswap-v3";
 
 /** Both directions of a V3 pool pay its one fee. */
 const model = (pool: V3Pool) => concentratedModel(pool, () => pool.feePpm);
@@ -26,11 +28,17 @@ export const uniswapV3Pool: PoolKind<V3Pool> = {
     return { ok: true, amountOut: result.amountOut, ticksCrossed: result.ticksCrossed };
   },
   ...concentratedShadow(model),
-  gas: (_edge, ticksCrossed) => V3_SWAP_GAS + ticksCrossed * V3_TICK_CROSS_GAS,
+  gas: (edge, ticksCrossed) =>
+    (edge.pool.protocol === UNISWAP_V3 ? V3_SWAP_GAS : V3_FORK_ROUTER_SWAP_GAS) +
+    ticksCrossed * V3_TICK_CROSS_GAS,
   addHop: (planner, context, hop, amountIn, recipient, options) => {
     const { edge } = hop;
     const pool = edge.pool;
-    if (context.strategy === "router") {
+    // A fork's pool is swapped through the fork's own SwapRouter, whichever the strategy: the
+    // executor's swap callback pays Uniswap's pools only (forks.ts).
+    const swapRouter =
+      pool.protocol === UNISWAP_V3 ? context.swapRouter : context.forkSwapRouters?.[pool.protocol];
+    if (context.strategy === "router" && pool.protocol === UNISWAP_V3) {
       const swap = {
         executor: context.execution.executor,
         pool: pool.address,
@@ -47,10 +55,13 @@ export const uniswapV3Pool: PoolKind<V3Pool> = {
       }
       return addUniswapV3PoolSwap(planner, swap);
     }
-    if (!context.swapRouter)
-      throw new UnsupportedRouteError("no Uniswap V3 SwapRouter is configured on this chain");
+    if (!swapRouter) {
+      throw new UnsupportedRouteError(
+        `no ${pool.protocol === UNISWAP_V3 ? "Uniswap V3" : pool.protocol} SwapRouter is configured on this chain`,
+      );
+    }
     return addUniswapV3RouterSwap(planner, {
-      swapRouter: context.swapRouter,
+      swapRouter,
       tokenIn: edge.tokenIn,
       tokenOut: edge.tokenOut,
       fee: pool.feePpm,

@@ -1,6 +1,6 @@
-import { AMOUNT_DESCRIPTION } from "../../bundle/actions/args.js";
 import type { Protocol } from "../types.js";
-import { uniswapV3Actions } from "./actions.js";
+import { uniswapV3Actions, uniswapV3SwapMethod } from "./actions.js";
+import { UNISWAP_V3_FORKS } from "./forks.js";
 import { uniswapV3Pool } from "./pool.js";
 
 export const uniswapV3: Protocol = {
@@ -13,23 +13,10 @@ export const uniswapV3: Protocol = {
     twitter: "@Uniswap",
     category: "Dexes",
   },
-  forks: [],
+  forks: UNISWAP_V3_FORKS.map((f) => ({ slug: f.slug, url: f.url })),
   poolSource: "v3Pool",
   supports: (chain) => chain.uniswapV3 !== undefined,
   poolKind: uniswapV3Pool,
   actions: uniswapV3Actions,
-  methods: [
-    {
-      method: "swap",
-      name: "Swap",
-      functionNames: ["swap", "uniswapV3SwapCallback"],
-      inputs: {
-        primaryAddress: "Pool address",
-        tokenIn: "Token to sell",
-        tokenOut: "Token to buy",
-        amountIn: AMOUNT_DESCRIPTION,
-      },
-      outputs: { amountOut: "Amount of tokenOut received" },
-    },
-  ],
+  methods: [uniswapV3SwapMethod],
 };

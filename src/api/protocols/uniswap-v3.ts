@@ -9,6 +9,8 @@ import type { IndexedSource } from "./types.js";
 
 export type V3PoolRow = {
   address: string;
+  /** `uniswap-v3` or one of its forks' slugs. */
+  protocol: string;
   token0: string;
   token1: string;
   fee: number;
@@ -32,7 +34,7 @@ export function v3PoolOf(
   if (row.tick === null || row.sqrtPriceX96 === 0n) return undefined;
   return {
     kind: "v3",
-    protocol: "uniswap-v3",
+    protocol: row.protocol,
     address: row.address.toLowerCase() as Address,
     token0: addresses.of(row.token0),
     token1: addresses.of(row.token1),
@@ -47,6 +49,7 @@ export function v3PoolOf(
 
 const columns = {
   address: v3Pool.address,
+  protocol: v3Pool.protocol,
   token0: v3Pool.token0,
   token1: v3Pool.token1,
   fee: v3Pool.fee,
@@ -65,7 +68,7 @@ const tickTable: TickTable = {
   liquidityGross: v3Tick.liquidityGross,
 };
 
-/** Uniswap V3 pools (`v3_pool`) and their ticks (`v3_tick`). */
+/** Uniswap V3's and its forks' pools (`v3_pool`) and their ticks (`v3_tick`). */
 export const uniswapV3Source: IndexedSource = {
   undoLogs: { v3_pool: "address", v3_tick: "pool" },
 
@@ -110,7 +113,10 @@ export const uniswapV3Source: IndexedSource = {
     }
   },
 
-  async poolCount(db) {
-    return (await db.select({ n: count() }).from(v3Pool))[0]?.n ?? 0;
+  async poolCount(db, protocol) {
+    return (
+      (await db.select({ n: count() }).from(v3Pool).where(eq(v3Pool.protocol, protocol.slug)))[0]
+        ?.n ?? 0
+    );
   },
 };

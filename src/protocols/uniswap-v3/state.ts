@@ -1,6 +1,7 @@
 import type { Context } from "ponder:registry";
 import { v3Pool, v3Tick } from "ponder:schema";
 import { type Address, getAbiItem, zeroHash } from "viem";
+import { PancakeV3PoolAbi } from "../../../abis/PancakeV3Pool.js";
 import { UniswapV3FactoryAbi } from "../../../abis/UniswapV3Factory.js";
 import { UniswapV3PoolAbi } from "../../../abis/UniswapV3Pool.js";
 import { sqrtPriceRatio } from "../../analytics/pricing.js";
@@ -10,10 +11,12 @@ import { inGroups } from "../../state-start/groups.js";
 import { answerOf, type StateReader, type StateSeed } from "../../state-start/reads.js";
 import { releaseIndexingCache } from "../../state-start/release.js";
 import { bitmapWords, ticksOfWord } from "../../state-start/tick-bitmap.js";
+import type { V3Factory } from "./factories.js";
 
 /**
- * Every pool the factory created before the chain's start (its `PoolCreated` logs from the
- * factory's deployment to the reader's block), read at the end of that block: `slot0`,
+ * Every pool the family's factories created before the chain's start (each factory's
+ * `PoolCreated` logs from its deployment to the reader's block), read at the end of that block,
+ * all factories' pools batched together: `slot0`,
  * `liquidity` and every initialized tick with its liquidity (`tickBitmap` over every word the
  * pool's spacing allows, through the deployless bitmap reader, which answers only the words that
  * are not zero; then `ticks` of each tick a word marks): two rounds of batched reads, group by
@@ -23,35 +26,50 @@ import { bitmapWords, ticksOfWord } from "../../state-start/tick-bitmap.js";
 export async function readV3State(
   context: Context,
   reader: StateReader,
-  where: { factory: Address; startBlock: number },
+  factories: readonly V3Factory[],
 ): Promise<StateSeed> {
-  // Addresses as the tables hold them (lowercase): a token is one key wherever it is named.
-  // Only the records are kept: the decoded logs are garbage once mapped.
-  const pools = (
-    await creationLogs(context, {
+  // PancakeSwap's pools answer the same reads; their slot0's protocol fee is wider (uint32).
+  const pancakePools = new Set<Address>();
+  const pools: V3PoolCreated[] = [];
+  for (const where of factories) {
+    // Addresses as the tables hold them (lowercase): a token is one key wherever it is named.
+    // Only the records are kept: the decoded logs are garbage once mapped.
+    const logs = await creationLogs(context, {
       address: where.factory,
       event: getAbiItem({ abi: UniswapV3FactoryAbi, name: "PoolCreated" }),
       fromBlock: BigInt(where.startBlock),
       toBlock: reader.block,
-    })
-  ).map(({ args, address, blockNumber }) => ({
-    address: lowercase(args.pool),
-    factory: lowercase(address),
-    token0: lowercase(args.token0),
-    token1: lowercase(args.token1),
-    fee: args.fee,
-    tickSpacing: args.tickSpacing,
-    createdBlock: blockNumber,
-  }));
+    });
+    for (const { args, address, blockNumber } of logs) {
+      const pool = lowercase(args.pool);
+      if (where.poolContract === "pancakeswap") pancakePools.add(pool);
+      pools.push({
+        address: pool,
+        protocol: where.protocolSlug,
+        factory: lowercase(address),
+        token0: lowercase(args.token0),
+        token1: lowercase(args.token1),
+        fee: args.fee,
+        tickSpacing: args.tickSpacing,
+        createdBlock: blockNumber,
+      });
+    }
+  }
+  // In the order they were created, whichever factory created them (the batches pack them so).
+  pools.sort((x, y) =>
+    x.createdBlock < y.createdBlock ? -1 : x.createdBlock > y.createdBlock ? 1 : 0,
+  );
+  const poolAbi = (pool: Address) => (pancakePools.has(pool) ? PancakeV3PoolAbi : UniswapV3PoolAbi);
   return await inGroups(
     pools,
     (p) => 2 + bitmapWords(p.tickSpacing).length / BITMAP_WORDS_PER_CALL,
-    (group) => readV3Pools(context, reader, group),
+    (group) => readV3Pools(context, reader, group, poolAbi),
   );
 }
 
 type V3PoolCreated = {
   address: Address;
+  protocol: string;
   factory: Address;
   token0: Address;
   token1: Address;
@@ -65,13 +83,14 @@ async function readV3Pools(
   context: Context,
   reader: StateReader,
   pools: readonly V3PoolCreated[],
+  poolAbi: (pool: Address) => typeof UniswapV3PoolAbi | typeof PancakeV3PoolAbi,
 ): Promise<StateSeed> {
   const chainId = context.chain.id;
   const [first, bitmaps] = await Promise.all([
     reader.read(
       pools.flatMap((p) => [
-        { address: p.address, abi: UniswapV3PoolAbi, functionName: "slot0" } as const,
-        { address: p.address, abi: UniswapV3PoolAbi, functionName: "liquidity" } as const,
+        { address: p.address, abi: poolAbi(p.address), functionName: "slot0" } as const,
+        { address: p.address, abi: poolAbi(p.address), functionName: "liquidity" } as const,
       ]),
     ),
     readBitmapWords(
@@ -101,7 +120,7 @@ async function readV3Pools(
         (tick) =>
           ({
             address: p.address,
-            abi: UniswapV3PoolAbi,
+            abi: poolAbi(p.address),
             functionName: "ticks",
             args: [tick],
           }) as const,
@@ -145,7 +164,7 @@ async function readV3Pools(
     }
     seed.push({
       address: p.address,
-      protocolSlug: "uniswap-v3",
+      protocolSlug: p.protocol,
       token0: p.token0,
       token1: p.token1,
       fee: p.fee,

@@ -1,12 +1,17 @@
 import { index, onchainTable, primaryKey, relations } from "ponder";
 import { token } from "../../tokens/tables.js";
 
-/** A Uniswap V3 pool: price, current tick and in-range liquidity as the pool holds them. */
+/**
+ * A Uniswap V3 pool, or a pool of one of its forks: price, current tick and in-range liquidity as
+ * the pool holds them.
+ */
 export const v3Pool = onchainTable(
   "v3_pool",
   (t) => ({
     chainId: t.integer().notNull(),
     address: t.hex().notNull(),
+    /** The protocol whose factory created it: `uniswap-v3` or one of its forks' slugs. */
+    protocol: t.text().notNull(),
     factory: t.hex().notNull(),
     token0: t.hex().notNull(),
     token1: t.hex().notNull(),
