@@ -38,6 +38,18 @@ export type HopOptions = {
   outputUnused?: boolean;
 };
 
+/**
+ * The contract carrying the ProgramValues helpers a program calls (tuple words, pool outputs):
+ * under the router its executor, elsewhere the standalone ProgramValues contract.
+ */
+export function programValuesContract(
+  context: Pick<HopContext, "strategy" | "execution">,
+): Address {
+  return context.strategy === "router"
+    ? context.execution.executor
+    : context.execution.programValues;
+}
+
 /** `amount` less `slippageBps`, at least 1 wei. */
 export function minimumOf(amount: bigint, slippageBps: number): bigint {
   const min = (amount * BigInt(10_000 - slippageBps)) / 10_000n;

@@ -307,14 +307,16 @@ class SpotPriceRun {
       // A token its own pool backs (a weighted pool's BPT, a fork's LP token) is worth its share
       // of all the pool's reserves, which one edge's marginal rate from one of them is not.
       let best = backed(token);
-      for (const edge of best ? [] : graph.edgesIntoVia(token, token)) {
-        const from = priced.get(edge.tokenIn);
-        if (!from) continue;
-        this.graph.models.approxSpot(edge, spot);
-        if (!(spot.rate > 0) || !(spot.depthIn > 0)) continue;
-        const width = Math.min(from.width, spot.depthIn * from.value);
-        if (!best || width > best.width) {
-          best = { width, value: from.value / spot.rate, parent: edge, done: true };
+      if (!best) {
+        for (const edge of graph.edgesIntoVia(token, token)) {
+          const from = priced.get(edge.tokenIn);
+          if (!from) continue;
+          this.graph.models.approxSpot(edge, spot);
+          if (!(spot.rate > 0) || !(spot.depthIn > 0)) continue;
+          const width = Math.min(from.width, spot.depthIn * from.value);
+          if (!best || width > best.width) {
+            best = { width, value: from.value / spot.rate, parent: edge, done: true };
+          }
         }
       }
       if (best) priced.set(token, best);

@@ -41,6 +41,17 @@ export type EventMeta = {
   log: { logIndex: number };
 };
 
+/** The columns every event row starts with: the chain, and where the event stands in it. */
+function eventColumns(context: Context, event: EventMeta) {
+  return {
+    chainId: context.chain.id,
+    txHash: event.transaction.hash,
+    logIndex: event.log.logIndex,
+    blockNumber: event.block.number,
+    timestamp: event.block.timestamp,
+  };
+}
+
 /** Each chain's USD anchors (lowercase addresses), from chains.ts. */
 const anchorsByChain = new Map<number, PricingAnchors>(
   indexedChains().map((c) => [
@@ -439,11 +450,7 @@ export async function recordPoolEvent(
       swaps: 1,
     };
     await context.db.insert(swap).values({
-      chainId,
-      txHash: event.transaction.hash,
-      logIndex: event.log.logIndex,
-      blockNumber: block,
-      timestamp: event.block.timestamp,
+      ...eventColumns(context, event),
       protocolSlug: pool.protocolSlug,
       pool: pool.address,
       token0: pool.token0,
@@ -612,11 +619,7 @@ export async function recordLiquidityEvent(
   if (!valued) return;
   const { pool, price0, price1 } = valued;
   await context.db.insert(liquidityEvent).values({
-    chainId: context.chain.id,
-    txHash: event.transaction.hash,
-    logIndex: event.log.logIndex,
-    blockNumber: event.block.number,
-    timestamp: event.block.timestamp,
+    ...eventColumns(context, event),
     protocolSlug: pool.protocolSlug,
     pool: pool.address,
     kind: params.kind,
@@ -650,17 +653,12 @@ export async function recordVaultEvent(
   },
 ): Promise<void> {
   const chainId = context.chain.id;
-  const block = event.block.number;
   const [assetToken, market] = await Promise.all([
     context.db.find(token, { chainId, address: params.asset }),
     readTokenMarket(context, params.asset),
   ]);
   await context.db.insert(vaultEvent).values({
-    chainId,
-    txHash: event.transaction.hash,
-    logIndex: event.log.logIndex,
-    blockNumber: block,
-    timestamp: event.block.timestamp,
+    ...eventColumns(context, event),
     vault: params.vault,
     asset: params.asset,
     kind: params.kind,
@@ -723,11 +721,7 @@ export async function recordMultiTokenSwap(
   );
   const fees = (usd * BigInt(swapped.feePpm)) / 1_000_000n;
   await context.db.insert(swap).values({
-    chainId,
-    txHash: event.transaction.hash,
-    logIndex: event.log.logIndex,
-    blockNumber: block,
-    timestamp: event.block.timestamp,
+    ...eventColumns(context, event),
     protocolSlug: swapped.protocolSlug,
     pool: swapped.pool,
     token0,

@@ -1,7 +1,7 @@
 /**
- * What the bundle actions of several protocols share: an action's literal input, the contract
- * holding the program's helper functions, and one hop through a pool the action names (its
- * edge looked up in the routing graph, its program steps those of the route programs).
+ * What the bundle actions of several protocols share: an action's literal input, what a route
+ * hop needs of the compile context, and one hop through a pool the action names (its edge
+ * looked up in the routing graph, its program steps those of the route programs).
  * The routing engine itself comes in the compile context (`ctx.routing`), not by import.
  */
 import type { Address } from "viem";
@@ -18,11 +18,6 @@ import type { ActionSpec, AmountArg, CompileContext, OutputValue } from "./types
 /** The caller's token an action spends, when its amount is a literal (pulled at the start). */
 export function literalInput(token: Address, amount: AmountArg) {
   return typeof amount === "bigint" ? { token, amount } : undefined;
-}
-
-/** The executing account's helpers: the router executor carries them, elsewhere the standalone contract. */
-export function valuesContract(ctx: CompileContext): Address {
-  return ctx.strategy === "router" ? ctx.contracts.executor : ctx.contracts.programValues;
 }
 
 /** The edge of the named pool from tokenIn to tokenOut doing `action`, or a 400 naming the pool. */

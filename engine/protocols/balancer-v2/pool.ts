@@ -16,7 +16,7 @@ import type {
   Edge,
   WeightedPoolState,
 } from "../../core/types.js";
-import { minimumOf } from "../../program/hop-context.js";
+import { minimumOf, programValuesContract } from "../../program/hop-context.js";
 import type { EdgeOf, PoolKind } from "../pool-kind.js";
 import { perToken, tokenIndex } from "./base-pool.js";
 import {
@@ -352,10 +352,7 @@ export const balancerV2Pool: PoolKind<BalancerV2Pool> = {
         sender: context.account,
         recipient,
         limit,
-        programValues:
-          context.strategy === "router"
-            ? context.execution.executor
-            : context.execution.programValues,
+        programValues: programValuesContract(context),
         minAmountOutCheck: context.execution.minAmountOutCheck,
       });
     }

@@ -14,7 +14,7 @@ import { z } from "zod";
 import { MinAmountOutCheckAbi } from "../../../abis/generated/MinAmountOutCheck.js";
 import { ProgramValuesAbi } from "../../../abis/generated/ProgramValues.js";
 import { addressArg, amountArg, bpsArg, slippageArg } from "../../bundle/actions/args.js";
-import { hopContext, literalInput, valuesContract } from "../../bundle/actions/pool-action.js";
+import { hopContext, literalInput } from "../../bundle/actions/pool-action.js";
 import type { ActionSpec, CompileContext, OutputValue } from "../../bundle/actions/types.js";
 import {
   InsufficientLiquidityError,
@@ -29,7 +29,7 @@ import {
   addMinAmountOutCheck,
   addTupleWord,
 } from "../../program/execution-steps.js";
-import { minimumOf } from "../../program/hop-context.js";
+import { minimumOf, programValuesContract } from "../../program/hop-context.js";
 import type { ProgramValue } from "../../program/planner.js";
 import { addApprove, addTransfer } from "../../program/protocol-steps.js";
 
@@ -200,7 +200,7 @@ function coerce(ctx: CompileContext, param: AbiParameter, value: unknown, path: 
     let array: ProgramValue | bigint[] = items.map((v) => (typeof v === "bigint" ? v : 0n));
     for (const i of refs) {
       array = ctx.planner.add({
-        target: valuesContract(ctx),
+        target: programValuesContract(hopContext(ctx)),
         fn: setArrayElementFn,
         args: [array, BigInt(i), items[i] as ProgramValue],
         label: "place output in array",
@@ -307,7 +307,7 @@ const call: ActionSpec<typeof callArgs> = {
     // Several return values: each static word, readable by index.
     return fn.outputs.map((out, i): OutputValue => {
       const word = addTupleWord(ctx.planner, {
-        programValues: valuesContract(ctx),
+        programValues: programValuesContract(hopContext(ctx)),
         tuple: result,
         index: BigInt(i),
       });
@@ -400,7 +400,7 @@ const split: ActionSpec<typeof splitArgs> = {
   compile: (ctx, args) => {
     const amount = ctx.amount(args.amount, "amount");
     const parts = ctx.planner.add({
-      target: valuesContract(ctx),
+      target: programValuesContract(hopContext(ctx)),
       fn: splitFn,
       args: [amount.value, args.bps.map(BigInt)],
       label: "split",
@@ -416,7 +416,7 @@ const split: ActionSpec<typeof splitArgs> = {
             : (amount.estimate * BigInt(bps)) / 10_000n;
       if (estimate !== undefined) assigned += estimate;
       const value = addArrayElement(ctx.planner, {
-        programValues: valuesContract(ctx),
+        programValues: programValuesContract(hopContext(ctx)),
         array: parts,
         index: BigInt(i),
       });

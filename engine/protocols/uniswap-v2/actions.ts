@@ -3,7 +3,7 @@ import { type Address, getAbiItem, maxUint256 } from "viem";
 import { z } from "zod";
 import { UniswapV2Router02Abi } from "../../../abis/UniswapV2Router02.js";
 import { AMOUNT_DESCRIPTION, addressArg, amountArg } from "../../bundle/actions/args.js";
-import { literalInput, poolHop, valuesContract } from "../../bundle/actions/pool-action.js";
+import { hopContext, literalInput, poolHop } from "../../bundle/actions/pool-action.js";
 import type {
   ActionSpec,
   AmountArg,
@@ -17,6 +17,7 @@ import {
 } from "../../core/errors.js";
 import { displayAddress } from "../../core/native.js";
 import { addTupleWord } from "../../program/execution-steps.js";
+import { programValuesContract } from "../../program/hop-context.js";
 import { addApprove } from "../../program/protocol-steps.js";
 import type { ProtocolMethod } from "../types.js";
 
@@ -136,7 +137,7 @@ const uniswapV2Deposit: ActionSpec<typeof lpDepositArgs> = {
     addApprove(ctx.planner, { token: a, spender: router, amount: 0n });
     addApprove(ctx.planner, { token: b, spender: router, amount: 0n });
     const liquidity = addTupleWord(ctx.planner, {
-      programValues: valuesContract(ctx),
+      programValues: programValuesContract(hopContext(ctx)),
       tuple: result,
       index: 2n,
     });
@@ -189,7 +190,7 @@ const uniswapV2Redeem: ActionSpec<typeof lpRedeemArgs> = {
       (token, i): OutputValue => ({
         kind: "amount",
         value: addTupleWord(ctx.planner, {
-          programValues: valuesContract(ctx),
+          programValues: programValuesContract(hopContext(ctx)),
           tuple: result,
           index: BigInt(i),
         }),

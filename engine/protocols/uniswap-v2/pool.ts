@@ -6,6 +6,7 @@
 
 import { EXCEEDS_LIQUIDITY, outputQuote, ZERO_OUTPUT } from "../../core/quote.js";
 import type { Edge, V2Pool } from "../../core/types.js";
+import { programValuesContract } from "../../program/hop-context.js";
 import { type EdgeOf, type PoolKind, swapsBothWays } from "../pool-kind.js";
 import { V2_SWAP_GAS, V2_ZAP_IN_GAS, V2_ZAP_OUT_GAS } from "./gas.js";
 import {
@@ -251,7 +252,7 @@ export const uniswapV2Pool: PoolKind<V2Pool> = {
   addHop: (planner, context, hop, amountIn, recipient) => {
     const { edge } = hop;
     const inRouter = context.strategy === "router";
-    const programValues = inRouter ? context.execution.executor : context.execution.programValues;
+    const programValues = programValuesContract(context);
     const pool = edge.pool;
     if (edge.action === "deposit") {
       return addUniswapV2ZapIn(planner, {
@@ -293,7 +294,7 @@ export const uniswapV2Pool: PoolKind<V2Pool> = {
           tokenOut: edge.tokenOut,
           amountIn,
           recipient,
-          programValues: context.execution.programValues,
+          programValues,
           feePpm: pool.feePpm,
         });
   },
