@@ -187,7 +187,7 @@ async function writeBlock(
 ): Promise<void> {
   const v2 = state.tables.find((t) => t.name === "v2_pair")?.rows ?? [];
   const v3 = (state.tables.find((t) => t.name === "v3_pool")?.rows ?? []).filter(
-    (r) => r[8] !== null,
+    (r) => r[9] !== null,
   );
   const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)] as T;
   const s = `"${schema}"`;
@@ -206,8 +206,8 @@ async function writeBlock(
   }
   for (let i = 0; i < CHANGED_POOLS_PER_BLOCK / 2; i++) {
     const pool = pick(v3);
-    const spacing = Number(pool[6]);
-    const tick = Number(pool[8]);
+    const spacing = Number(pool[7]);
+    const tick = Number(pool[9]);
     await client.query(
       `update ${s}.v3_pool set sqrt_price_x_96 = sqrt_price_x_96 + 1, updated_block = $1 where chain_id = $2 and address = $3`,
       [String(block), CHAIN_ID, pool[1]],

@@ -269,6 +269,7 @@ export function generateScaleState(params: {
       String(chainId),
       address,
       V3_FACTORY,
+      "uniswap-v3",
       t0.address,
       t1.address,
       String(fee),
@@ -392,7 +393,7 @@ export function generateScaleState(params: {
       ),
       tableOf(
         "v3_pool",
-        "chain_id:int address:text factory:text token0:text token1:text fee:int tick_spacing:int sqrt_price_x_96:numeric tick:int liquidity:numeric created_block:numeric updated_block:numeric",
+        "chain_id:int address:text factory:text protocol:text token0:text token1:text fee:int tick_spacing:int sqrt_price_x_96:numeric tick:int liquidity:numeric created_block:numeric updated_block:numeric",
         v3Rows,
       ),
       tableOf(

@@ -11,9 +11,10 @@
  *   `eth_call` whose answer is longer: `call returned result on length N exceeding
  *   --rpc.returndata.limit L` (its eth_call, jsonrpc/eth_call.go). The tick bitmap reader
  *   answers only the words that are not zero, and the longest answer of this devnet's state read
- *   at the default batch is 15,424 bytes (a Multicall3 batch of tick reads), so a node at
- *   Erigon's default serves it; the node here is set to 10,000 bytes, which refuses that answer
- *   at the default batch and none at a batch of 40.
+ *   at the default batch is 17,728 bytes (a Multicall3 batch of the 46 tick reads of the V3
+ *   pools, Uniswap's and PancakeSwap's, 384 bytes each), so a node at Erigon's default serves
+ *   it; the node here is set to 10,000 bytes, which refuses that answer at the default batch and
+ *   none at a batch of 24 (9,280 bytes at most).
  * - JSON-RPC batches: Ponder 0.16 sends none (its HTTP client, rpc/http.js, posts one request
  *   per body, and nothing here batches either), so a node's batch limit (geth's
  *   `--rpc.batch-request-limit`, `batch too large`) never applies: every proxy here refuses
@@ -64,7 +65,7 @@ const GAS_CAP = 4_000_000n;
 /** The size-limited node's `--rpc.returndata.limit` (Erigon's default is 100,000). */
 const RETURN_DATA_LIMIT = 10_000;
 /** The longest answer of the state read at the default batch, which that limit refuses. */
-const LONGEST_ANSWER = 15_424;
+const LONGEST_ANSWER = 17_728;
 /** Blocks of state geth keeps in the hash scheme (`TriesInMemory`). */
 const KEPT_BLOCKS = 128n;
 /** Ponder's attempts per request: the first and RETRY_COUNT (9) retries. */
@@ -74,7 +75,7 @@ const ATTEMPTS = 10;
  * gas-capped node's second run takes (not the default, or it would find the first's answers in
  * Ponder's cache).
  */
-const BATCH = { default: 1_000, gasCapped: 150, sizeLimited: 40 } as const;
+const BATCH = { default: 1_000, gasCapped: 150, sizeLimited: 24 } as const;
 
 let chain: DevnetChain;
 /**
@@ -378,7 +379,7 @@ describe("a node that refuses the state start's reads", () => {
         refused: undefined,
       });
       expect(run.ponder.output()).toContain(
-        `Chain ${chainId}: state start read 32 pools and 12 tokens at block ${run.from - 1n} in `,
+        `Chain ${chainId}: state start read 33 pools and 12 tokens at block ${run.from - 1n} in `,
       );
       await expectSameState({
         databaseUrl: TEST_DATABASE_URL,

@@ -104,7 +104,7 @@ afterAll(async () => {
 /** Every pair, every initialized V3 pool, every vault, and the native wrapper. */
 function expectedPools(): number {
   const v3 = state.tables.find((t) => t.name === "v3_pool")?.rows ?? [];
-  const initialized = v3.filter((r) => r[8] !== null).length;
+  const initialized = v3.filter((r) => r[9] !== null).length;
   return MAINNET_SIZES.v2Pairs + initialized + MAINNET_SIZES.vaults + 1;
 }
 
