@@ -2,7 +2,8 @@
  * Route quality: on generated scenarios (token pairs × sizes from dust to pool-draining), the
  * engine's amountOut against
  * (a) the best single path as Uniswap's own contracts quote it on the devnet — Router02's
- *     getAmountsOut over every all-V2 path, QuoterV2's quoteExactInput over every all-V3 path,
+ *     getAmountsOut over every all-V2 path, QuoterV2's quoteExactInput over every all-V3 path
+ *     (PancakeSwap V3's own QuoterV2 for a path through its pool, a fork of Uniswap V3),
  *     and every other path of up to 3 hops (V4 pools, Balancer V2 pools, mixed versions,
  *     wrapping, vaults) quoted hop by hop by each pool's own quoter (V4Quoter.quoteExactInputSingle,
  *     QuoterV2, Router02, the Balancer vault's queryBatchSwap, the vault's previews) — which the
@@ -37,7 +38,7 @@ import {
   spotPrices,
 } from "../engine/index.js";
 import { queryVaultPathExactIn } from "../test/protocols/balancer-v2-chain.js";
-import { readDevnetGraph } from "../test/routing/chain-graph.js";
+import { readDevnetForkPools, readDevnetGraph } from "../test/routing/chain-graph.js";
 import { startRoutingDevnet } from "../test/routing/devnet.js";
 import { chainHopOut, quoterV2Path, router02AmountOut } from "../test/routing/onchain.js";
 
@@ -102,6 +103,11 @@ const PAIRS: [string, string][] = [
   ["WETH", "wstETH"],
   ["wstETH", "WETH"],
   ["BAL", "WETH"],
+  // PancakeSwap V3's WETH/AAVE 0.25% pool (a fork of Uniswap V3) against Uniswap V2's pair, and
+  // on paths beyond it.
+  ["WETH", "AAVE"],
+  ["AAVE", "WETH"],
+  ["AAVE", "USDC"],
 ];
 const SIZES_USD = [0.01, 100, 10_000, 1_000_000, 20_000_000];
 /** Small synthetic graphs for (b): seeds, pools each, pairs drawn per graph, sizes. */
@@ -209,6 +215,10 @@ async function main(): Promise<void> {
   try {
     const { client, deployment } = net;
     const graph = await readDevnetGraph(client, deployment);
+    // PancakeSwap V3's pool too (a fork of Uniswap V3), quoted on chain by its own QuoterV2.
+    const forkPools = await readDevnetForkPools(client, deployment);
+    for (const pool of forkPools) graph.upsertPool(pool);
+    const isFork = (e: Edge) => e.pool.kind === "v3" && e.pool.protocol !== "uniswap-v3";
     const gasPriceWei = await client.getGasPrice();
     const prices = spotPrices({
       graph,
@@ -232,6 +242,9 @@ async function main(): Promise<void> {
     let balancerPaths = 0;
     /** Scenarios whose route goes through a Balancer V2 pool. */
     let balancerRoutes = 0;
+    /** Single paths through a fork's pool that the chain quoted in (a), and routes through one. */
+    let forkPaths = 0;
+    let forkRoutes = 0;
     /** Scenarios whose route goes through a V4 pool. */
     let v4Routes = 0;
     /** Native ether and aTokens are no deployed tokens: each is priced as its asset. */
@@ -282,7 +295,11 @@ async function main(): Promise<void> {
         const priceOut = prices.prices.get(tokenOut);
         for (const path of paths) {
           const v2 = path.every((e) => e.pool.kind === "v2");
-          const v3 = path.every((e) => e.pool.kind === "v3");
+          // One quoter quotes a V3 path whole: Uniswap's, or one fork's for its own pools.
+          const v3 =
+            path.every((e) => e.pool.kind === "v3") &&
+            new Set(path.map((e) => e.pool.protocol)).size === 1;
+          if (path.some(isFork)) forkPaths++;
           if (path.some((e) => e.pool.kind === "v4")) v4Paths++;
           if (path.some((e) => e.pool.kind === "balancer-v2")) balancerPaths++;
           const out = await (v2
@@ -333,13 +350,15 @@ async function main(): Promise<void> {
           found.quote.legs.some((l) => l.hops.some((h) => h.edge.pool.kind === "balancer-v2"))
         )
           balancerRoutes++;
+        if (found.ok && found.quote.legs.some((l) => l.hops.some((h) => isFork(h.edge))))
+          forkRoutes++;
         const shape = found.ok
           ? found.quote.legs
               .map((l) =>
                 l.hops
                   .map(
                     (h) =>
-                      `${h.edge.pool.kind}${h.edge.pool.kind === "v3" || h.edge.pool.kind === "v4" ? `/${h.edge.pool.feePpm}` : ""}`,
+                      `${isFork(h.edge) ? h.edge.pool.protocol : h.edge.pool.kind}${h.edge.pool.kind === "v3" || h.edge.pool.kind === "v4" ? `/${h.edge.pool.feePpm}` : ""}`,
                   )
                   .join(">"),
               )
@@ -403,15 +422,15 @@ async function main(): Promise<void> {
       "# Route quality",
       "",
       "Reproduce with `npx tsx bench/quality.ts` (fresh anvil with the devnet world — V2, V3 and V4",
-      "pools, vaults, Aave V3 reserves, Balancer V2 weighted and stable pools — plus 40 extra narrow positions in each of the WETH/USDC 0.3% and USDC/USDT",
+      "pools, PancakeSwap V3's pool, vaults, Aave V3 reserves, Balancer V2 weighted and stable pools — plus 40 extra narrow positions in each of the WETH/USDC 0.3% and USDC/USDT",
       "0.05% V3 pools; amounts sized at the world's reference prices; ETH is native ether).",
       "",
       "## Summary",
       "",
       `- ${cases} scenarios: ${PAIRS.length} pairs × sizes ${SIZES_USD.map((s) => `$${s.toLocaleString("en-US")}`).join(", ")}; ${splits} routed with splits.`,
-      `- (a) Against the best single path quoted on chain by Uniswap's Router02, QuoterV2 and V4Quoter and Balancer's vault (queryBatchSwap) (mixed paths hop by hop; ${v4Paths} of the paths compared go through V4 pools, ${balancerPaths} through Balancer V2 pools; ${v4Routes} of the engine's routes go through V4, ${balancerRoutes} through Balancer V2): the engine's amountOut fell short in **${lossesA}** scenarios (bar: 0)${lossesTwice > 0 ? `, ${lossesTwice} of them only against a path through one pool twice — into a composable stable pool's BPT and out of it, a join then an exit, the exit quoted on the state the join left — which a route does not take (its hops use distinct pools), by at most ${(worstTwice * 100).toPrecision(2)}% of the output` : ""}; net of gas at the chain's gas price (${gasPriceWei} wei), in **${lossesNet}**.`,
+      `- (a) Against the best single path quoted on chain by Uniswap's Router02, QuoterV2 and V4Quoter and Balancer's vault (queryBatchSwap) (mixed paths hop by hop; ${v4Paths} of the paths compared go through V4 pools, ${balancerPaths} through Balancer V2 pools, ${forkPaths} through PancakeSwap V3's pool, quoted by its own QuoterV2; ${v4Routes} of the engine's routes go through V4, ${balancerRoutes} through Balancer V2, ${forkRoutes} through PancakeSwap V3): the engine's amountOut fell short in **${lossesA}** scenarios (bar: 0)${lossesTwice > 0 ? `, ${lossesTwice} of them only against a path through one pool twice — into a composable stable pool's BPT and out of it, a join then an exit, the exit quoted on the state the join left — which a route does not take (its hops use distinct pools), by at most ${(worstTwice * 100).toPrecision(2)}% of the output` : ""}; net of gas at the chain's gas price (${gasPriceWei} wei), in **${lossesNet}**.`,
       `- (b) Against the certified optimum (a dual bound on the best flow, split and merged at any token), on the devnet graph and on ${syntheticCases} scenarios over ${SYNTHETIC_SEEDS.length} synthetic graphs of ${SYNTHETIC_POOLS} pools (gas price 0). Gap to the bound over the search's candidate pools (the route's certificate): ${describeGaps(gaps.candidates)}. Gap to the bound over every pool on a path of ≤ 3 hops: ${describeGaps(gaps.all)}. Routes above a bound (impossible unless the bound is wrong): **${gaps.exceeded}** (bar: 0). A certificate took median ${quantile(gaps.ms, 0.5).toFixed(1)} ms, p90 ${quantile(gaps.ms, 0.9).toFixed(1)} ms, worst ${Math.max(...gaps.ms).toFixed(1)} ms (one process; load average ${loadavg()[0]?.toFixed(1)} on ${cpus().length} cores when it ended). The bar of 1 bp is not met yet: the engine's routes are whole pool-disjoint paths, and the gaps above 1 bp are what splitting and merging at intermediate tokens would gain.`,
-      `- Every hop of every route (${hopsChecked} hops) was re-quoted by the chain (Router02, QuoterV2, V4Quoter, Balancer's queryBatchSwap, the vault's previews): ${hopMismatches} mismatches.`,
+      `- Every hop of every route (${hopsChecked} hops) was re-quoted by the chain (Router02, Uniswap's and PancakeSwap's QuoterV2, V4Quoter, Balancer's queryBatchSwap, the vault's previews): ${hopMismatches} mismatches.`,
       "",
       "## (a) Engine vs Uniswap's quoters on chain (gas price 0 for amountOut; net columns at the chain's gas price)",
       "",

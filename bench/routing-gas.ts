@@ -50,7 +50,7 @@ import * as uniswapV3Gas from "../engine/protocols/uniswap-v3/gas.js";
 import * as uniswapV4Gas from "../engine/protocols/uniswap-v4/gas.js";
 import * as wrappedNativeGas from "../engine/protocols/wrapped-native/gas.js";
 import * as routeGasModel from "../engine/routing/gas.js";
-import { readDevnetGraph, readV3Pool } from "../test/routing/chain-graph.js";
+import { readDevnetForkPools, readDevnetGraph } from "../test/routing/chain-graph.js";
 import { type RoutingDevnet, startRoutingDevnet } from "../test/routing/devnet.js";
 
 /** The gas model: the route's own constants and each protocol's, as the engine prices hops. */
@@ -95,12 +95,10 @@ function leg(edges: Edge[], amountIn: bigint): QuotedLeg {
   return quote.leg;
 }
 
-/** The devnet's graph, with its forks' V3 pools (chain-graph.ts reads Uniswap's own only). */
+/** The devnet's graph, with its forks' V3 pools. */
 async function devnetGraph(net: RoutingDevnet): Promise<RoutingGraph> {
   const graph = await readDevnetGraph(net.client, net.deployment);
-  for (const fork of net.deployment.uniswapV3Forks ?? []) {
-    for (const pool of fork.pools) graph.upsertPool(await readV3Pool(net.client, pool, fork.slug));
-  }
+  for (const pool of await readDevnetForkPools(net.client, net.deployment)) graph.upsertPool(pool);
   return graph;
 }
 

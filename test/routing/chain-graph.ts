@@ -284,6 +284,21 @@ async function readBalancerV2Pool(
       });
 }
 
+/**
+ * The pools of the devnet's forks of Uniswap V3, each under its fork's slug (not in
+ * {@link readDevnetGraph}: a route through them needs the forks' SwapRouters in its context).
+ */
+export async function readDevnetForkPools(
+  client: PublicClient,
+  deployment: Deployment,
+): Promise<V3Pool[]> {
+  return await Promise.all(
+    (deployment.uniswapV3Forks ?? []).flatMap((f) =>
+      f.pools.map((p) => readV3Pool(client, p, f.slug)),
+    ),
+  );
+}
+
 /** The whole devnet world as a routing graph at the chain's latest block. */
 export async function readDevnetGraph(
   client: PublicClient,

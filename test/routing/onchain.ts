@@ -7,6 +7,7 @@ import { UniswapV2Router02Abi } from "../../abis/UniswapV2Router02.js";
 import { V4QuoterAbi } from "../../abis/V4Quoter.js";
 import type { Deployment } from "../../devnet/deployment.js";
 import type { Edge, QuotedHop, V4Pool } from "../../engine/core/types.js";
+import { MAX_SQRT_RATIO, MIN_SQRT_RATIO } from "../../engine/math/tick-math.js";
 import { rayDiv, rayMul } from "../../engine/protocols/aave-v3/math.js";
 import { uniswapV4PoolKey } from "../../engine/protocols/uniswap-v4/pool.js";
 import { queryVaultExactIn } from "../protocols/balancer-v2-chain.js";
@@ -32,9 +33,10 @@ export async function quoterV2Single(
   client: PublicClient,
   deployment: Deployment,
   params: { tokenIn: Address; tokenOut: Address; fee: number; amountIn: bigint },
+  protocol = "uniswap-v3",
 ): Promise<{ amountOut: bigint; sqrtPriceX96After: bigint; ticksCrossed: number }> {
   const { result } = await client.simulateContract({
-    address: deployment.uniswapV3.quoterV2,
+    address: v3QuoterOf(deployment, protocol),
     abi: QuoterV2Abi,
     functionName: "quoteExactInputSingle",
     args: [{ ...params, sqrtPriceLimitX96: 0n }],
@@ -42,7 +44,27 @@ export async function quoterV2Single(
   return { amountOut: result[0], sqrtPriceX96After: result[1], ticksCrossed: result[2] };
 }
 
-/** QuoterV2.quoteExactInput along V3 `edges` (a multi-pool path). */
+/**
+ * Whether a QuoterV2 quote stopped at the swap's price limit: the pool ran out of liquidity with
+ * input left, and the quote is of a partial fill, which no exact-input swap of the whole amount
+ * delivers (the router's swap reverts unless the pool took all of it).
+ */
+function stoppedAtLimit(sqrtPriceX96After: bigint): boolean {
+  return sqrtPriceX96After === MIN_SQRT_RATIO + 1n || sqrtPriceX96After === MAX_SQRT_RATIO - 1n;
+}
+
+/** The QuoterV2 of Uniswap V3 (`uniswap-v3`) or of one of the devnet's forks of it. */
+export function v3QuoterOf(deployment: Deployment, protocol: string): Address {
+  if (protocol === "uniswap-v3") return deployment.uniswapV3.quoterV2;
+  const fork = deployment.uniswapV3Forks?.find((f) => f.slug === protocol);
+  if (!fork) throw new Error(`no ${protocol} QuoterV2 on the devnet`);
+  return fork.quoterV2;
+}
+
+/**
+ * QuoterV2.quoteExactInput along V3 `edges` (a multi-pool path), all of one protocol (Uniswap's
+ * or one fork's: its own quoter).
+ */
 export async function quoterV2Path(
   client: PublicClient,
   deployment: Deployment,
@@ -51,17 +73,21 @@ export async function quoterV2Path(
 ): Promise<bigint> {
   const types: ("address" | "uint24")[] = ["address"];
   const values: (Address | number)[] = [(edges[0] as Edge).tokenIn];
+  const protocol = (edges[0] as Edge).pool.protocol;
   for (const edge of edges) {
     if (edge.pool.kind !== "v3") throw new Error("not a V3 path");
+    if (edge.pool.protocol !== protocol) throw new Error("a V3 path of several protocols");
     types.push("uint24", "address");
     values.push(edge.pool.feePpm, edge.tokenOut);
   }
   const { result } = await client.simulateContract({
-    address: deployment.uniswapV3.quoterV2,
+    address: v3QuoterOf(deployment, protocol),
     abi: QuoterV2Abi,
     functionName: "quoteExactInput",
     args: [encodePacked(types, values), amountIn],
   });
+  // A hop that ran out of liquidity passed on a partial fill: the path cannot take the amount.
+  if (result[1].some(stoppedAtLimit)) throw new Error("a pool of the path cannot fill the amount");
   return result[0];
 }
 
@@ -89,15 +115,18 @@ export async function chainHopOut(
   switch (edge.pool.kind) {
     case "v2":
       return await router02AmountOut(client, deployment, amountIn, [edge.tokenIn, edge.tokenOut]);
-    case "v3":
-      return (
-        await quoterV2Single(client, deployment, {
-          tokenIn: edge.tokenIn,
-          tokenOut: edge.tokenOut,
-          fee: edge.pool.feePpm,
-          amountIn,
-        })
-      ).amountOut;
+    case "v3": {
+      const quote = await quoterV2Single(
+        client,
+        deployment,
+        { tokenIn: edge.tokenIn, tokenOut: edge.tokenOut, fee: edge.pool.feePpm, amountIn },
+        edge.pool.protocol,
+      );
+      if (stoppedAtLimit(quote.sqrtPriceX96After)) {
+        throw new Error("the pool cannot fill the amount");
+      }
+      return quote.amountOut;
+    }
     case "erc4626":
       return await vaultPreview(
         client,
