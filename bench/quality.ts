@@ -38,7 +38,7 @@ import {
   spotPrices,
 } from "../engine/index.js";
 import { queryVaultPathExactIn } from "../test/protocols/balancer-v2-chain.js";
-import { readDevnetForkPools, readDevnetGraph } from "../test/routing/chain-graph.js";
+import { readDevnetGraph } from "../test/routing/chain-graph.js";
 import { startRoutingDevnet } from "../test/routing/devnet.js";
 import { chainHopOut, quoterV2Path, router02AmountOut } from "../test/routing/onchain.js";
 
@@ -214,10 +214,8 @@ async function main(): Promise<void> {
   const net = await startRoutingDevnet();
   try {
     const { client, deployment } = net;
-    const graph = await readDevnetGraph(client, deployment);
     // PancakeSwap V3's pool too (a fork of Uniswap V3), quoted on chain by its own QuoterV2.
-    const forkPools = await readDevnetForkPools(client, deployment);
-    for (const pool of forkPools) graph.upsertPool(pool);
+    const graph = await readDevnetGraph(client, deployment, { forks: true });
     const isFork = (e: Edge) => e.pool.kind === "v3" && e.pool.protocol !== "uniswap-v3";
     const gasPriceWei = await client.getGasPrice();
     const prices = spotPrices({

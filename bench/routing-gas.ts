@@ -50,7 +50,7 @@ import * as uniswapV3Gas from "../engine/protocols/uniswap-v3/gas.js";
 import * as uniswapV4Gas from "../engine/protocols/uniswap-v4/gas.js";
 import * as wrappedNativeGas from "../engine/protocols/wrapped-native/gas.js";
 import * as routeGasModel from "../engine/routing/gas.js";
-import { readDevnetForkPools, readDevnetGraph } from "../test/routing/chain-graph.js";
+import { readDevnetGraph } from "../test/routing/chain-graph.js";
 import { type RoutingDevnet, startRoutingDevnet } from "../test/routing/devnet.js";
 
 /** The gas model: the route's own constants and each protocol's, as the engine prices hops. */
@@ -93,13 +93,6 @@ function leg(edges: Edge[], amountIn: bigint): QuotedLeg {
   const quote = quotePath(edges, amountIn);
   if (!quote.ok) throw new Error(`cannot quote a benchmark leg: ${quote.reason}`);
   return quote.leg;
-}
-
-/** The devnet's graph, with its forks' V3 pools. */
-async function devnetGraph(net: RoutingDevnet): Promise<RoutingGraph> {
-  const graph = await readDevnetGraph(net.client, net.deployment);
-  for (const pool of await readDevnetForkPools(net.client, net.deployment)) graph.upsertPool(pool);
-  return graph;
 }
 
 /** The router program of a route: every hop paid to the executor, then a sweep. */
@@ -266,7 +259,7 @@ async function main(): Promise<void> {
     const sym = (s: string) => net.token(s).address;
     const usd = (s: string, value: number) => amountForUsd(net.token(s), value);
     const svUSDC = d.vaults.find((v) => v.asset === sym("USDC"))?.address as Address;
-    const usdcWethPair = (await devnetGraph(net))
+    const usdcWethPair = (await readDevnetGraph(net.client, net.deployment, { forks: true }))
       .edgesBetween(
         sym("USDC").toLowerCase() as EngineAddress,
         d.weth.toLowerCase() as EngineAddress,
@@ -300,7 +293,7 @@ async function main(): Promise<void> {
     const [usdc, dai, weth, link, uni] = [sym("USDC"), sym("DAI"), d.weth, sym("LINK"), sym("UNI")];
     // The smallest of 1.2^k × $1M that crosses at least 15 initialized ticks.
     const bigUsdc = await (async () => {
-      const graph = await devnetGraph(net);
+      const graph = await readDevnetGraph(net.client, net.deployment, { forks: true });
       const e = edge(graph, usdc, weth, "v3", 3000);
       for (let amount = usd("USDC", 1_000_000); ; amount = (amount * 6n) / 5n) {
         const pool = e.pool;
@@ -323,7 +316,7 @@ async function main(): Promise<void> {
     };
     // The smallest of 1.2^k × $100k that crosses at least 4 of the V4 WETH/USDC pool's ticks.
     const bigV4Usdc = await (async () => {
-      const graph = await devnetGraph(net);
+      const graph = await readDevnetGraph(net.client, net.deployment, { forks: true });
       const e = edge(graph, usdc, weth, "v4", 500);
       for (let amount = usd("USDC", 100_000); ; amount = (amount * 6n) / 5n) {
         const crossed = v4Ticks(e, amount);
@@ -404,10 +397,10 @@ async function main(): Promise<void> {
     // accumulators and V3 observations written) and the crossed ticks have been crossed
     // before (their fee-growth-outside words are non-zero). The big V3 swap is undone by a
     // swap back, so the measured one crosses the same ticks again.
-    const first = await devnetGraph(net);
+    const first = await readDevnetGraph(net.client, net.deployment, { forks: true });
     const warmUp = build(first);
     for (const s of warmUp) await run(net, s, false);
-    const back = await devnetGraph(net);
+    const back = await readDevnetGraph(net.client, net.deployment, { forks: true });
     const wethBack = warmUp[4]?.legs[0]?.amountOut ?? 0n;
     await run(
       net,
@@ -419,7 +412,7 @@ async function main(): Promise<void> {
       },
       false,
     );
-    const backV4 = await devnetGraph(net);
+    const backV4 = await readDevnetGraph(net.client, net.deployment, { forks: true });
     const wethBackV4 = warmUp.find((w) => w.name === "V4 across several ticks")?.legs[0]?.amountOut;
     await run(
       net,
@@ -431,7 +424,7 @@ async function main(): Promise<void> {
       },
       false,
     );
-    const graph = await devnetGraph(net);
+    const graph = await readDevnetGraph(net.client, net.deployment, { forks: true });
     const scenarios = build(graph);
     const bigV4 = scenarios.find((s) => s.name === "V4 across several ticks")?.legs[0];
     const ticksV4 = bigV4 ? v4Ticks(bigV4.hops[0]?.edge as Edge, bigV4.amountIn) : 0;

@@ -78,3 +78,34 @@ export type Protocol = {
 export type AnyPoolKind = {
   [K in Pool["kind"]]: PoolKind<Extract<Pool, { kind: K }>>;
 }[Pool["kind"]];
+
+/**
+ * What every fork of a protocol family has of its own, whichever the family: its slug and its
+ * project (`/v1/projects`). The families' fork tables (uniswap-v2/forks.ts, uniswap-v3/forks.ts)
+ * add what differs between their forks.
+ */
+export type ForkIdentity = {
+  slug: string;
+  url: string;
+  title: string;
+  description: string;
+  twitter: string;
+};
+
+/** The protocol fields a fork's identity fills: a DEX project, with no forks of its own. */
+export function forkProtocolIdentity(
+  fork: ForkIdentity,
+): Pick<Protocol, "slug" | "url" | "project" | "forks"> {
+  return {
+    slug: fork.slug,
+    url: fork.url,
+    project: {
+      title: fork.title,
+      description: fork.description,
+      url: fork.url,
+      twitter: fork.twitter,
+      category: "Dexes",
+    },
+    forks: [],
+  };
+}

@@ -285,31 +285,25 @@ async function readBalancerV2Pool(
 }
 
 /**
- * The pools of the devnet's forks of Uniswap V3, each under its fork's slug (not in
- * {@link readDevnetGraph}: a route through them needs the forks' SwapRouters in its context).
+ * The whole devnet world as a routing graph at the chain's latest block; with `forks`, the pools
+ * of its forks of Uniswap V3 too, each under its fork's slug (left out by default: a route
+ * through them needs the forks' SwapRouters in its context).
  */
-export async function readDevnetForkPools(
-  client: PublicClient,
-  deployment: Deployment,
-): Promise<V3Pool[]> {
-  return await Promise.all(
-    (deployment.uniswapV3Forks ?? []).flatMap((f) =>
-      f.pools.map((p) => readV3Pool(client, p, f.slug)),
-    ),
-  );
-}
-
-/** The whole devnet world as a routing graph at the chain's latest block. */
 export async function readDevnetGraph(
   client: PublicClient,
   deployment: Deployment,
+  options: { forks?: boolean } = {},
 ): Promise<RoutingGraph> {
   const graph = createRoutingGraph();
   const v4 = deployment.uniswapV4;
+  const forks = options.forks ? (deployment.uniswapV3Forks ?? []) : [];
   const [blockNumber, v2, v3, v4Pools, vaults] = await Promise.all([
     client.getBlockNumber(),
     Promise.all(deployment.uniswapV2.pairs.map((p) => readV2Pool(client, p))),
-    Promise.all(deployment.uniswapV3.pools.map((p) => readV3Pool(client, p))),
+    Promise.all([
+      ...deployment.uniswapV3.pools.map((p) => readV3Pool(client, p)),
+      ...forks.flatMap((f) => f.pools.map((p) => readV3Pool(client, p, f.slug))),
+    ]),
     Promise.all(
       (v4?.pools ?? []).map((key) => readV4Pool(client, v4 as NonNullable<typeof v4>, key)),
     ),

@@ -4,17 +4,12 @@
  * Adding one is one entry of {@link UNISWAP_V2_FORKS}; where it is deployed is the chain's
  * configuration (`ChainSetup.uniswapV2Forks`, chains.ts and known-chains.ts).
  */
-import type { Protocol } from "../types.js";
+import { type ForkIdentity, forkProtocolIdentity, type Protocol } from "../types.js";
 import { uniswapV2SwapAction, uniswapV2SwapMethod } from "./actions.js";
 import { uniswapV2Pool } from "./pool.js";
 
 /** What makes one fork of Uniswap V2 differ from it. */
-export type UniswapV2Fork = {
-  slug: string;
-  url: string;
-  title: string;
-  description: string;
-  twitter: string;
+export type UniswapV2Fork = ForkIdentity & {
   /** Its pairs' swap fee in millionths of the input (3000 = Uniswap V2's 0.3%). */
   feePpm: number;
   /** Its pairs' LP token metadata: constants of its pair contract. */
@@ -67,16 +62,7 @@ export function uniswapV2Fork(slug: string): UniswapV2Fork | undefined {
  */
 export function uniswapV2ForkProtocol(fork: UniswapV2Fork): Protocol {
   return {
-    slug: fork.slug,
-    url: fork.url,
-    project: {
-      title: fork.title,
-      description: fork.description,
-      url: fork.url,
-      twitter: fork.twitter,
-      category: "Dexes",
-    },
-    forks: [],
+    ...forkProtocolIdentity(fork),
     poolSource: "v2Pair",
     supports: (chain) => chain.uniswapV2Forks?.some((f) => f.slug === fork.slug) ?? false,
     poolKind: uniswapV2Pool,

@@ -8,17 +8,12 @@
  * executor answers Uniswap's swap callback for Uniswap's factory only, and the fork's SwapRouter
  * pays only a pool at the CREATE2 address of its deployer and init code hash.
  */
-import type { Protocol } from "../types.js";
+import { type ForkIdentity, forkProtocolIdentity, type Protocol } from "../types.js";
 import { uniswapV3Actions, uniswapV3SwapMethod } from "./actions.js";
 import { uniswapV3Pool } from "./pool.js";
 
 /** What makes one fork of Uniswap V3 differ from it. */
-export type UniswapV3Fork = {
-  slug: string;
-  url: string;
-  title: string;
-  description: string;
-  twitter: string;
+export type UniswapV3Fork = ForkIdentity & {
   /**
    * Which pool contract its pools run, for the events the indexer reads: Uniswap's own
    * (`uniswap`), or PancakeSwap's (`pancakeswap`, whose `Swap` event adds the protocol fees).
@@ -59,16 +54,7 @@ export function uniswapV3Fork(slug: string): UniswapV3Fork | undefined {
 /** A fork as a protocol: Uniswap V3's pool kind and its `swap` on a named pool. */
 function uniswapV3ForkProtocol(fork: UniswapV3Fork): Protocol {
   return {
-    slug: fork.slug,
-    url: fork.url,
-    project: {
-      title: fork.title,
-      description: fork.description,
-      url: fork.url,
-      twitter: fork.twitter,
-      category: "Dexes",
-    },
-    forks: [],
+    ...forkProtocolIdentity(fork),
     poolSource: "v3Pool",
     supports: (chain) => chain.uniswapV3Forks?.some((f) => f.slug === fork.slug) ?? false,
     poolKind: uniswapV3Pool,
