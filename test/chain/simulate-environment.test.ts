@@ -219,6 +219,27 @@ describe("simulateCalls: what a contract reads is what it reads in the real tran
     });
   });
 
+  test("every simulation on one block sees one prevrandao, after a newer block was simulated on too; the next block another", async () => {
+    const calls = [{ from: sender.address, to: probe, data: record() }];
+    const prevrandao = async (blockNumber?: bigint) => {
+      const [call] = (await simulateCalls(client, { calls, overrides: {}, blockNumber })).results;
+      if (!call?.ok) throw new Error("the probe's call failed in simulation");
+      return decodeFunctionResult({
+        abi: EnvironmentProbeAbi,
+        functionName: "record",
+        data: call.returnData,
+      }).prevrandao;
+    };
+    const head = await client.getBlockNumber({ cacheTime: 0 });
+    const first = await prevrandao(head);
+    await client.request({ method: "evm_mine" as never });
+    const newer = await prevrandao();
+    // The older block's reads are no longer the ones kept: read again, the same value.
+    expect(await prevrandao(head)).toBe(first);
+    expect(newer).not.toBe(first);
+    expect(await prevrandao(head + 1n)).toBe(newer);
+  });
+
   test("a read the node failed is not kept: the next simulation on the block reads it again", async () => {
     const node = countingClient();
     const calls = [{ from: sender.address, to: probe, data: record() }];

@@ -112,6 +112,22 @@ export async function readV3Pool(
   };
 }
 
+/** The V3 pool of `a` and `b` at `feePpm` among `pools`, read from the chain. */
+export async function findV3Pool(
+  client: PublicClient,
+  pools: readonly Address[],
+  params: { a: Address; b: Address; feePpm: number },
+): Promise<V3Pool> {
+  const wanted = [params.a.toLowerCase(), params.b.toLowerCase()].sort().join();
+  for (const address of pools) {
+    const pool = await readV3Pool(client, address);
+    if (pool.feePpm === params.feePpm && [pool.token0, pool.token1].sort().join() === wanted) {
+      return pool;
+    }
+  }
+  throw new Error(`no V3 pool of ${params.a} and ${params.b} at ${params.feePpm} ppm`);
+}
+
 /**
  * A V4 pool from the pool manager through StateView: slot0 (price, tick, protocol and LP fee),
  * the in-range liquidity, and the initialized ticks (found from the manager's ModifyLiquidity

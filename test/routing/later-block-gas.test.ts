@@ -15,13 +15,12 @@ import { UniswapV3PoolAbi } from "../../abis/UniswapV3Pool.js";
 import { indexedChains } from "../../chains.js";
 import { writeDeployment } from "../../devnet/deployment.js";
 import { devnetReceipt } from "../../devnet/receipts.js";
-import type { V3Pool } from "../../engine/core/types.js";
 import { createRoutingGraph } from "../../engine/index.js";
 import { LATER_BLOCK_GAS } from "../../engine/program/sending.js";
 import { TokenSlotFinder } from "../../src/api/chain/slots.js";
 import { planRoute } from "../../src/api/shortcuts/plan-route.js";
 import { parseRouteQuery } from "../../src/api/v1/route-query.js";
-import { readV3Pool } from "./chain-graph.js";
+import { findV3Pool } from "./chain-graph.js";
 import { type RoutingDevnet, startRoutingDevnet } from "./devnet.js";
 import { quoterV2Single } from "./onchain.js";
 
@@ -65,19 +64,11 @@ describe("the answered gas limit in a later block", () => {
     const weth = net.token("WETH").address;
     const usdc = net.token("USDC").address;
     const from = net.deployment.deployer;
-    let pool: V3Pool | undefined;
-    for (const address of net.deployment.uniswapV3.pools) {
-      const p = await readV3Pool(net.client, address);
-      const tokens = [p.token0, p.token1];
-      if (
-        p.feePpm === 3000 &&
-        tokens.includes(weth.toLowerCase() as Address) &&
-        tokens.includes(usdc.toLowerCase() as Address)
-      ) {
-        pool = p;
-      }
-    }
-    if (!pool) throw new Error("no WETH/USDC 0.3% pool on the devnet");
+    const pool = await findV3Pool(net.client, net.deployment.uniswapV3.pools, {
+      a: weth,
+      b: usdc,
+      feePpm: 3000,
+    });
     // WETH is token0 here: selling it moves the price (and the tick) down.
     expect(pool.token0).toBe(weth.toLowerCase());
     for (const spender of [

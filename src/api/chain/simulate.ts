@@ -7,8 +7,9 @@
  * contract that tells a simulation apart from the real transaction (a hook that is honest only
  * at gas price 0) would be quoted one way and behave another. So the node validates the calls
  * (without validation `eth_simulateV1` charges no gas and runs at base fee 0), the block carries
- * the next block's number, base fee, fee recipient, gas limit, a random `prevrandao` of its own and
- * a timestamp after its parent's, and each call pays the next block's base fee plus the node's
+ * the next block's number, base fee, fee recipient, gas limit, a `prevrandao` of its own and
+ * a timestamp after its parent's (both the same in every simulation on one block, so two runs of
+ * one transaction on one block see the same block), and each call pays the next block's base fee plus the node's
  * suggested priority fee, as a wallet sending it would. The senders are given the ether that gas
  * costs (and, on a chain that charges for L1 data, the most that fee can be) on top of what they
  * hold, so quoting needs no gas money.
@@ -21,7 +22,9 @@ import { randomBytes } from "node:crypto";
 import {
   type Address,
   bytesToHex,
+  concat,
   type Hex,
+  keccak256,
   maxUint256,
   numberToHex,
   type PublicClient,
@@ -99,7 +102,14 @@ export type NextBlock = {
   maxPriorityFeePerGas: bigint;
 };
 
-type RpcBlock = { number: Hex; timestamp: Hex; miner: Address; gasLimit: Hex; baseFeePerGas?: Hex };
+type RpcBlock = {
+  number: Hex;
+  hash: Hex;
+  timestamp: Hex;
+  miner: Address;
+  gasLimit: Hex;
+  baseFeePerGas?: Hex;
+};
 type RpcFeeHistory = { oldestBlock: Hex; baseFeePerGas: Hex[] };
 
 /**
@@ -125,6 +135,13 @@ type BlockReads = {
   next: Promise<NextBlock>;
   balances: Map<Address, Promise<bigint>>;
 };
+
+/**
+ * What the simulated blocks' `prevrandao` is derived from with the base block's hash: unknown to
+ * any contract (which could otherwise tell a simulated block from a real one by computing it from
+ * `blockhash`), fixed for the process, so every simulation on one base block sees one value.
+ */
+const RANDAO_SECRET = bytesToHex(randomBytes(32));
 
 /** The reads of each client's newest block simulated on. */
 const blockReads = new WeakMap<PublicClient, BlockReads>();
@@ -210,7 +227,7 @@ async function readNextBlock(client: PublicClient, blockNumber: bigint): Promise
     timestamp: BigInt(block.timestamp) + 1n,
     baseFeePerGas,
     feeRecipient: block.miner,
-    prevRandao: bytesToHex(randomBytes(32)),
+    prevRandao: keccak256(concat([RANDAO_SECRET, block.hash])),
     gasLimit: BigInt(block.gasLimit),
     maxPriorityFeePerGas: BigInt(tip),
   };

@@ -74,6 +74,12 @@ export type RouteAnswer = {
 };
 
 /**
+ * The most simulations of a route's transaction on one block after the first, while each
+ * delivers another amount than the one before (its minimum re-derived each time).
+ */
+const MAX_RESIMULATIONS = 3;
+
+/**
  * Plans, encodes and simulates a route.
  * @throws UnknownTokenError, InvalidArgumentError, NoRouteError, InsufficientLiquidityError,
  * UnsupportedByStrategyError, InputNotSimulatableError, SimulationRevertedError,
@@ -144,7 +150,7 @@ export async function planRoute(ctx: PlanRouteContext, req: RouteRequest): Promi
       },
     );
   }
-  const amountOut = decodeBalance(after.returnData) - decodeBalance(before.returnData);
+  let amountOut = decodeBalance(after.returnData) - decodeBalance(before.returnData);
   if (quotedByMath(quote)) {
     await expectQuoteDelivered(ctx, {
       quote,
@@ -162,24 +168,33 @@ export async function planRoute(ctx: PlanRouteContext, req: RouteRequest): Promi
       },
     });
   }
-  const minAmountOut = minFor(amountOut);
-  if (amountOut !== quote.amountOut) {
-    // The chain moved since the snapshot: the minimum follows what the chain delivers now, and
-    // the transaction with that minimum is simulated again on the same block for its gas.
-    ({ tx, calls } = route.encode(minAmountOut, deadline));
-    simulation = await simulate(simulation.blockNumber);
-    [before, sent, after] = simulation.results;
-    const again =
-      before?.ok && after?.ok && sent?.ok
-        ? decodeBalance(after.returnData) - decodeBalance(before.returnData)
-        : undefined;
-    if (!sent?.ok || again !== amountOut) {
+  // The amount the transaction's minimum was derived from: until the last simulation of the
+  // transaction delivers it, the minimum follows what the chain delivered (the chain moved since
+  // the snapshot) and the transaction with that minimum is simulated again on the same block, for
+  // its gas. A node that ran the first simulation on a block it was mining meanwhile (its head's
+  // state read as the next block's) answers the second run otherwise: each run follows the last,
+  // a bounded number of times.
+  let encodedFor = quote.amountOut;
+  for (let runs = 1; amountOut !== encodedFor; runs++) {
+    if (runs > MAX_RESIMULATIONS) {
       throw new ChainUnavailableError(
-        `The chain node simulated the same transaction on block ${simulation.blockNumber} twice with different results.`,
+        `The chain node simulated the same transaction on block ${simulation.blockNumber} ${runs} times with different results.`,
         { chainId: ctx.chain.id },
       );
     }
+    encodedFor = amountOut;
+    ({ tx, calls } = route.encode(minFor(amountOut), deadline));
+    simulation = await simulate(simulation.blockNumber);
+    [before, sent, after] = simulation.results;
+    if (!before?.ok || !after?.ok || !sent?.ok) {
+      throw new ChainUnavailableError(
+        `The chain node simulated the same transaction on block ${simulation.blockNumber} with different results: a later run reverted.`,
+        { chainId: ctx.chain.id },
+      );
+    }
+    amountOut = decodeBalance(after.returnData) - decodeBalance(before.returnData);
   }
+  const minAmountOut = minFor(amountOut);
   const gasUsed = sent.gasUsed;
   const gas = gasLimit({ gasUsed, strategy });
   const l1Fee = ctx.chain.l1Fee ? l1FeeOf(ctx.chain, simulation.results[3]) : undefined;
@@ -240,11 +255,14 @@ export async function expectQuoteDelivered(
   const { quote, tokenOut } = params;
   let judged = params.simulated;
   if (deliversQuote({ quote, tokenOut, simulated: judged.amountOut, logs: judged.logs })) return;
+  // The state the quote was made on: the snapshot's block when the chain has moved past it;
+  // else the simulated block itself, run once more (a node mining its next block while it
+  // simulated on its head may have run the first on the next block's state).
   const snapshotBlock = params.quotedAt;
-  if (snapshotBlock > 0n && snapshotBlock !== judged.blockNumber) {
-    judged = { blockNumber: snapshotBlock, ...(await params.resimulate(snapshotBlock)) };
-    if (deliversQuote({ quote, tokenOut, simulated: judged.amountOut, logs: judged.logs })) return;
-  }
+  const judgedOn =
+    snapshotBlock > 0n && snapshotBlock !== judged.blockNumber ? snapshotBlock : judged.blockNumber;
+  judged = { blockNumber: judgedOn, ...(await params.resimulate(judgedOn)) };
+  if (deliversQuote({ quote, tokenOut, simulated: judged.amountOut, logs: judged.logs })) return;
   throw quoteNotDelivered({
     chainId: ctx.chain.id,
     tokenOut,
