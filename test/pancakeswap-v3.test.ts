@@ -3,24 +3,35 @@
  * SwapRouter and QuoterV2 from `@pancakeswap/v3-core`'s and `@pancakeswap/v3-periphery`'s
  * bytecode (devnet/world.ts). Its WETH/AAVE pool (0.25%) competes with Uniswap V2's pair of the
  * same tokens (0.3%); routes through it are quoted exactly and executed under every strategy.
+ * Its data reaches every surface that shows pools: the history tables, the catalogue, prices
+ * and balances (a token whose only pool is the fork's), and the front page's top pools.
  */
+import { chromium } from "playwright-core";
 import {
   type Address,
   erc20Abi,
+  formatEther,
   getAddress,
   type Hex,
+  maxUint256,
   parseEther,
   parseEventLogs,
   type TransactionReceipt,
 } from "viem";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { DevTokenAbi } from "../abis/generated/DevToken.js";
 import { PancakeV3PoolAbi } from "../abis/PancakeV3Pool.js";
 import { QuoterV2Abi } from "../abis/QuoterV2.js";
 import { UniswapV2FactoryAbi } from "../abis/UniswapV2Factory.js";
+import { UniswapV3FactoryAbi } from "../abis/UniswapV3Factory.js";
+import { loadArtifact } from "../contracts/build.js";
 import type { UniswapV3ForkDeployment } from "../devnet/deployment.js";
+import { devnetDeployer, seedV3Positions, WETH_USD_PRICE } from "../devnet/world.js";
 import { displayAddress } from "../engine/core/native.js";
 import type { RouteStep } from "../engine/route/route.js";
+import type { TopPool } from "../src/api/ops/top-pools.js";
 import { devnetActors } from "./harness/actors.js";
+import { ensureChromium } from "./harness/chromium.js";
 import {
   type AnswerTx,
   coreWalletOf,
@@ -321,4 +332,136 @@ describe("PancakeSwap V3 on the devnet: indexed, listed, routed and executed", (
       expect(BigInt(s.feesUsd)).toBe((BigInt(s.amountUsd) * 2500n) / 1_000_000n);
     }
   });
+  test("a token traded only on PancakeSwap V3 is in the catalogue and priced through the fork's pool; the fork's pool is among the front page's top pools under pancakeswap-v3", async () => {
+    // A new token whose only pool is a PancakeSwap V3 pool against WETH, $500,000 a side.
+    // (The deployer's WETH first: the actors send from the same account, and the deployer below
+    // counts its nonces from when it is made.)
+    await a.fund(a.deployer.account.address, weth, parseEther("1000"));
+    const d = await devnetDeployer(service.anvil.url);
+    const artifact = loadArtifact("DevToken");
+    const only = await d.deploy(artifact.abi, artifact.bytecode, ["Fork Only", "FORKONLY", 18]);
+    await d.write(only, DevTokenAbi, "mint", [d.address, parseEther("10000000")]);
+    for (const t of [only, weth]) {
+      await d.write(t, DevTokenAbi, "approve", [fork.positionManager, maxUint256]);
+    }
+    const [t0, t1] = weth.toLowerCase() < only.toLowerCase() ? [weth, only] : [only, weth];
+    await d.write(fork.factory, UniswapV3FactoryAbi, "createPool", [t0, t1, 2500]);
+    const onlyPool = await a.client.readContract({
+      address: fork.factory,
+      abi: UniswapV3FactoryAbi,
+      functionName: "getPool",
+      args: [t0, t1, 2500],
+    });
+    const spec = (address: Address) =>
+      address === weth
+        ? { address, decimals: 18, usdPrice: WETH_USD_PRICE }
+        : { address, decimals: 18, usdPrice: 4 };
+    await seedV3Positions(d, {
+      pool: onlyPool,
+      positionManager: fork.positionManager,
+      token0: spec(t0),
+      token1: spec(t1),
+      fee: 2500,
+      halfWidths: [12, 60, 600],
+      usd: 500_000,
+    });
+    await settleGraph();
+
+    // The catalogue lists it with the metadata its contract gives.
+    const tokens = (await (
+      await fetch(`${service.url}/v1/tokens?chainId=${chainId}&address=${only}`)
+    ).json()) as { data: { address: string; symbol: string; decimals: number }[] };
+    expect(tokens.data.map((t) => [t.address, t.symbol, t.decimals])).toEqual([
+      [getAddress(only), "FORKONLY", 18],
+    ]);
+
+    // Its price: WETH's, times WETH per token at the fork pool's mid price (slot0).
+    type Price = { price: number | null; decimals: number | null; confidence: number };
+    const priceOf = async (token: Address) =>
+      (await (await fetch(`${service.url}/v1/prices/${chainId}/${token}`)).json()) as Price;
+    const [sqrtPriceX96] = await a.client.readContract({
+      address: onlyPool,
+      abi: PancakeV3PoolAbi,
+      functionName: "slot0",
+    });
+    const token1PerToken0 = (Number(sqrtPriceX96) / 2 ** 96) ** 2;
+    const wethPerToken = t0 === only ? token1PerToken0 : 1 / token1PerToken0;
+    const wethPrice = (await priceOf(weth)).price as number;
+    const priced = await priceOf(only);
+    expect({
+      decimals: priced.decimals,
+      close: Math.abs((priced.price as number) / (wethPrice * wethPerToken) - 1) < 1e-9,
+      confident: priced.confidence > 0,
+    }).toEqual({ decimals: 18, close: true, confident: true });
+
+    // An account's balance of it is valued at that price.
+    const held = await a.client.readContract({
+      address: only,
+      abi: erc20Abi,
+      functionName: "balanceOf",
+      args: [d.address],
+    });
+    const balances = (await (
+      await fetch(
+        `${service.url}/v1/wallet/balances?chainId=${chainId}&eoaAddress=${d.address}&tokens=${only}`,
+      )
+    ).json()) as { token: string; amount: string; price: number; value: number }[];
+    expect(balances.map((b) => [b.token, b.amount, b.price, b.value])).toEqual([
+      [
+        getAddress(only),
+        held.toString(),
+        priced.price,
+        (priced.price as number) * Number(formatEther(held)),
+      ],
+    ]);
+
+    // The front page's top pools (by the history tables' 24-hour volume): the fork's WETH/AAVE
+    // pool, under its own slug, with the volume its swaps above recorded.
+    const { swaps } = await graphqlQuery<{ swaps: { items: { amountUsd: string }[] } }>(
+      service,
+      `{ swaps(where: { pool: "${pool.toLowerCase()}" }, limit: 100) { items { amountUsd } } }`,
+    );
+    const volume = swaps.items.reduce((sum, s) => sum + BigInt(s.amountUsd), 0n);
+    const overview = (await (await fetch(`${service.url}/overview.json`)).json()) as {
+      chains: { id: number; topPools: TopPool[] }[];
+    };
+    const top = overview.chains.find((c) => c.id === chainId)?.topPools ?? [];
+    const listed = top.find((p) => p.address === pool);
+    const [p0, p1] = weth.toLowerCase() < aave.toLowerCase() ? [weth, aave] : [aave, weth];
+    expect({
+      protocolSlug: listed?.protocolSlug,
+      pair: listed?.pair,
+      poolId: listed?.poolId,
+      volume24hUsd: listed?.volume24hUsd,
+    }).toEqual({
+      protocolSlug: "pancakeswap-v3",
+      pair: p0 === weth ? "WETH/AAVE" : "AAVE/WETH",
+      poolId: undefined,
+      volume24hUsd: Number((volume * 100n) / 10n ** 18n) / 100,
+    });
+    expect([listed?.token0, listed?.token1]).toEqual([p0, p1]);
+
+    // The page in a browser shows the pool's row with its protocol.
+    const browser = await chromium.launch({
+      executablePath: ensureChromium(),
+      args: ["--no-sandbox"],
+    });
+    try {
+      const page = await browser.newPage();
+      const errors: string[] = [];
+      page.on("pageerror", (e) => errors.push(e.message));
+      await page.goto(service.url);
+      await page.locator('body[data-reads="1"]').waitFor({ timeout: 20_000 });
+      const row = page.locator(
+        `section[data-chain="${chainId}"] table.pools tbody tr[data-pool="${pool}"]`,
+      );
+      expect({
+        protocol: await row.locator('[data-field="protocol"]').textContent(),
+        pair: await row.locator('[data-field="pair"]').textContent(),
+        errors,
+      }).toEqual({ protocol: "pancakeswap-v3", pair: listed?.pair, errors: [] });
+    } finally {
+      await browser.close();
+    }
+  }, 120_000);
 });
