@@ -259,14 +259,14 @@ describe("PancakeSwap V3 on the devnet: indexed, listed, routed and executed", (
     expect(await a.balanceOf(weth, service.deployment.execution.executor as Address)).toBe(0n);
   });
 
-  test("bundle (router): pancakeswap-v3's swap on its pool, its output transferred on, exactly its QuoterV2's quote; the pool named under uniswap-v3 is a 400", async () => {
+  test("bundle (router): pancakeswap-v3's swap on its pool, its output transferred on, exactly its QuoterV2's quote; the pool named under uniswap-v3, Uniswap's pool or no pool named under pancakeswap-v3, a 400", async () => {
     const u = a.user(5);
     const from = u.account.address;
     const third = "0x0000000000000000000000000000000000cae011" as Address;
     await settleGraph();
     const amountIn = parseEther("0.1");
     await a.fund(from, weth, amountIn);
-    const post = async (protocol: string) => {
+    const post = async (protocol: string, named: Address = pool) => {
       const res = await fetch(
         `${service.url}/v1/shortcuts/bundle?${new URLSearchParams({ fromAddress: from, routingStrategy: "router" })}`,
         {
@@ -277,7 +277,7 @@ describe("PancakeSwap V3 on the devnet: indexed, listed, routed and executed", (
               protocol,
               action: "swap",
               args: {
-                primaryAddress: pool,
+                primaryAddress: named,
                 tokenIn: weth,
                 tokenOut: aave,
                 amountIn: `${amountIn}`,
@@ -299,6 +299,26 @@ describe("PancakeSwap V3 on the devnet: indexed, listed, routed and executed", (
         statusCode: 400,
         error: "Bad Request",
         message: `actions[0].args.primaryAddress: ${displayAddress(pool.toLowerCase() as Address)} is a pancakeswap-v3 pool, not a uniswap-v3 one: name it under protocol pancakeswap-v3.`,
+      },
+    });
+    // Under pancakeswap-v3, Uniswap's own pool of a pair is refused by name, and an address that
+    // holds no indexed pool (here the executor, which a program could be pointed at) as well.
+    const [uniswapPool] = service.deployment.uniswapV3.pools;
+    const executor = service.deployment.execution.executor as Address;
+    expect(await post("pancakeswap-v3", uniswapPool as Address)).toEqual({
+      status: 400,
+      body: {
+        statusCode: 400,
+        error: "Bad Request",
+        message: `actions[0].args.primaryAddress: ${displayAddress((uniswapPool as Address).toLowerCase() as Address)} is a uniswap-v3 pool, not a pancakeswap-v3 one: name it under protocol uniswap-v3.`,
+      },
+    });
+    expect(await post("pancakeswap-v3", executor)).toEqual({
+      status: 400,
+      body: {
+        statusCode: 400,
+        error: "Bad Request",
+        message: `actions[0].args.primaryAddress: ${displayAddress(executor.toLowerCase() as Address)} is not an indexed v3 pool on chain ${chainId}.`,
       },
     });
     const r = await post("pancakeswap-v3");
