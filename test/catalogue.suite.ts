@@ -8,6 +8,7 @@ import {
   maxUint256,
   type PublicClient,
   padHex,
+  parseEventLogs,
   parseUnits,
   type WalletClient,
   zeroAddress,
@@ -856,6 +857,48 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
           liquidityNet: net.toString(),
         });
       }
+
+      // The whole position taken out: the pool clears both ticks, and their rows stay, at zero.
+      const [minted] = parseEventLogs({
+        abi: NonfungiblePositionManagerAbi,
+        eventName: "IncreaseLiquidity",
+        logs: receipt.logs,
+      });
+      if (!minted) throw new Error("the mint logged no IncreaseLiquidity");
+      const burned = await send(
+        d.uniswapV3.positionManager,
+        NonfungiblePositionManagerAbi,
+        "decreaseLiquidity",
+        [
+          {
+            tokenId: minted.args.tokenId,
+            liquidity: minted.args.liquidity,
+            amount0Min: 0n,
+            amount1Min: 0n,
+            deadline: maxUint256,
+          },
+        ],
+      );
+      await waitForIndexedBlock(service, burned.blockNumber);
+      const cleared = await graphqlQuery<{
+        v3Ticks: { items: { tick: number; liquidityGross: string; liquidityNet: string }[] };
+      }>(
+        service,
+        `{ v3Ticks(where: { chainId: ${CHAIN_ID}, pool: "${pool.toLowerCase()}", tick_in: [${tickLower}, ${tickUpper}] }, limit: 10) { items { tick liquidityGross liquidityNet } } }`,
+      );
+      for (const t of [tickLower, tickUpper]) {
+        const [gross, net] = await client.readContract({
+          address: pool,
+          abi: UniswapV3PoolAbi,
+          functionName: "ticks",
+          args: [t],
+        });
+        expect([gross, net]).toEqual([0n, 0n]);
+      }
+      expect(cleared.v3Ticks.items.sort((x, y) => x.tick - y.tick)).toEqual([
+        { tick: tickLower, liquidityGross: "0", liquidityNet: "0" },
+        { tick: tickUpper, liquidityGross: "0", liquidityNet: "0" },
+      ]);
     });
 
     test("V4 ticks and liquidity follow a position added on the chain", async () => {

@@ -7,7 +7,10 @@
  * at its last read (`updated_block`: an event of the pool, the rate refresh, or the state
  * start's block), so they move with time between reads (an amp update under way, a provider's
  * rate): an index equals the replay when each pool's last read in both came after they last
- * moved, as the rate refresh from the head on makes it for pools with rate providers.
+ * moved, as the rate refresh from the head on makes it for pools with rate providers. A tick
+ * every position has left keeps its row at zero in an index that followed the event (the
+ * handlers update rather than delete it), and has none in one that read the chain after it: the
+ * ticks compared are the initialized ones, `liquidity_gross` not zero.
  */
 import { expect } from "vitest";
 import { queryRows } from "./ponder-process.js";
@@ -25,6 +28,8 @@ export const STATE_TABLES: Record<string, string[]> = {
   balancer_v2_pool: ["address"],
 };
 const NOT_STATE = new Set(["created_block", "updated_block", "last_swap_fee"]);
+/** Tables whose rows at zero are not state: ticks no position references. */
+const CLEARED_AT_ZERO = new Set(["v3_tick", "v4_tick"]);
 
 /** Where an index's tables are: a schema of a Postgres database, for one chain. */
 export type IndexTables = { databaseUrl: string; schema: string; chainId: number };
@@ -37,7 +42,7 @@ export async function stateRows(
   const order = STATE_TABLES[table] ?? [];
   const rows = await queryRows(
     index.databaseUrl,
-    `select * from "${index.schema}"."${table}" where chain_id = $1 order by ${order.map((c) => `"${c}"`).join(", ")}`,
+    `select * from "${index.schema}"."${table}" where chain_id = $1${CLEARED_AT_ZERO.has(table) ? " and liquidity_gross <> 0" : ""} order by ${order.map((c) => `"${c}"`).join(", ")}`,
     [index.chainId],
   );
   return rows.map((row) =>

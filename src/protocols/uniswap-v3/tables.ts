@@ -32,7 +32,7 @@ export const v3Pool = onchainTable(
   }),
 );
 
-/** One initialized tick of a V3 pool, as `ticks(tick)` reports it (cleared ticks are deleted). */
+/** A tick of a V3 pool, as `ticks(tick)` reports it (a cleared tick stays at zero, handlers.ts). */
 export const v3Tick = onchainTable(
   "v3_tick",
   (t) => ({

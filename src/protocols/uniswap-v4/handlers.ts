@@ -157,12 +157,11 @@ ponder.on("PoolManager:ModifyLiquidity", async ({ event, context }) => {
     const key = { chainId, poolId: id, tick };
     const row = await context.db.find(v4Tick, key);
     const liquidityGross = (row?.liquidityGross ?? 0n) + liquidityDelta;
-    // A tick no position references any more is cleared, as the pool clears it.
-    if (liquidityGross === 0n) {
-      if (row) await context.db.delete(v4Tick, key);
-      continue;
-    }
-    const liquidityNet = (row?.liquidityNet ?? 0n) + netDelta;
+    // A tick no position references any more is cleared, as the pool clears it: its row stays,
+    // at zero (readers skip it), because Ponder's delete is a database round trip each time
+    // where an update is buffered (bench/results/indexing.md).
+    if (liquidityGross === 0n && !row) continue;
+    const liquidityNet = liquidityGross === 0n ? 0n : (row?.liquidityNet ?? 0n) + netDelta;
     if (row)
       await context.db
         .update(v4Tick, key)

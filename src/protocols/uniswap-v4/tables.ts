@@ -39,7 +39,7 @@ export const v4Pool = onchainTable(
   }),
 );
 
-/** One initialized tick of a V4 pool (cleared ticks are deleted, as the pool clears them). */
+/** A tick of a V4 pool (a cleared tick stays at zero, as in v3_tick). */
 export const v4Tick = onchainTable(
   "v4_tick",
   (t) => ({
