@@ -92,6 +92,8 @@ const SERVICE_PROTOCOLS_SHARED = [
   "^src/api/protocols/types\\.ts$",
   // The tick loader the V3 and V4 readers share (registers no source itself).
   "^src/api/protocols/concentrated-liquidity\\.ts$",
+  // The tick update the V3 and V4 handlers share (registers no handler itself).
+  "^src/protocols/concentrated-liquidity\\.ts$",
 ];
 
 /** Ponder's virtual modules: provided by Ponder's bundler at run time, not files on disk. */

@@ -3,6 +3,8 @@
  * plus many narrow positions in two V3 pools so that large swaps cross dozens of initialized
  * ticks, as swaps on busy mainnet pools do.
  */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import {
   type Address,
   createPublicClient,
@@ -16,8 +18,10 @@ import { privateKeyToAccount } from "viem/accounts";
 import { DevTokenAbi } from "../../abis/generated/DevToken.js";
 import { NonfungiblePositionManagerAbi } from "../../abis/NonfungiblePositionManager.js";
 import { UniswapV3PoolAbi } from "../../abis/UniswapV3Pool.js";
+import { indexedChains } from "../../chains.js";
 import { type AnvilInstance, DEVNET_DEPLOYER_KEY } from "../../devnet/anvil.js";
 import type { DeployedToken, Deployment } from "../../devnet/deployment.js";
+import { writeDeployment } from "../../devnet/deployment.js";
 import { mulberry32 } from "../../devnet/random.js";
 import { devnetReceipt } from "../../devnet/receipts.js";
 import { amountForUsd, chainOf, deployWorld } from "../../devnet/world.js";
@@ -25,6 +29,9 @@ import {
   EXECUTION_ADDRESS_NAMES,
   type ExecutionAddresses,
 } from "../../engine/core/execution-addresses.js";
+import type { RoutingGraph } from "../../engine/index.js";
+import { TokenSlotFinder } from "../../src/api/chain/slots.js";
+import type { PlanRouteContext } from "../../src/api/shortcuts/plan-route.js";
 import { startTestAnvil } from "../harness/anvil.js";
 
 export type RoutingDevnet = {
@@ -180,4 +187,31 @@ export function executionOf(deployed: Record<string, Address>): ExecutionAddress
     return [name, address] as const;
   });
   return Object.fromEntries(entries) as ExecutionAddresses;
+}
+
+/**
+ * The API's planRoute context on `net` over `graph`: the chain as the service reads it from the
+ * deployment file (written to `dir`), its node at `rpcUrl` (default the devnet's own, through
+ * `client`), gas at 1 wei, no stablecoins.
+ */
+export function devnetPlanContext(
+  net: RoutingDevnet,
+  params: { dir: string; graph: RoutingGraph; client?: PublicClient; rpcUrl?: string },
+): PlanRouteContext {
+  const file = join(params.dir, "deployment.json");
+  if (!existsSync(file)) writeDeployment(net.deployment, file);
+  const [chain] = indexedChains({
+    DEVNET_DEPLOYMENT: file,
+    RPC_URL: params.rpcUrl ?? net.anvil.url,
+  });
+  if (!chain) throw new Error("the devnet deployment did not give a chain");
+  const client = params.client ?? net.client;
+  return {
+    chain,
+    client,
+    graph: params.graph,
+    slots: new TokenSlotFinder(client),
+    gasPriceWei: 1n,
+    stablecoins: [],
+  };
 }

@@ -24,13 +24,10 @@ import {
   type PublicClient,
 } from "viem";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { indexedChains } from "../../chains.js";
-import { writeDeployment } from "../../devnet/deployment.js";
 import { devnetReceipt } from "../../devnet/receipts.js";
 import { ChainUnavailableError } from "../../engine/core/errors.js";
 import type { V3Pool } from "../../engine/core/types.js";
 import { createRoutingGraph } from "../../engine/index.js";
-import { TokenSlotFinder } from "../../src/api/chain/slots.js";
 import { planRoute, type RouteAnswer } from "../../src/api/shortcuts/plan-route.js";
 import { parseRouteQuery } from "../../src/api/v1/route-query.js";
 import {
@@ -39,7 +36,7 @@ import {
   startRpcRecorder,
 } from "../harness/rpc-recorder.js";
 import { findV3Pool, readV3Pool } from "./chain-graph.js";
-import { type RoutingDevnet, startRoutingDevnet } from "./devnet.js";
+import { devnetPlanContext, type RoutingDevnet, startRoutingDevnet } from "./devnet.js";
 
 let net: RoutingDevnet;
 let dir: string;
@@ -72,7 +69,6 @@ beforeAll(async () => {
       args: [net.deployment.execution.router, maxUint256],
     });
   }
-  writeDeployment(net.deployment, join(dir, "deployment.json"));
 }, 240_000);
 
 afterAll(async () => {
@@ -99,25 +95,12 @@ async function plan(params: {
   tokenOut: Address;
   amountIn: bigint;
 }): Promise<RouteAnswer> {
-  const client = clientOf(params.url);
   const graph = createRoutingGraph();
   graph.upsertPool(params.state);
   graph.blockNumber = params.head;
-  const [devnet] = indexedChains({
-    DEVNET_DEPLOYMENT: join(dir, "deployment.json"),
-    RPC_URL: params.url,
-  });
-  if (!devnet) throw new Error("the devnet deployment did not give a chain");
   const from = net.deployment.deployer;
   return planRoute(
-    {
-      chain: devnet,
-      client,
-      graph,
-      slots: new TokenSlotFinder(client),
-      gasPriceWei: 1n,
-      stablecoins: [],
-    },
+    devnetPlanContext(net, { dir, graph, client: clientOf(params.url), rpcUrl: params.url }),
     parseRouteQuery(
       `http://x/v1/shortcuts/route?fromAddress=${from}&tokenIn=${params.tokenIn}&tokenOut=${params.tokenOut}&amountIn=${params.amountIn}&priceImpact=false`,
     ),

@@ -12,16 +12,13 @@ import { type Address, erc20Abi, getAddress, type Hex, maxUint256 } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NonfungiblePositionManagerAbi } from "../../abis/NonfungiblePositionManager.js";
 import { UniswapV3PoolAbi } from "../../abis/UniswapV3Pool.js";
-import { indexedChains } from "../../chains.js";
-import { writeDeployment } from "../../devnet/deployment.js";
 import { devnetReceipt } from "../../devnet/receipts.js";
 import { createRoutingGraph } from "../../engine/index.js";
 import { LATER_BLOCK_GAS } from "../../engine/program/sending.js";
-import { TokenSlotFinder } from "../../src/api/chain/slots.js";
 import { planRoute } from "../../src/api/shortcuts/plan-route.js";
 import { parseRouteQuery } from "../../src/api/v1/route-query.js";
 import { findV3Pool } from "./chain-graph.js";
-import { type RoutingDevnet, startRoutingDevnet } from "./devnet.js";
+import { devnetPlanContext, type RoutingDevnet, startRoutingDevnet } from "./devnet.js";
 import { quoterV2Single } from "./onchain.js";
 
 let net: RoutingDevnet;
@@ -88,22 +85,9 @@ describe("the answered gas limit in a later block", () => {
     const graph = createRoutingGraph();
     graph.upsertPool(pool);
     graph.blockNumber = await net.client.getBlockNumber();
-    writeDeployment(net.deployment, join(dir, "deployment.json"));
-    const [devnet] = indexedChains({
-      DEVNET_DEPLOYMENT: join(dir, "deployment.json"),
-      RPC_URL: net.anvil.url,
-    });
-    if (!devnet) throw new Error("the devnet deployment did not give a chain");
     const amountIn = 20n * 10n ** 18n;
     const answer = await planRoute(
-      {
-        chain: devnet,
-        client: net.client,
-        graph,
-        slots: new TokenSlotFinder(net.client),
-        gasPriceWei: 1n,
-        stablecoins: [],
-      },
+      devnetPlanContext(net, { dir, graph }),
       parseRouteQuery(
         `http://x/v1/shortcuts/route?fromAddress=${from}&tokenIn=${weth}&tokenOut=${usdc}&amountIn=${amountIn}&priceImpact=false`,
       ),

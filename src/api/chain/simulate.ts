@@ -7,10 +7,10 @@
  * contract that tells a simulation apart from the real transaction (a hook that is honest only
  * at gas price 0) would be quoted one way and behave another. So the node validates the calls
  * (without validation `eth_simulateV1` charges no gas and runs at base fee 0), the block carries
- * the next block's number, base fee, fee recipient, gas limit, a `prevrandao` of its own and
- * a timestamp after its parent's (both the same in every simulation on one block, so two runs of
- * one transaction on one block see the same block), and each call pays the next block's base fee plus the node's
- * suggested priority fee, as a wallet sending it would. The senders are given the ether that gas
+ * the next block's number, base fee, fee recipient, gas limit, a `prevrandao` of its own and a
+ * timestamp after its parent's (both the same in every simulation on one block, so two runs of
+ * one transaction on one block see the same block), and each call pays the next block's base fee
+ * plus the node's suggested priority fee, as a wallet sending it would. The senders are given the ether that gas
  * costs (and, on a chain that charges for L1 data, the most that fee can be) on top of what they
  * hold, so quoting needs no gas money.
  *

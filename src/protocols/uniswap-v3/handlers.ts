@@ -10,6 +10,7 @@ import {
   registerPool,
 } from "../../analytics/record.js";
 import { ensureNativeToken, ensureTokens } from "../../tokens/tokens.js";
+import { tickAfterChange } from "../concentrated-liquidity.js";
 import { type V3Factory, v3FactoriesOf } from "./factories.js";
 
 /**
@@ -141,20 +142,10 @@ async function modifyPosition(
   ] as const) {
     const key = { chainId, pool, tick };
     const row = await context.db.find(v3Tick, key);
-    const liquidityGross = (row?.liquidityGross ?? 0n) + liquidityDelta;
-    // A tick no position references any more is cleared, as the pool clears it: its row stays,
-    // at zero (readers skip it), because Ponder's delete is a database round trip each time
-    // where an update is buffered (bench/results/indexing.md).
-    if (liquidityGross === 0n && !row) continue;
-    const liquidityNet = liquidityGross === 0n ? 0n : (row?.liquidityNet ?? 0n) + netDelta;
-    if (row)
-      await context.db
-        .update(v3Tick, key)
-        .set({ liquidityGross, liquidityNet, updatedBlock: block });
-    else
-      await context.db
-        .insert(v3Tick)
-        .values({ ...key, liquidityGross, liquidityNet, updatedBlock: block });
+    const next = tickAfterChange(row ?? undefined, liquidityDelta, netDelta);
+    if (!next) continue;
+    if (row) await context.db.update(v3Tick, key).set({ ...next, updatedBlock: block });
+    else await context.db.insert(v3Tick).values({ ...key, ...next, updatedBlock: block });
   }
   await context.db.update(v3Pool, { chainId, address: pool }).set((row) => {
     const inRange = row.tick !== null && tickLower <= row.tick && row.tick < tickUpper;

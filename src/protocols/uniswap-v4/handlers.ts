@@ -13,6 +13,7 @@ import {
 import { sqrtPriceRatio } from "../../analytics/pricing.js";
 import { recordLiquidityEvent, recordPoolEvent, registerPool } from "../../analytics/record.js";
 import { ensureNativeToken, ensureTokens } from "../../tokens/tokens.js";
+import { tickAfterChange } from "../concentrated-liquidity.js";
 import { catalogueToken, poolStateSlot } from "./state.js";
 
 /**
@@ -156,20 +157,10 @@ ponder.on("PoolManager:ModifyLiquidity", async ({ event, context }) => {
   ] as const) {
     const key = { chainId, poolId: id, tick };
     const row = await context.db.find(v4Tick, key);
-    const liquidityGross = (row?.liquidityGross ?? 0n) + liquidityDelta;
-    // A tick no position references any more is cleared, as the pool clears it: its row stays,
-    // at zero (readers skip it), because Ponder's delete is a database round trip each time
-    // where an update is buffered (bench/results/indexing.md).
-    if (liquidityGross === 0n && !row) continue;
-    const liquidityNet = liquidityGross === 0n ? 0n : (row?.liquidityNet ?? 0n) + netDelta;
-    if (row)
-      await context.db
-        .update(v4Tick, key)
-        .set({ liquidityGross, liquidityNet, updatedBlock: block });
-    else
-      await context.db
-        .insert(v4Tick)
-        .values({ ...key, liquidityGross, liquidityNet, updatedBlock: block });
+    const next = tickAfterChange(row ?? undefined, liquidityDelta, netDelta);
+    if (!next) continue;
+    if (row) await context.db.update(v4Tick, key).set({ ...next, updatedBlock: block });
+    else await context.db.insert(v4Tick).values({ ...key, ...next, updatedBlock: block });
   }
   const pool = await context.db.find(v4Pool, { chainId, poolId: id });
   if (!pool) return;
