@@ -216,6 +216,48 @@ describe("freshness guard", () => {
     ]);
   });
 
+  test("a checkpoint reused from before the snapshot was taken never reads behind the snapshot", async () => {
+    const { world, freshness } = setup();
+    world.chains[0] = {
+      chainName: "devnet",
+      chainId: 31337,
+      indexedBlock: 0n,
+      indexedTimestamp: 0n,
+    };
+    world.heads.devnet = { number: 5n, timestamp: 1_060n };
+    expect(await freshness.chainLags(31337)).toEqual([
+      {
+        chainId: 31337,
+        indexedBlock: 0n,
+        snapshotBlock: undefined,
+        headBlock: 5n,
+        lagBlocks: 5n,
+        lagSeconds: 1_060n,
+      },
+    ]);
+    // Within headCacheMs the indexer reaches block 5 and the snapshot is taken there; the
+    // checkpoint read at block 0 is still the one reused.
+    world.now = 100;
+    world.chains[0] = {
+      chainName: "devnet",
+      chainId: 31337,
+      indexedBlock: 5n,
+      indexedTimestamp: 1_060n,
+    };
+    world.snapshots.set(31337, { block: 5n, timestamp: 1_060n });
+    expect(await freshness.chainLags(31337)).toEqual([
+      {
+        chainId: 31337,
+        indexedBlock: 5n,
+        snapshotBlock: 5n,
+        headBlock: 5n,
+        lagBlocks: 0n,
+        lagSeconds: 0n,
+      },
+    ]);
+    expect(world.checkpointCalls).toBe(1);
+  });
+
   test("heads and checkpoints are reused for headCacheMs; a failed head is retried", async () => {
     const { world, get } = setup();
     await get("?chainId=31337");

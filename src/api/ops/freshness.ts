@@ -132,7 +132,12 @@ export function createFreshness(params: FreshnessParameters) {
     const timestamp = snapshot?.timestamp ?? chain.indexedTimestamp;
     return {
       chainId: chain.chainId,
-      indexedBlock: chain.indexedBlock,
+      // The snapshot was read from the index at its block, so the index is at least there even
+      // when the checkpoint reused for headCacheMs was read before the snapshot was taken.
+      indexedBlock:
+        snapshot !== undefined && snapshot.block > chain.indexedBlock
+          ? snapshot.block
+          : chain.indexedBlock,
       snapshotBlock: snapshot?.block,
       headBlock: latest.number,
       lagBlocks: latest.number > block ? latest.number - block : 0n,
