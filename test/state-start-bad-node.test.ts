@@ -252,10 +252,7 @@ let pruned: Run;
 
 beforeAll(async () => {
   await purgeSyncCache(TEST_DATABASE_URL, chainId);
-  // Without Balancer V2: its pools are replayed from the vault's history with reads at each
-  // event's block, which a pruned node refuses before any state start read; this suite is about
-  // the state start's reads (real chains leave Balancer out of a state start, chains.ts).
-  chain = await startDevnetChain({ chainId, world: { balancerV2: false } });
+  chain = await startDevnetChain({ chainId });
   const rpcUrl = chain.anvil.url;
   // Every pool exists at the start; swaps, burns, borrows and yield follow it.
   await runActivity({ rpcUrl, deployment: chain.deployment, steps: 12, intervalMs: 0, seed: 11 });
@@ -379,7 +376,7 @@ describe("a node that refuses the state start's reads", () => {
         refused: undefined,
       });
       expect(run.ponder.output()).toContain(
-        `Chain ${chainId}: state start read 33 pools and 12 tokens at block ${run.from - 1n} in `,
+        `Chain ${chainId}: state start read 38 pools and 14 tokens at block ${run.from - 1n} in `,
       );
       await expectSameState({
         databaseUrl: TEST_DATABASE_URL,
