@@ -22,8 +22,9 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Hex } from "viem";
+import type { Account, Hex } from "viem";
 import { buildContracts } from "../contracts/build.js";
+import { readNpmArtifact } from "../devnet/artifacts.js";
 import { mulberry32 } from "../devnet/random.js";
 import { amountForUsd } from "../devnet/world.js";
 import type { Address, Edge, RouteQuote, RoutingGraph } from "../engine/index.js";
@@ -42,15 +43,21 @@ import { readDevnetGraph } from "../test/routing/chain-graph.js";
 import { startRoutingDevnet } from "../test/routing/devnet.js";
 import { chainHopOut, quoterV2Path, router02AmountOut } from "../test/routing/onchain.js";
 
+/** A weighted Balancer pool's join or exit: `joinPool`/`exitPool`, not a vault swap. */
+const weightedJoinExit = (edge: Edge) =>
+  edge.pool.kind === "balancer-v2" && edge.pool.type === "weighted" && edge.action !== "swap";
+
 /**
  * A path quoted on chain one hop at a time, each by its own pool's quoter; consecutive Balancer V2
- * hops through one vault are quoted together by one `queryBatchSwap`, so that a pool met twice
+ * swaps through one vault are quoted together by one `queryBatchSwap`, so that a pool met twice
  * (into a composable stable pool's BPT and out of it) is quoted as it would be after the first
- * step, as executing the path would find it.
+ * step, as executing the path would find it. A weighted pool's join or exit is quoted by
+ * Balancer's helpers (`queryJoin`, `queryExit`) at `balancerHelpers`.
  */
 async function hopByHop(
   client: Parameters<typeof chainHopOut>[0],
   deployment: Parameters<typeof chainHopOut>[1],
+  balancerHelpers: Address,
   path: Edge[],
   amountIn: bigint,
 ): Promise<bigint> {
@@ -59,8 +66,9 @@ async function hopByHop(
     if (amount === 0n) return 0n;
     const edge = path[i] as Edge;
     const pool = edge.pool;
-    if (pool.kind !== "balancer-v2") {
-      amount = await chainHopOut(client, deployment, { edge, amountIn: amount, amountOut: 0n });
+    if (pool.kind !== "balancer-v2" || weightedJoinExit(edge)) {
+      const hop = { edge, amountIn: amount, amountOut: 0n };
+      amount = await chainHopOut(client, deployment, hop, balancerHelpers);
       i++;
       continue;
     }
@@ -68,6 +76,7 @@ async function hopByHop(
     for (; i < path.length; i++) {
       const step = path[i] as Edge;
       if (step.pool.kind !== "balancer-v2" || step.pool.vault !== pool.vault) break;
+      if (weightedJoinExit(step)) break;
       steps.push({ pool: step.pool, tokenIn: step.tokenIn, tokenOut: step.tokenOut });
     }
     amount = await queryVaultPathExactIn(client, pool.vault, steps, amount);
@@ -108,7 +117,23 @@ const PAIRS: [string, string][] = [
   ["WETH", "AAVE"],
   ["AAVE", "WETH"],
   ["AAVE", "USDC"],
+  // Into and out of Balancer V2 pools' BPTs: a composable stable pool's (a vault swap with the
+  // BPT) and a weighted pool's (a single-token join or exit), alone or after or before a swap.
+  ["USDC", "bb-USD"],
+  ["bb-USD", "USDT"],
+  ["WETH", "B-50WETH-50USDC"],
+  ["B-80BAL-20WETH", "WETH"],
+  ["DAI", "B-50WETH-25WBTC-25USDC"],
+  ["B-50WETH-25WBTC-25USDC", "USDT"],
 ];
+
+/** The BPTs of PAIRS: the devnet's Balancer pools by their symbols. */
+const BPTS: Record<string, string> = {
+  "bb-USD": "stableUsd",
+  "B-50WETH-50USDC": "weighted5050",
+  "B-80BAL-20WETH": "weighted8020",
+  "B-50WETH-25WBTC-25USDC": "weightedThreeToken",
+};
 const SIZES_USD = [0.01, 100, 10_000, 1_000_000, 20_000_000];
 /** Small synthetic graphs for (b): seeds, pools each, pairs drawn per graph, sizes. */
 const SYNTHETIC_SEEDS = [1, 2, 3];
@@ -120,17 +145,21 @@ const SYNTHETIC_SIZES_USD = [100, 100_000, 10_000_000];
 /** Pairs with more paths than this are skipped on synthetic graphs. */
 const SYNTHETIC_MAX_PATHS = 40;
 
-/** The edges of every path (each pool both ways, as a flow may use it). */
+/**
+ * The edges of every path (each pool both ways, as a flow may use it), a pool's terminal edges
+ * (into and out of its own token, a weighted pool's BPT) included.
+ */
 function edgesOf(graph: RoutingGraph, paths: Edge[][]): Edge[] {
   const pools = new Set<string>();
   for (const path of paths) for (const e of path) pools.add(e.pool.address);
   const tokens = new Set<Address>();
   for (const path of paths) for (const e of path) tokens.add(e.tokenIn).add(e.tokenOut);
-  const edges: Edge[] = [];
+  const edges = new Set<Edge>();
   for (const t of tokens) {
-    for (const e of graph.edgesFrom(t)) if (pools.has(e.pool.address)) edges.push(e);
+    for (const e of graph.edgesFrom(t)) if (pools.has(e.pool.address)) edges.add(e);
+    for (const e of graph.edgesInto(t)) if (pools.has(e.pool.address)) edges.add(e);
   }
-  return edges;
+  return [...edges];
 }
 
 /** Gaps of the engine's gross output below the certified bounds, in basis points. */
@@ -195,7 +224,12 @@ function allPaths(
       return;
     }
     if (path.length === maxHops) return;
-    for (const edge of graph.edgesFrom(token)) {
+    const from = graph.edgesFrom(token);
+    // A pool's own token (a weighted pool's BPT) is reached only by its terminal edges.
+    const into = graph
+      .edgesIntoVia(tokenOut, tokenOut)
+      .filter((e) => e.tokenIn === token && !from.includes(e));
+    for (const edge of [...from, ...into]) {
       if (seen.has(edge.tokenOut)) continue;
       seen.add(edge.tokenOut);
       walk(edge.tokenOut, [...path, edge], seen);
@@ -245,8 +279,34 @@ async function main(): Promise<void> {
     let forkRoutes = 0;
     /** Scenarios whose route goes through a V4 pool. */
     let v4Routes = 0;
-    /** Native ether and aTokens are no deployed tokens: each is priced as its asset. */
+    const balancer = deployment.balancerV2;
+    if (!balancer) throw new Error("the devnet world has no Balancer V2");
+    const helpersArtifact = readNpmArtifact("BalancerV2Helpers");
+    const helpersTx = await net.wallet.deployContract({
+      abi: helpersArtifact.abi,
+      bytecode: helpersArtifact.bytecode,
+      args: [balancer.vault],
+      account: net.wallet.account as Account,
+      chain: net.wallet.chain,
+    });
+    const { contractAddress: balancerHelpers } = await client.waitForTransactionReceipt({
+      hash: helpersTx,
+    });
+    if (!balancerHelpers) throw new Error("BalancerHelpers was not deployed");
+    const weth = net.token("WETH");
+    /**
+     * Native ether and aTokens are no deployed tokens: each is priced as its asset. A BPT is
+     * priced at the pools' spot prices, in WETH at the world's reference price of ether.
+     */
     const tokenOf = (symbol: string) => {
+      const bpt = BPTS[symbol];
+      if (bpt !== undefined) {
+        const address = balancer.pools[bpt]?.address.toLowerCase() as Address;
+        const price = prices.prices.get(address);
+        if (price === undefined) throw new Error(`no spot price for ${symbol}`);
+        const usdPrice = (Number(price) / Number(PRICE_SCALE)) * weth.usdPrice;
+        return { ...weth, address, symbol, usdPrice };
+      }
       if (symbol === "ETH") {
         return { ...net.token("WETH"), address: NATIVE_TOKEN_ADDRESS as Address, symbol: "ETH" };
       }
@@ -307,7 +367,7 @@ async function main(): Promise<void> {
               ])
             : v3
               ? quoterV2Path(client, deployment, path, amountIn)
-              : hopByHop(client, deployment, path, amountIn)
+              : hopByHop(client, deployment, balancerHelpers, path, amountIn)
           ).catch(() => 0n);
           if (out > chainBest) chainBest = out;
           const once = new Set(path.map((e) => e.pool.address)).size === path.length;
@@ -335,7 +395,8 @@ async function main(): Promise<void> {
           for (const leg of quote.legs) {
             for (const hop of leg.hops) {
               hopsChecked++;
-              if ((await chainHopOut(client, deployment, hop)) !== hop.amountOut) hopMismatches++;
+              const chainOut = await chainHopOut(client, deployment, hop, balancerHelpers);
+              if (chainOut !== hop.amountOut) hopMismatches++;
             }
           }
         }

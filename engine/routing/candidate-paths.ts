@@ -1,8 +1,9 @@
 /**
  * Candidate paths from tokenIn to tokenOut, ranked by their approximate output net of gas
  * (the float shadows of the pool math, `PoolModels.approx`). A layered search: layer d holds,
- * per token, the best few partial paths of d hops (at most one per first pool, so that
- * alternatives that can run side by side in a split survive).
+ * per token, the best few partial paths of d hops by their amount net of their gas so far,
+ * valued in that token (at most one per first pool, so that alternatives that can run side by
+ * side in a split survive).
  *
  * What keeps it fast on a graph of thousands of pools around hub tokens:
  * - the first hop follows tokenIn's `firstHopEdges` deepest pools, plus every pool from
@@ -99,6 +100,12 @@ type Node = {
   first: Address | undefined;
   amount: number;
   gas: number;
+  /**
+   * The amount less what the gas so far costs in this token (the amount when gas is not valued
+   * or the token has no price): what the beam keeps partial paths by, so that a pool cheaper to
+   * cross is not crowded out by ones that yield a little more before gas.
+   */
+  worth: number;
   /** Hops so far. */
   hops: number;
 };
@@ -157,7 +164,16 @@ function search(
     first: undefined,
     amount: params.amountIn,
     gas: 0,
+    worth: params.amountIn,
     hops: 0,
+  };
+  // Wei (or whatever unit unitValue counts in) one gas unit costs.
+  const gasValue = gasToOut > 0 ? gasToOut * (unitValue(tokenOut) ?? 0) : 0;
+  /** `amount` of `token` less `gas` valued in it. */
+  const worthOf = (token: Address, amount: number, gas: number) => {
+    if (gasValue === 0) return amount;
+    const value = unitValue(token);
+    return value === undefined || !(value > 0) ? amount : amount - (gas * gasValue) / value;
   };
   const deepInto = deepestEdgesInto(graph, tokenOut, perToken);
   // Tokens through which a path of three or more hops may reach tokenOut.
@@ -179,30 +195,24 @@ function search(
     graph.models.approx(edge, node.amount, quote);
     const amount = quote.out;
     if (!(amount > 0)) return;
+    const gas = node.gas + graph.models.gas(edge, quote.ticksCrossed);
+    const worth = worthOf(token, amount, gas);
     let nodes = layer.get(token);
-    if (nodes && nodes.length >= beam && (nodes[nodes.length - 1] as Node).amount >= amount) return;
+    if (nodes && nodes.length >= beam && (nodes[nodes.length - 1] as Node).worth >= worth) return;
     const first = node.first ?? edge.pool.address;
     // One partial path per first pool: the beam keeps alternatives that can run in parallel.
     const twin = nodes?.findIndex((n) => n.first === first) ?? -1;
     if (nodes && twin >= 0) {
-      if ((nodes[twin] as Node).amount >= amount) return;
+      if ((nodes[twin] as Node).worth >= worth) return;
       nodes.splice(twin, 1);
     }
-    const next: Node = {
-      token,
-      edge,
-      prev: node,
-      first,
-      amount,
-      gas: node.gas + graph.models.gas(edge, quote.ticksCrossed),
-      hops: node.hops + 1,
-    };
+    const next: Node = { token, edge, prev: node, first, amount, gas, worth, hops: node.hops + 1 };
     if (!nodes) {
       nodes = [];
       layer.set(token, nodes);
     }
     let i = nodes.length;
-    while (i > 0 && (nodes[i - 1] as Node).amount < amount) i--;
+    while (i > 0 && (nodes[i - 1] as Node).worth < worth) i--;
     nodes.splice(i, 0, next);
     if (nodes.length > beam) nodes.pop();
   };

@@ -10,7 +10,7 @@ import type { Edge, QuotedHop, V4Pool } from "../../engine/core/types.js";
 import { MAX_SQRT_RATIO, MIN_SQRT_RATIO } from "../../engine/math/tick-math.js";
 import { rayDiv, rayMul } from "../../engine/protocols/aave-v3/math.js";
 import { uniswapV4PoolKey } from "../../engine/protocols/uniswap-v4/pool.js";
-import { queryVaultExactIn } from "../protocols/balancer-v2-chain.js";
+import { queryVaultExactIn, queryWeightedJoinExit } from "../protocols/balancer-v2-chain.js";
 
 /** Router02.getAmountsOut's last amount along `path` (token addresses). */
 export async function router02AmountOut(
@@ -105,11 +105,16 @@ export async function vaultPreview(
   });
 }
 
-/** What the chain says one quoted hop yields for the hop's own input. */
+/**
+ * What the chain says one quoted hop yields for the hop's own input. A weighted Balancer pool's
+ * join or exit is quoted by Balancer's helpers (`queryJoin`, `queryExit`), which the devnet world
+ * does not deploy: `balancerHelpers` names one on the vault.
+ */
 export async function chainHopOut(
   client: PublicClient,
   deployment: Deployment,
   hop: QuotedHop,
+  balancerHelpers?: Address,
 ): Promise<bigint> {
   const { edge, amountIn } = hop;
   switch (edge.pool.kind) {
@@ -151,6 +156,14 @@ export async function chainHopOut(
     case "wrap":
       return amountIn;
     case "balancer-v2":
+      if (edge.pool.type === "weighted" && edge.action !== "swap") {
+        if (!balancerHelpers)
+          throw new Error("a weighted pool's join or exit needs balancerHelpers");
+        const { address, poolId, state } = edge.pool;
+        const pool = { address, poolId, tokens: [...state.tokens] };
+        const step = { pool, tokenIn: edge.tokenIn, tokenOut: edge.tokenOut, amountIn };
+        return (await queryWeightedJoinExit(client, balancerHelpers, step)).amountOut;
+      }
       // The vault's own quote: queryBatchSwap of the one GIVEN_IN step.
       return (
         await queryVaultExactIn(client, edge.pool.vault, {

@@ -550,6 +550,59 @@ describe("findRoute", () => {
 });
 
 describe("regression cases from bench/quality.ts", () => {
+  it("a dust trade keeps the pool cheapest to cross at its middle token (devnet USDC → ETH and DAI → aUSDC, $0.01)", () => {
+    // Found by bench/quality.ts: at $0.01 gas is all of a route's cost, and the path through
+    // Uniswap V2 (1,000 gas less than a V3 pool) nets the most; the search's beam kept the three
+    // pools into the middle token that yield most before gas, so the pair never reached the
+    // last hop and the route netted 991 gwei less.
+    const [a, m, weth] = [token(1), token(2), token(9)];
+    const concentrated = [100, 500, 500].map((feePpm) =>
+      v3({
+        token0: a,
+        token1: m,
+        feePpm,
+        tickSpacing: 10,
+        tick: 0,
+        positions: [{ lower: -1000, upper: 1000, liquidity: 10n ** 24n }],
+      }),
+    );
+    const pair = v2(a, m, 10_000n * E18, 10_000n * E18);
+    const out = v2(m, weth, 10_000n * E18, 10_000n * E18);
+    const graph = graphOf(...concentrated, pair, out);
+    const names = new Map<Pool, string>([
+      [concentrated[0] as Pool, "v3/100"],
+      [concentrated[1] as Pool, "v3/500"],
+      [concentrated[2] as Pool, "v3/500b"],
+      [pair, "pair"],
+      [out, "M/WETH"],
+    ]);
+    const gasPriceWei = 1_000_000_000n;
+    const find = (price: bigint) =>
+      route(
+        findRoute({
+          graph,
+          tokenIn: a,
+          tokenOut: weth,
+          amountIn: 10n ** 13n,
+          gasPriceWei: price,
+          weth,
+        }),
+      );
+    const net = (quote: RouteQuote) => quote.amountOut - quote.gasUnits * gasPriceWei;
+    // Gas-free, the 0.01% pool yields the most.
+    const gross = find(0n);
+    expect(shape(gross, names)).toEqual([["v3/100:swap", "M/WETH:swap"]]);
+    // With gas, the pair nets more: it is taken, and what it must beat is the gross route's net.
+    const quote = find(gasPriceWei);
+    expect(shape(quote, names)).toEqual([["pair:swap", "M/WETH:swap"]]);
+    expect(quote.amountOut).toBe(
+      quotePathOut([edge(graph, pair, a), edge(graph, out, m)], 10n ** 13n),
+    );
+    expect(quote.gasCostInTokenOut).toBe(quote.gasUnits * gasPriceWei);
+    expect(net(quote)).toBeGreaterThan(net(gross));
+    expectConsistent(quote);
+  });
+
   it("a leg bounded by its first pool takes the deeper pool at its middle hop (synthetic graph seed 2, V4 share 0.3, T7 → T4, $100,000)", () => {
     // Found by the exhaustive search of bench/quality.ts: the engine split between the right
     // pools but sent the bounded leg through the shallower of two DAI/WETH pools (−0.65%).
