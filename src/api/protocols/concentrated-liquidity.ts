@@ -5,7 +5,7 @@
  */
 import type { AnyPgColumn, PgTable } from "drizzle-orm/pg-core";
 import { and, eq, inArray } from "ponder";
-import type { Address } from "../../../engine/index.js";
+import type { Address, RoutingGraph, V3Tick } from "../../../engine/index.js";
 import { lower, type Reader, slices } from "../snapshot/reader.js";
 import type { TickRow } from "../snapshot/ticks.js";
 
@@ -63,4 +63,42 @@ export async function loadTicks({
     }
   }
   return byPool;
+}
+
+/**
+ * The ticks of the pools a refresh upserts (`pools`, every pool of the chain on a full load,
+ * `since` < 0). A swap moves a pool's price and liquidity, not its ticks, so a pool keeps the
+ * tick list the graph holds (`held`) unless a tick row of it was written since the last refresh
+ * or a reorg touched it (`ticksChanged`), or the graph does not hold it yet; only those are read
+ * (`rows`), rather than a busy pool's thousands of ticks for each swap.
+ */
+export async function ticksForRefresh(params: {
+  reader: Reader;
+  ticks: TickTable;
+  chainId: number;
+  since: bigint;
+  graph: RoutingGraph;
+  pools: Iterable<string>;
+  ticksChanged: ReadonlySet<string>;
+}): Promise<{ held: Map<string, V3Tick[]>; rows: Map<string, TickRow[]> }> {
+  const { reader, ticks, chainId, graph } = params;
+  const held = new Map<string, V3Tick[]>();
+  if (params.since < 0n) {
+    return { held, rows: await loadTicks({ reader, ticks, chainId, pools: "all" }) };
+  }
+  const read: Address[] = [];
+  for (const key of params.pools) {
+    const pool = params.ticksChanged.has(key) ? undefined : graph.pool(key as Address);
+    if (pool?.kind === "v3" || pool?.kind === "v4") held.set(key, pool.ticks);
+    else read.push(key as Address);
+  }
+  return { held, rows: await loadTicks({ reader, ticks, chainId, pools: read }) };
+}
+
+/** `pool` (undefined while not initialized) with `ticks` as its tick list. */
+export function withTicks<P extends { ticks: V3Tick[] }>(
+  pool: P | undefined,
+  ticks: V3Tick[],
+): P | undefined {
+  return pool && { ...pool, ticks };
 }

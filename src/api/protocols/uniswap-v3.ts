@@ -4,7 +4,7 @@ import { v3Pool, v3Tick } from "../../protocols/uniswap-v3/tables.js";
 import type { AddressInterner } from "../snapshot/address-interner.js";
 import { lower, rowsByKey } from "../snapshot/reader.js";
 import { initializedTicks, type TickRow } from "../snapshot/ticks.js";
-import { loadTicks, type TickTable } from "./concentrated-liquidity.js";
+import { type TickTable, ticksForRefresh, withTicks } from "./concentrated-liquidity.js";
 import type { IndexedSource } from "./types.js";
 
 export type V3PoolRow = {
@@ -99,14 +99,15 @@ export const uniswapV3Source: IndexedSource = {
     );
     for (const p of extra) poolRows.set(lower(p.address), p);
     for (const address of rereadPools) if (!poolRows.has(address)) graph.removePool(address);
-    const ticks = await loadTicks({
-      reader,
-      ticks: tickTable,
-      chainId,
-      pools: since < 0n ? "all" : [...poolRows.keys()],
+    const { held, rows: ticks } = await ticksForRefresh({
+      ...{ reader, ticks: tickTable, chainId, since, graph, pools: poolRows.keys() },
+      ticksChanged: new Set([...tickPools.map((t) => lower(t.pool)), ...rereadPools]),
     });
     for (const [address, p] of poolRows) {
-      const pool = v3PoolOf(p, ticks.get(address) ?? [], addresses);
+      const kept = held.get(address);
+      const pool = kept
+        ? withTicks(v3PoolOf(p, [], addresses), kept)
+        : v3PoolOf(p, ticks.get(address) ?? [], addresses);
       // Not initialized (yet, or again after a reorg reverted its Initialize).
       if (pool) graph.upsertPool(pool);
       else graph.removePool(address);

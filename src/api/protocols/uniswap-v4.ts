@@ -5,7 +5,7 @@ import { v4Pool, v4Tick } from "../../protocols/uniswap-v4/tables.js";
 import type { AddressInterner } from "../snapshot/address-interner.js";
 import { lower, rowsByKey } from "../snapshot/reader.js";
 import { initializedTicks, type TickRow } from "../snapshot/ticks.js";
-import { loadTicks, type TickTable } from "./concentrated-liquidity.js";
+import { type TickTable, ticksForRefresh, withTicks } from "./concentrated-liquidity.js";
 import type { IndexedSource } from "./types.js";
 
 export type V4PoolRow = {
@@ -115,14 +115,15 @@ export const uniswapV4Source: IndexedSource = {
     );
     for (const p of extra) poolRows.set(lower(p.poolId), p);
     for (const id of rereadPools) if (!poolRows.has(id)) graph.removePool(id);
-    const ticks = await loadTicks({
-      reader,
-      ticks: tickTable,
-      chainId,
-      pools: since < 0n ? "all" : [...poolRows.keys()],
+    const { held, rows: ticks } = await ticksForRefresh({
+      ...{ reader, ticks: tickTable, chainId, since, graph, pools: poolRows.keys() },
+      ticksChanged: new Set([...tickPools.map((t) => lower(t.poolId)), ...rereadPools]),
     });
     for (const [id, p] of poolRows) {
-      const pool = v4PoolOf(p, ticks.get(id) ?? [], addresses, allowedHooks);
+      const kept = held.get(id);
+      const pool = kept
+        ? withTicks(v4PoolOf(p, [], addresses, allowedHooks), kept)
+        : v4PoolOf(p, ticks.get(id) ?? [], addresses, allowedHooks);
       if (pool) graph.upsertPool(pool);
       else graph.removePool(id);
     }

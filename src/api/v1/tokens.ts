@@ -1,5 +1,6 @@
 import { arrayContains, type SQL, sql } from "drizzle-orm";
 import { Hono } from "hono";
+import { LRUCache } from "lru-cache";
 import { and, asc, eq, gte } from "ponder";
 import { z } from "zod";
 import { token } from "../../../ponder.schema.js";
@@ -181,7 +182,7 @@ class TokenPages {
 
   private state: string | undefined;
   private readonly indexes = new Map<string, Promise<PageIndex>>();
-  private readonly answers = new Map<string, TokenListJson>();
+  private readonly answers = tokenAnswerCache();
   /** The catalogue's state as read at a routing snapshot version (one read per version). */
   private stateAt: { version: string; state: Promise<string> } | undefined;
 
@@ -256,16 +257,30 @@ class TokenPages {
     };
     const answer = JSON.stringify(list);
     // Kept only if no token changed while it was read.
-    if (this.state === state) {
-      if (this.answers.size >= MAX_CACHED) this.answers.clear();
-      this.answers.set(answerKey, answer);
-    }
+    if (this.state === state) this.answers.set(answerKey, answer);
     return answer;
   }
 }
 
-/** Cached filters and answers, each (cleared when full). */
+/** Cached filters (cleared when full). */
 const MAX_CACHED = 1_000;
+
+/**
+ * What the cached answers may hold in all, in characters of JSON (a byte each in memory, two
+ * for a page with a character beyond Latin-1): a page of 1,000 tokens is ~0.3 M characters, so a
+ * bound by count alone let 1,000 pages hold ~300 MB, which at mainnet scale took the API process
+ * past its heap limit under route load (bench/results/scale.md).
+ */
+export const TOKEN_ANSWER_CACHE_CHARS = 32 * 1024 * 1024;
+
+/** The token list answers cached by filter and page, least recently used out first. */
+export function tokenAnswerCache(): LRUCache<string, TokenListJson> {
+  return new LRUCache<string, TokenListJson>({
+    max: MAX_CACHED,
+    maxSize: TOKEN_ANSWER_CACHE_CHARS,
+    sizeCalculation: (answer) => Math.max(1, answer.length),
+  });
+}
 
 /** The first key of every page of `filter`'s tokens, in the catalogue's order, and their count. */
 async function pageIndex(db: ApiDatabase, filter: SQL | undefined): Promise<PageIndex> {
