@@ -59,6 +59,16 @@ function setup(env: NodeJS.ProcessEnv = {}) {
   return { world, freshness, get };
 }
 
+/** Ponder's checkpoint of the devnet chain at `block`, whose timestamp is `timestamp`. */
+function indexDevnetAt(world: World, block: bigint, timestamp: bigint): void {
+  world.chains[0] = {
+    chainName: "devnet",
+    chainId: 31337,
+    indexedBlock: block,
+    indexedTimestamp: timestamp,
+  };
+}
+
 const passes = { status: 200, body: { ok: true } };
 
 /** The 503 of data at `at.block`, `lag.seconds` seconds behind the head `at.head`. */
@@ -176,12 +186,7 @@ describe("freshness guard", () => {
   test("the routing snapshot's block and timestamp replace the checkpoint's once reported", async () => {
     const { world, get, freshness } = setup();
     world.heads.devnet = { number: 120n, timestamp: 1_240n };
-    world.chains[0] = {
-      chainName: "devnet",
-      chainId: 31337,
-      indexedBlock: 120n,
-      indexedTimestamp: 1_240n,
-    };
+    indexDevnetAt(world, 120n, 1_240n);
     world.snapshots.set(31337, { block: 110n, timestamp: 1_120n });
     expect(await get("?chainId=31337")).toEqual(
       behind(
@@ -218,12 +223,7 @@ describe("freshness guard", () => {
 
   test("a checkpoint reused from before the snapshot was taken never reads behind the snapshot", async () => {
     const { world, freshness } = setup();
-    world.chains[0] = {
-      chainName: "devnet",
-      chainId: 31337,
-      indexedBlock: 0n,
-      indexedTimestamp: 0n,
-    };
+    indexDevnetAt(world, 0n, 0n);
     world.heads.devnet = { number: 5n, timestamp: 1_060n };
     expect(await freshness.chainLags(31337)).toEqual([
       {
@@ -238,12 +238,7 @@ describe("freshness guard", () => {
     // Within headCacheMs the indexer reaches block 5 and the snapshot is taken there; the
     // checkpoint read at block 0 is still the one reused.
     world.now = 100;
-    world.chains[0] = {
-      chainName: "devnet",
-      chainId: 31337,
-      indexedBlock: 5n,
-      indexedTimestamp: 1_060n,
-    };
+    indexDevnetAt(world, 5n, 1_060n);
     world.snapshots.set(31337, { block: 5n, timestamp: 1_060n });
     expect(await freshness.chainLags(31337)).toEqual([
       {

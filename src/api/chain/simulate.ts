@@ -10,9 +10,9 @@
  * the next block's number, base fee, fee recipient, gas limit, a `prevrandao` of its own and a
  * timestamp after its parent's (both the same in every simulation on one block, so two runs of
  * one transaction on one block see the same block), and each call pays the next block's base fee
- * plus the node's suggested priority fee, as a wallet sending it would. The senders are given the ether that gas
- * costs (and, on a chain that charges for L1 data, the most that fee can be) on top of what they
- * hold, so quoting needs no gas money.
+ * plus the node's suggested priority fee, as a wallet sending it would. The senders are given the
+ * ether that gas costs (and, on a chain that charges for L1 data, the most that fee can be) on
+ * top of what they hold, so quoting needs no gas money.
  *
  * Before each simulation the node is asked only for its latest block number: what describes the
  * next block and each sender's balance are read once per base block and shared by every

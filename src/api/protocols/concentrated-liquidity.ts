@@ -7,7 +7,7 @@ import type { AnyPgColumn, PgTable } from "drizzle-orm/pg-core";
 import { and, eq, inArray } from "ponder";
 import type { Address, RoutingGraph, V3Tick } from "../../../engine/index.js";
 import { lower, type Reader, slices } from "../snapshot/reader.js";
-import type { TickRow } from "../snapshot/ticks.js";
+import { initializedTicks, type TickRow } from "../snapshot/ticks.js";
 
 /** A protocol's tick table and the columns the snapshot reads of it. */
 export type TickTable = {
@@ -67,10 +67,10 @@ export async function loadTicks({
 
 /**
  * The ticks of the pools a refresh upserts (`pools`, every pool of the chain on a full load,
- * `since` < 0). A swap moves a pool's price and liquidity, not its ticks, so a pool keeps the
- * tick list the graph holds (`held`) unless a tick row of it was written since the last refresh
- * or a reorg touched it (`ticksChanged`), or the graph does not hold it yet; only those are read
- * (`rows`), rather than a busy pool's thousands of ticks for each swap.
+ * `since` < 0), by pool. A swap moves a pool's price and liquidity, not its ticks, so a pool keeps
+ * the tick list the graph holds unless a tick row of it was written since the last refresh or a
+ * reorg touched it (`ticksChanged`), or the graph does not hold it yet; only those are read,
+ * rather than a busy pool's thousands of ticks for each swap.
  */
 export async function ticksForRefresh(params: {
   reader: Reader;
@@ -80,19 +80,19 @@ export async function ticksForRefresh(params: {
   graph: RoutingGraph;
   pools: Iterable<string>;
   ticksChanged: ReadonlySet<string>;
-}): Promise<{ held: Map<string, V3Tick[]>; rows: Map<string, TickRow[]> }> {
+}): Promise<(pool: string) => V3Tick[]> {
   const { reader, ticks, chainId, graph } = params;
   const held = new Map<string, V3Tick[]>();
-  if (params.since < 0n) {
-    return { held, rows: await loadTicks({ reader, ticks, chainId, pools: "all" }) };
-  }
   const read: Address[] = [];
-  for (const key of params.pools) {
-    const pool = params.ticksChanged.has(key) ? undefined : graph.pool(key as Address);
-    if (pool?.kind === "v3" || pool?.kind === "v4") held.set(key, pool.ticks);
-    else read.push(key as Address);
+  if (params.since >= 0n) {
+    for (const key of params.pools) {
+      const pool = params.ticksChanged.has(key) ? undefined : graph.pool(key as Address);
+      if (pool?.kind === "v3" || pool?.kind === "v4") held.set(key, pool.ticks);
+      else read.push(key as Address);
+    }
   }
-  return { held, rows: await loadTicks({ reader, ticks, chainId, pools: read }) };
+  const rows = await loadTicks({ reader, ticks, chainId, pools: params.since < 0n ? "all" : read });
+  return (pool) => held.get(pool) ?? initializedTicks(rows.get(pool) ?? []);
 }
 
 /** `pool` (undefined while not initialized) with `ticks` as its tick list. */

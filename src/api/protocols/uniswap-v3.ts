@@ -99,15 +99,12 @@ export const uniswapV3Source: IndexedSource = {
     );
     for (const p of extra) poolRows.set(lower(p.address), p);
     for (const address of rereadPools) if (!poolRows.has(address)) graph.removePool(address);
-    const { held, rows: ticks } = await ticksForRefresh({
+    const ticksOf = await ticksForRefresh({
       ...{ reader, ticks: tickTable, chainId, since, graph, pools: poolRows.keys() },
       ticksChanged: new Set([...tickPools.map((t) => lower(t.pool)), ...rereadPools]),
     });
     for (const [address, p] of poolRows) {
-      const kept = held.get(address);
-      const pool = kept
-        ? withTicks(v3PoolOf(p, [], addresses), kept)
-        : v3PoolOf(p, ticks.get(address) ?? [], addresses);
+      const pool = withTicks(v3PoolOf(p, [], addresses), ticksOf(address));
       // Not initialized (yet, or again after a reorg reverted its Initialize).
       if (pool) graph.upsertPool(pool);
       else graph.removePool(address);

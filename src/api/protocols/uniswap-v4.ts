@@ -115,15 +115,12 @@ export const uniswapV4Source: IndexedSource = {
     );
     for (const p of extra) poolRows.set(lower(p.poolId), p);
     for (const id of rereadPools) if (!poolRows.has(id)) graph.removePool(id);
-    const { held, rows: ticks } = await ticksForRefresh({
+    const ticksOf = await ticksForRefresh({
       ...{ reader, ticks: tickTable, chainId, since, graph, pools: poolRows.keys() },
       ticksChanged: new Set([...tickPools.map((t) => lower(t.poolId)), ...rereadPools]),
     });
     for (const [id, p] of poolRows) {
-      const kept = held.get(id);
-      const pool = kept
-        ? withTicks(v4PoolOf(p, [], addresses, allowedHooks), kept)
-        : v4PoolOf(p, ticks.get(id) ?? [], addresses, allowedHooks);
+      const pool = withTicks(v4PoolOf(p, [], addresses, allowedHooks), ticksOf(id));
       if (pool) graph.upsertPool(pool);
       else graph.removePool(id);
     }

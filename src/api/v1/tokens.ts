@@ -268,8 +268,8 @@ const MAX_CACHED = 1_000;
 /**
  * What the cached answers may hold in all, in characters of JSON (a byte each in memory, two
  * for a page with a character beyond Latin-1): a page of 1,000 tokens is ~0.3 M characters, so a
- * bound by count alone let 1,000 pages hold ~300 MB, which at mainnet scale took the API process
- * past its heap limit under route load (bench/results/scale.md).
+ * bound by count alone let 1,000 pages hold ~300 MB, beside a mainnet-sized routing graph in a
+ * process capped at 1,536 MiB of heap (bench/results/scale.md).
  */
 export const TOKEN_ANSWER_CACHE_CHARS = 32 * 1024 * 1024;
 
