@@ -7,16 +7,20 @@
  * chain they cannot, as their simulations find no token contracts),
  * the refresh after blocks that each change 300 pools (V3 ticks included) and after a reorg of
  * such a block (never a full rebuild), `GET /v1/tokens` pages with filters, and the in-process
- * route search on the same graph (read from the same tables).
+ * route search on the same graph (read from the same tables). Where the time and memory go: the
+ * served process runs with V8's GC trace, its heap in use is sampled, a block's CPU is split
+ * between the main thread and the others, and the graph's share of a heap is weighed.
  *
  * Run: npx tsx bench/scale.ts [--schema scale_bench] [--seed 1] [--skip-seed] [--keep]
  *      [--anvil-port 8610] [--port 42110]
  * Writes bench/results/scale.md. Drops the schema at the end unless --keep.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join, resolve } from "node:path";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import pg from "pg";
 import { privateKeyToAccount } from "viem/accounts";
 import { DEVNET_DEPLOYER_KEY, startAnvil } from "../devnet/anvil.js";
@@ -63,6 +67,17 @@ const SEARCHES = 2_000;
 const TOKEN_PAGES = 600;
 const FIRST_TOKEN_PAGES = 60;
 
+// The benchmark's own heap is weighed after a full GC (the graph's share of it, in the search phase).
+setFlagsFromString("--expose-gc");
+const forceGc = runInNewContext("gc") as () => void;
+
+/** This process's heap in use after a full GC, in MB. */
+function heapAfterGcMb(): number {
+  forceGc();
+  forceGc();
+  return process.memoryUsage().heapUsed / 2 ** 20;
+}
+
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? (process.argv[i + 1] as string) : fallback;
@@ -108,6 +123,32 @@ function ponderPid(pid: number): number | undefined {
   return undefined;
 }
 
+/**
+ * CPU time (ms) used so far by the threads of `pid`: its main thread (where JavaScript runs and
+ * GC pauses it) and all the others (V8's concurrent GC and compiler helpers, libuv's pool).
+ */
+function threadCpuMs(pid: number): Map<string, number> {
+  const byThread = new Map<string, number>();
+  let tasks: string[] = [];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return byThread;
+  }
+  for (const task of tasks) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${task}/stat`, "utf8");
+      const close = stat.lastIndexOf(")");
+      const name = task === String(pid) ? "main thread" : "other threads";
+      const fields = stat.slice(close + 2).split(" ");
+      // utime and stime, fields 14 and 15 of stat (11 and 12 after the name), in clock ticks.
+      const ms = ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+      byThread.set(name, (byThread.get(name) ?? 0) + ms);
+    } catch {}
+  }
+  return byThread;
+}
+
 const rssMiB = (pid: number) =>
   Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
 
@@ -138,10 +179,28 @@ function deployExecution(rpcUrl: string): string {
   return line;
 }
 
-/** `npm run serve` (the start script, with its heap settings) on the schema; resolves at spawn. */
+/**
+ * `npm run serve` on the schema, with V8's GC trace on: the same `ponder serve` with the same
+ * heap setting (read from the script), run by node directly since NODE_OPTIONS may not carry
+ * `--trace-gc`. Resolves at spawn.
+ */
 function serve(schema: string, port: number, rpcUrl: string, execution: string): Served {
   let log = "";
-  const child = spawn("npm", ["run", "serve", "--", "--schema", schema, "--port", String(port)], {
+  const script = packageJson.scripts.serve;
+  if (!script.endsWith(" ponder serve")) throw new Error(`unexpected serve script: ${script}`);
+  const nodeOptions = /NODE_OPTIONS=(\S+)/.exec(script)?.[1] ?? "";
+  const ponder = join(root, "node_modules", ".bin", "ponder");
+  const args = [
+    "--trace-gc",
+    nodeOptions,
+    ponder,
+    "serve",
+    "--schema",
+    schema,
+    "--port",
+    String(port),
+  ];
+  const child = spawn(process.execPath, args.filter(Boolean), {
     cwd: root,
     env: {
       ...process.env,
@@ -156,6 +215,7 @@ function serve(schema: string, port: number, rpcUrl: string, execution: string):
       // The seeded head is dated 2024 (seed-scale.ts) and the benchmark's anvil today: without
       // this every route would be refused as two years stale. Freshness is not measured here.
       [`MAX_LAG_SECONDS_${CHAIN_ID}`]: String(10 * 365 * 24 * 3600),
+      PONDER_TELEMETRY_DISABLED: "true",
     },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
@@ -172,6 +232,52 @@ function serve(schema: string, port: number, rpcUrl: string, execution: string):
     pid: child.pid as number,
     output: () => log,
   };
+}
+
+/** A major GC as V8's `--trace-gc` prints it, and where in the process's output. */
+type MajorGc = {
+  /** Offset of its line in the output: it was printed when the output had that length. */
+  offset: number;
+  heapBeforeMb: number;
+  heapAfterMb: number;
+  /** The final, atomic pause. */
+  pauseMs: number;
+  /** Incremental marking on the main thread before the pause, and the wall time it spanned. */
+  markingMs: number;
+  markingWallMs: number;
+};
+
+function majorGcs(output: string): MajorGc[] {
+  const line =
+    /Mark-Compact(?: \(reduce\))? ([\d.]+) \([\d.]+\) -> ([\d.]+) \([\d.]+\) MB, ([\d.]+) \/ [\d.]+ ms(?:\s+\(\+ ([\d.]+) ms in \d+ steps since start of marking, biggest step [\d.]+ ms, walltime since start of marking ([\d.]+) ms\))?/g;
+  return [...output.matchAll(line)].map((m) => ({
+    offset: m.index,
+    heapBeforeMb: Number(m[1]),
+    heapAfterMb: Number(m[2]),
+    pauseMs: Number(m[3]),
+    markingMs: Number(m[4] ?? 0),
+    markingWallMs: Number(m[5] ?? 0),
+  }));
+}
+
+/**
+ * The intervals (bench clock, ms) during which a major GC was marking: each printed between two
+ * moments the bench noted the output's length (`marks`, in order), so it ended in that span and
+ * its marking began its marking wall time before.
+ */
+function markingWindows(
+  gcs: readonly MajorGc[],
+  marks: readonly { at: number; length: number }[],
+): { from: number; to: number; gc: MajorGc }[] {
+  const windows: { from: number; to: number; gc: MajorGc }[] = [];
+  for (const gc of gcs) {
+    const after = marks.findIndex((m) => m.length > gc.offset);
+    if (after <= 0) continue;
+    const printedFrom = (marks[after - 1] as { at: number }).at;
+    const printedTo = (marks[after] as { at: number }).at;
+    windows.push({ from: printedFrom - gc.markingWallMs, to: printedTo, gc });
+  }
+  return windows;
 }
 
 async function stopServed(served: Served): Promise<void> {
@@ -460,6 +566,27 @@ async function main(): Promise<void> {
       load: load(),
     });
 
+    // The heap in use (Ponder's nodejs_heap_size_used_bytes), every 2 s, by phase: how close
+    // the process comes to its heap limit, which an RSS read once does not show.
+    let phase = "tokens";
+    const heapMaxMiB = new Map<string, number>();
+    let heapReading = false;
+    const heapSampler = setInterval(() => {
+      if (heapReading) return;
+      heapReading = true;
+      fetch(`${current.url}/metrics`)
+        .then((r) => r.text())
+        .then((text) => {
+          const used = sample(text, "nodejs_heap_size_used_bytes");
+          if (used !== undefined)
+            heapMaxMiB.set(phase, Math.max(heapMaxMiB.get(phase) ?? 0, used / 2 ** 20));
+        })
+        .catch(() => {})
+        .finally(() => {
+          heapReading = false;
+        });
+    }, 2000);
+    heapSampler.unref();
     // ── GET /v1/tokens pages, each a distinct query (no cached answer) ─────────────────────
     const random = mulberry32(seed + 7);
     const weth = HUBS[0].address;
@@ -496,6 +623,7 @@ async function main(): Promise<void> {
       load: load(),
     });
 
+    phase = "blocks";
     // ── Blocks of 300 changed pools, then a reorg of the last one ──────────────────────────
     const refreshSum = async () => {
       const text = await (await fetch(`${current.url}/metrics/api`)).text();
@@ -519,8 +647,16 @@ async function main(): Promise<void> {
     const refreshCpuMs: number[] = [];
     const refreshGcMs: number[] = [];
     let before = await refreshSum();
+    const servedPid = ponderPid(current.pid);
+    /** Per block: CPU ms by thread name while the block was written and refreshed. */
+    const threadCpu: Map<string, number>[] = [];
+    /** Per block: from its write to its refresh seen (bench clock), and the output's length. */
+    const blockSpans: { from: number; to: number }[] = [];
+    const marks = [{ at: performance.now(), length: current.output().length }];
     for (let b = 1; b <= BLOCKS; b++) {
       const block = SEEDED_HEAD_BLOCK + BigInt(b);
+      const threads0 = servedPid === undefined ? new Map<string, number>() : threadCpuMs(servedPid);
+      const written = performance.now();
       await writeBlock(db, schema, state, block, blockRandom);
       await waitFor(
         `snapshot at block ${block}`,
@@ -532,6 +668,12 @@ async function main(): Promise<void> {
       refreshMs.push(((after.sum - before.sum) * 1000) / refreshes);
       refreshCpuMs.push(((after.cpu - before.cpu) * 1000) / refreshes);
       refreshGcMs.push(((after.gc - before.gc) * 1000) / refreshes);
+      const threads1 = servedPid === undefined ? new Map<string, number>() : threadCpuMs(servedPid);
+      threadCpu.push(
+        new Map([...threads1].map(([name, ms]) => [name, ms - (threads0.get(name) ?? 0)])),
+      );
+      blockSpans.push({ from: written, to: performance.now() });
+      marks.push({ at: performance.now(), length: current.output().length });
       before = after;
     }
     const reverted = await revertAbove(db, schema, SEEDED_HEAD_BLOCK + BigInt(BLOCKS - 1));
@@ -553,6 +695,36 @@ async function main(): Promise<void> {
     });
     note(
       `where each block's refresh went (wall / the process's CPU / main-thread GC pauses, ms): ${refreshMs.map((wall, i) => `${wall.toFixed(0)}/${(refreshCpuMs[i] ?? 0).toFixed(0)}/${(refreshGcMs[i] ?? 0).toFixed(0)}`).join(", ")}; GC pauses ${ms(refreshGcMs.reduce((a, b) => a + b, 0))} of ${ms(refreshMs.reduce((a, b) => a + b, 0))} in all`,
+    );
+    const worst = refreshMs.indexOf(Math.max(...refreshMs));
+    const typical = refreshMs.indexOf(percentile(refreshMs, 0.5));
+    const threadsOf = (i: number) =>
+      [...(threadCpu[i] ?? new Map<string, number>())]
+        .filter(([, ms]) => ms > 0)
+        .sort((a, b) => b[1] - a[1])
+        .map(([name, ms]) => `${name} ${ms.toFixed(0)}`)
+        .join(", ");
+    note(
+      `the API process's CPU by thread (ms, counted from /proc at 10 ms, from the block's write to its refresh seen), the slowest block (${worst + 1}): ${threadsOf(worst)}; the median block (${typical + 1}): ${threadsOf(typical)}`,
+    );
+    // Major GCs whose marking overlapped a block's refresh. V8 marks a heap this size (~1 GB
+    // live) incrementally: steps on the main thread, between which JavaScript runs, and helper
+    // threads beside it. Those steps are not pauses the process's GC observer reports.
+    await new Promise((r) => setTimeout(r, 3000));
+    marks.push({ at: performance.now(), length: current.output().length });
+    const windows = markingWindows(majorGcs(current.output()), marks);
+    const duringGc = blockSpans
+      .map((_, i) => i)
+      .filter((i) =>
+        windows.some(
+          (w) =>
+            w.from <= (blockSpans[i] as { to: number }).to &&
+            w.to >= (blockSpans[i] as { from: number }).from,
+        ),
+      );
+    const outside = refreshMs.filter((_, i) => !duringGc.includes(i));
+    note(
+      `major GCs whose marking could overlap the blocks (V8's --trace-gc; a cycle is placed between the two moments the benchmark saw its line printed, less its marking's wall time): ${windows.length === 0 ? "none" : windows.map((w) => `${w.gc.heapBeforeMb.toFixed(0)} → ${w.gc.heapAfterMb.toFixed(0)} MB, ${w.gc.markingMs.toFixed(0)} ms of marking on the main thread over ${w.gc.markingWallMs.toFixed(0)} ms, final pause ${w.gc.pauseMs.toFixed(0)} ms`).join("; ")}; blocks whose refresh could overlap one: ${duringGc.length === 0 ? "none" : duringGc.map((i) => `${i + 1} (${(refreshMs[i] as number).toFixed(0)} ms)`).join(", ")}; the other blocks' refresh: max ${outside.length === 0 ? "-" : ms(Math.max(...outside))}`,
     );
     // The repricing that follows refreshes, in the background, in steps.
     const metricsAfter = await (await fetch(`${current.url}/metrics/api`)).text();
@@ -578,12 +750,19 @@ async function main(): Promise<void> {
       load: load(),
     });
 
+    phase = "routes";
     // ── 10,000 route requests, then RSS ─────────────────────────────────────────────────────
     const tokens = state.tokens;
     const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)] as T;
     const statuses = new Map<number, number>();
     let sent = 0;
     const r0 = performance.now();
+    const routesPid = ponderPid(current.pid);
+    /** The API process's RSS, sampled each second while the routes are requested. */
+    const rssDuringRoutes: number[] = [];
+    const rssSampler = setInterval(() => {
+      if (routesPid !== undefined) rssDuringRoutes.push(rssMiB(routesPid));
+    }, 1000);
     await Promise.all(
       Array.from({ length: ROUTE_CONCURRENCY }, async () => {
         while (sent < ROUTE_REQUESTS) {
@@ -597,7 +776,16 @@ async function main(): Promise<void> {
           statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
         }
       }),
-    );
+    )
+      .catch((error: unknown) => {
+        // The API process stopped answering: what it printed last says why.
+        console.error(current.output().slice(-4000));
+        console.error(
+          `RSS each second during the routes (MiB): ${rssDuringRoutes.map((x) => x.toFixed(0)).join(", ")}; heap in use at most by phase (MiB): ${[...heapMaxMiB].map(([p, mib]) => `${p} ${mib.toFixed(0)}`).join(", ")}`,
+        );
+        throw error;
+      })
+      .finally(() => clearInterval(rssSampler));
     const routesS = (performance.now() - r0) / 1000;
     const apiPid = ponderPid(current.pid);
     const rss = apiPid === undefined ? Number.NaN : rssMiB(apiPid);
@@ -612,14 +800,41 @@ async function main(): Promise<void> {
       met: rss <= 2048 && succeeded === ROUTE_REQUESTS,
       load: load(),
     });
+    clearInterval(heapSampler);
+    note(
+      `the API process's heap in use at most (Ponder's nodejs_heap_size_used_bytes every 2 s; limit ${heap ?? "unset"} MiB): ${[...heapMaxMiB].map(([p, mib]) => `${p} ${mib.toFixed(0)} MiB`).join(", ")}`,
+    );
+    const gcs = majorGcs(current.output());
+    const markingMs = gcs.map((g) => g.markingMs);
+    note(
+      gcs.length === 0
+        ? "major GCs of the API process from its start to here (V8's --trace-gc): none"
+        : `major GCs of the API process from its start to here (V8's --trace-gc): ${gcs.length}; marking on the main thread per cycle p50 ${ms(percentile(markingMs, 0.5))}, max ${ms(Math.max(...markingMs))}, over p50 ${ms(
+            percentile(
+              gcs.map((g) => g.markingWallMs),
+              0.5,
+            ),
+          )} of wall time; final pause p50 ${ms(
+            percentile(
+              gcs.map((g) => g.pauseMs),
+              0.5,
+            ),
+          )}; heap in use after each: ${gcs.map((g) => g.heapAfterMb.toFixed(0)).join(", ")} MB`,
+    );
     await stopServed(current);
     served = undefined;
 
     // ── The in-process search on the same graph ─────────────────────────────────────────────
+    const heapBeforeGraph = heapAfterGcMb();
     const l0 = performance.now();
     const graph = await loadGraph(db, schema, HUBS[0].address as Address);
     const loadS = (performance.now() - l0) / 1000;
+    const heapWithGraph = heapAfterGcMb();
     prepareRouteSearch({ graph, weth: HUBS[0].address as Address });
+    const heapPriced = heapAfterGcMb();
+    note(
+      `the graph's share of a heap (this process's heap in use after a full GC): ${heapBeforeGraph.toFixed(0)} MB before loading it, ${heapWithGraph.toFixed(0)} MB with it (+${(heapWithGraph - heapBeforeGraph).toFixed(0)} MB for ${graph.size.toLocaleString("en-US")} pools), ${heapPriced.toFixed(0)} MB once priced for the search (+${(heapPriced - heapWithGraph).toFixed(0)} MB)`,
+    );
     const searchRandom = mulberry32(seed + 13);
     const spick = <T>(list: readonly T[]) => list[Math.floor(searchRandom() * list.length)] as T;
     type Query = { tokenIn: Address; tokenOut: Address; amountIn: bigint; hub: boolean };
@@ -695,7 +910,7 @@ async function main(): Promise<void> {
       .join(
         ", ",
       )}; initialized ticks per V3 pool: median ${state.ticks.median}, busiest ${state.ticks.busiest}, ${state.tables.find((t) => t.name === "v3_tick")?.rows.length.toLocaleString("en-US")} in all.`,
-    `Served by \`npm run serve -- --schema ${schema}\` (\`${packageJson.scripts.serve}\`).`,
+    `Served by \`ponder serve --schema ${schema}\` as \`npm run serve\` runs it (\`${packageJson.scripts.serve}\`), with node's \`--trace-gc\`.`,
     "",
     "| what | bar | measured | met | load |",
     "|---|---|---|---|---|",
