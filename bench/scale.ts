@@ -100,53 +100,25 @@ function sample(text: string, series: string): number | undefined {
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }
 
-/** The node process running `ponder` under `pid` (npm, then sh, then node). */
-function ponderPid(pid: number): number | undefined {
-  const children = (p: number): number[] => {
-    try {
-      return readFileSync(`/proc/${p}/task/${p}/children`, "utf8")
-        .trim()
-        .split(/\s+/)
-        .filter(Boolean)
-        .map(Number);
-    } catch {
-      return [];
-    }
-  };
-  const queue = [pid];
-  while (queue.length > 0) {
-    const p = queue.shift() as number;
-    const cmd = readFileSync(`/proc/${p}/cmdline`, "utf8").split("\0");
-    if (cmd[0]?.endsWith("node") && cmd.some((a) => a.endsWith("/ponder"))) return p;
-    queue.push(...children(p));
-  }
-  return undefined;
-}
-
 /**
  * CPU time (ms) used so far by the threads of `pid`: its main thread (where JavaScript runs and
  * GC pauses it) and all the others (V8's concurrent GC and compiler helpers, libuv's pool).
  */
-function threadCpuMs(pid: number): Map<string, number> {
-  const byThread = new Map<string, number>();
-  let tasks: string[] = [];
-  try {
-    tasks = readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return byThread;
-  }
-  for (const task of tasks) {
+function threadCpuMs(pid: number): { main: number; others: number } {
+  const used = { main: 0, others: 0 };
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
     try {
       const stat = readFileSync(`/proc/${pid}/task/${task}/stat`, "utf8");
-      const close = stat.lastIndexOf(")");
-      const name = task === String(pid) ? "main thread" : "other threads";
-      const fields = stat.slice(close + 2).split(" ");
       // utime and stime, fields 14 and 15 of stat (11 and 12 after the name), in clock ticks.
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
       const ms = ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-      byThread.set(name, (byThread.get(name) ?? 0) + ms);
-    } catch {}
+      if (task === String(pid)) used.main += ms;
+      else used.others += ms;
+    } catch {
+      // The thread ended between the listing and the read.
+    }
   }
-  return byThread;
+  return used;
 }
 
 const rssMiB = (pid: number) =>
@@ -556,8 +528,7 @@ async function main(): Promise<void> {
     note(
       `graph: ${graphPools} pools; first route answered ${firstRoute.status}: ${(await firstRoute.text()).slice(0, 200)}`,
     );
-    const readyPid = ponderPid(current.pid);
-    const rssReady = readyPid === undefined ? Number.NaN : rssMiB(readyPid);
+    const rssReady = rssMiB(current.pid);
     record({
       what: "RSS of the API process after the build, before the measured requests",
       bar: "≤ 2 GiB",
@@ -647,15 +618,14 @@ async function main(): Promise<void> {
     const refreshCpuMs: number[] = [];
     const refreshGcMs: number[] = [];
     let before = await refreshSum();
-    const servedPid = ponderPid(current.pid);
-    /** Per block: CPU ms by thread name while the block was written and refreshed. */
-    const threadCpu: Map<string, number>[] = [];
+    /** Per block: CPU ms of the main thread and the others while it was written and refreshed. */
+    const threadCpu: { main: number; others: number }[] = [];
     /** Per block: from its write to its refresh seen (bench clock), and the output's length. */
     const blockSpans: { from: number; to: number }[] = [];
     const marks = [{ at: performance.now(), length: current.output().length }];
     for (let b = 1; b <= BLOCKS; b++) {
       const block = SEEDED_HEAD_BLOCK + BigInt(b);
-      const threads0 = servedPid === undefined ? new Map<string, number>() : threadCpuMs(servedPid);
+      const threads0 = threadCpuMs(current.pid);
       const written = performance.now();
       await writeBlock(db, schema, state, block, blockRandom);
       await waitFor(
@@ -668,10 +638,11 @@ async function main(): Promise<void> {
       refreshMs.push(((after.sum - before.sum) * 1000) / refreshes);
       refreshCpuMs.push(((after.cpu - before.cpu) * 1000) / refreshes);
       refreshGcMs.push(((after.gc - before.gc) * 1000) / refreshes);
-      const threads1 = servedPid === undefined ? new Map<string, number>() : threadCpuMs(servedPid);
-      threadCpu.push(
-        new Map([...threads1].map(([name, ms]) => [name, ms - (threads0.get(name) ?? 0)])),
-      );
+      const threads1 = threadCpuMs(current.pid);
+      threadCpu.push({
+        main: threads1.main - threads0.main,
+        others: threads1.others - threads0.others,
+      });
       blockSpans.push({ from: written, to: performance.now() });
       marks.push({ at: performance.now(), length: current.output().length });
       before = after;
@@ -699,11 +670,7 @@ async function main(): Promise<void> {
     const worst = refreshMs.indexOf(Math.max(...refreshMs));
     const typical = refreshMs.indexOf(percentile(refreshMs, 0.5));
     const threadsOf = (i: number) =>
-      [...(threadCpu[i] ?? new Map<string, number>())]
-        .filter(([, ms]) => ms > 0)
-        .sort((a, b) => b[1] - a[1])
-        .map(([name, ms]) => `${name} ${ms.toFixed(0)}`)
-        .join(", ");
+      `main thread ${threadCpu[i]?.main.toFixed(0)}, other threads ${threadCpu[i]?.others.toFixed(0)}`;
     note(
       `the API process's CPU by thread (ms, counted from /proc at 10 ms, from the block's write to its refresh seen), the slowest block (${worst + 1}): ${threadsOf(worst)}; the median block (${typical + 1}): ${threadsOf(typical)}`,
     );
@@ -713,15 +680,9 @@ async function main(): Promise<void> {
     await new Promise((r) => setTimeout(r, 3000));
     marks.push({ at: performance.now(), length: current.output().length });
     const windows = markingWindows(majorGcs(current.output()), marks);
-    const duringGc = blockSpans
-      .map((_, i) => i)
-      .filter((i) =>
-        windows.some(
-          (w) =>
-            w.from <= (blockSpans[i] as { to: number }).to &&
-            w.to >= (blockSpans[i] as { from: number }).from,
-        ),
-      );
+    const duringGc = blockSpans.flatMap((span, i) =>
+      windows.some((w) => w.from <= span.to && w.to >= span.from) ? [i] : [],
+    );
     const outside = refreshMs.filter((_, i) => !duringGc.includes(i));
     note(
       `major GCs whose marking could overlap the blocks (V8's --trace-gc; a cycle is placed between the two moments the benchmark saw its line printed, less its marking's wall time): ${windows.length === 0 ? "none" : windows.map((w) => `${w.gc.heapBeforeMb.toFixed(0)} → ${w.gc.heapAfterMb.toFixed(0)} MB, ${w.gc.markingMs.toFixed(0)} ms of marking on the main thread over ${w.gc.markingWallMs.toFixed(0)} ms, final pause ${w.gc.pauseMs.toFixed(0)} ms`).join("; ")}; blocks whose refresh could overlap one: ${duringGc.length === 0 ? "none" : duringGc.map((i) => `${i + 1} (${(refreshMs[i] as number).toFixed(0)} ms)`).join(", ")}; the other blocks' refresh: max ${outside.length === 0 ? "-" : ms(Math.max(...outside))}`,
@@ -757,12 +718,9 @@ async function main(): Promise<void> {
     const statuses = new Map<number, number>();
     let sent = 0;
     const r0 = performance.now();
-    const routesPid = ponderPid(current.pid);
     /** The API process's RSS, sampled each second while the routes are requested. */
     const rssDuringRoutes: number[] = [];
-    const rssSampler = setInterval(() => {
-      if (routesPid !== undefined) rssDuringRoutes.push(rssMiB(routesPid));
-    }, 1000);
+    const rssSampler = setInterval(() => rssDuringRoutes.push(rssMiB(current.pid)), 1000);
     await Promise.all(
       Array.from({ length: ROUTE_CONCURRENCY }, async () => {
         while (sent < ROUTE_REQUESTS) {
@@ -787,8 +745,7 @@ async function main(): Promise<void> {
       })
       .finally(() => clearInterval(rssSampler));
     const routesS = (performance.now() - r0) / 1000;
-    const apiPid = ponderPid(current.pid);
-    const rss = apiPid === undefined ? Number.NaN : rssMiB(apiPid);
+    const rss = rssMiB(current.pid);
     // The bar is about routes answered: a run whose route requests failed (the seeded tables
     // have no token contracts on the benchmark's chain, so simulations cannot succeed) measured
     // failures, and is never counted as meeting it.
@@ -805,21 +762,14 @@ async function main(): Promise<void> {
       `the API process's heap in use at most (Ponder's nodejs_heap_size_used_bytes every 2 s; limit ${heap ?? "unset"} MiB): ${[...heapMaxMiB].map(([p, mib]) => `${p} ${mib.toFixed(0)} MiB`).join(", ")}`,
     );
     const gcs = majorGcs(current.output());
+    const p50Of = (values: number[]) => ms(percentile(values, 0.5));
     const markingMs = gcs.map((g) => g.markingMs);
     note(
-      gcs.length === 0
-        ? "major GCs of the API process from its start to here (V8's --trace-gc): none"
-        : `major GCs of the API process from its start to here (V8's --trace-gc): ${gcs.length}; marking on the main thread per cycle p50 ${ms(percentile(markingMs, 0.5))}, max ${ms(Math.max(...markingMs))}, over p50 ${ms(
-            percentile(
-              gcs.map((g) => g.markingWallMs),
-              0.5,
-            ),
-          )} of wall time; final pause p50 ${ms(
-            percentile(
-              gcs.map((g) => g.pauseMs),
-              0.5,
-            ),
-          )}; heap in use after each: ${gcs.map((g) => g.heapAfterMb.toFixed(0)).join(", ")} MB`,
+      `major GCs of the API process from its start to here (V8's --trace-gc): ${
+        gcs.length === 0
+          ? "none"
+          : `${gcs.length}; marking on the main thread per cycle p50 ${p50Of(markingMs)}, max ${ms(Math.max(...markingMs))}, over p50 ${p50Of(gcs.map((g) => g.markingWallMs))} of wall time; final pause p50 ${p50Of(gcs.map((g) => g.pauseMs))}; heap in use after each: ${gcs.map((g) => g.heapAfterMb.toFixed(0)).join(", ")} MB`
+      }`,
     );
     await stopServed(current);
     served = undefined;
