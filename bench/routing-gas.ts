@@ -20,7 +20,15 @@ import { AaveV3PoolAbi } from "../abis/AaveV3Pool.js";
 import { DevTokenAbi } from "../abis/generated/DevToken.js";
 import { buildContracts } from "../contracts/build.js";
 import { amountForUsd } from "../devnet/world.js";
-import type { Edge, Address as EngineAddress, QuotedLeg, RoutingGraph } from "../engine/index.js";
+import type {
+  Edge,
+  Address as EngineAddress,
+  ExecutionAddresses,
+  FlowPlanHop,
+  QuotedLeg,
+  RouteQuote,
+  RoutingGraph,
+} from "../engine/index.js";
 import {
   addAaveSupply,
   addAaveWithdraw,
@@ -38,6 +46,8 @@ import {
   encodeRouterSwapTx,
   ProgramPlanner,
   type ProgramValue,
+  planRouteProgram,
+  quoteFlow,
   quotePath,
   uniswapV3ExactIn,
   uniswapV4ExactIn,
@@ -52,6 +62,7 @@ import * as wrappedNativeGas from "../engine/protocols/wrapped-native/gas.js";
 import * as routeGasModel from "../engine/routing/gas.js";
 import { readDevnetGraph } from "../test/routing/chain-graph.js";
 import { type RoutingDevnet, startRoutingDevnet } from "../test/routing/devnet.js";
+import { flowRouteQuote } from "../test/routing/fixtures.js";
 
 /** The gas model: the route's own constants and each protocol's, as the engine prices hops. */
 const gas = {
@@ -66,7 +77,24 @@ const gas = {
 
 const NATIVE = "0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee" as const;
 
-type Scenario = { name: string; tokenIn: Address; tokenOut: Address; legs: QuotedLeg[] };
+type Scenario = {
+  name: string;
+  tokenIn: Address;
+  tokenOut: Address;
+  legs: QuotedLeg[];
+  /** A flow (split and merged at intermediate tokens), run as the route planner's program. */
+  flow?: { amountIn: bigint; hops: FlowPlanHop[] };
+};
+
+/** A scenario's exact flow quote. */
+function flowQuote(s: Scenario): RouteQuote {
+  const plan = {
+    tokenIn: s.tokenIn.toLowerCase() as EngineAddress,
+    tokenOut: s.tokenOut.toLowerCase() as EngineAddress,
+    ...(s.flow as NonNullable<Scenario["flow"]>),
+  };
+  return flowRouteQuote(plan, quoteFlow(plan));
+}
 
 function edge(
   graph: RoutingGraph,
@@ -97,8 +125,21 @@ function leg(edges: Edge[], amountIn: bigint): QuotedLeg {
 
 /** The router program of a route: every hop paid to the executor, then a sweep. */
 function program(net: RoutingDevnet, scenario: Scenario) {
-  const planner = new ProgramPlanner();
   const executor = net.deployment.execution.executor as Address;
+  if (scenario.flow) {
+    // A flow: the route planner's own program under the router.
+    return planRouteProgram({
+      strategy: "router",
+      execution: net.deployment.execution as ExecutionAddresses,
+      swapRouter: net.deployment.uniswapV3.swapRouter,
+      weth: net.deployment.weth,
+      account: executor,
+      receiver: net.deployment.deployer,
+      refundTo: net.deployment.deployer,
+      quote: flowQuote(scenario),
+    });
+  }
+  const planner = new ProgramPlanner();
   for (const l of scenario.legs) {
     let amount: bigint | ProgramValue = l.amountIn;
     for (const hop of l.hops) {
@@ -218,7 +259,7 @@ function program(net: RoutingDevnet, scenario: Scenario) {
 async function run(net: RoutingDevnet, scenario: Scenario, measure: boolean): Promise<bigint> {
   const test = createTestClient({ mode: "anvil", transport: http(net.anvil.url) });
   const snapshot = measure ? await test.snapshot() : undefined;
-  const amountIn = scenario.legs.reduce((s, l) => s + l.amountIn, 0n);
+  const amountIn = scenario.flow?.amountIn ?? scenario.legs.reduce((s, l) => s + l.amountIn, 0n);
   const tx = encodeRouterSwapTx({
     router: net.deployment.execution.router as Address,
     from: net.deployment.deployer,
@@ -340,6 +381,19 @@ async function main(): Promise<void> {
         legs: [leg(edges, amountIn)],
       });
       const thousand = usd("USDC", 1000);
+      const flow = (
+        name: string,
+        tokenIn: Address,
+        tokenOut: Address,
+        amountIn: bigint,
+        hops: [Edge, number][],
+      ): Scenario => ({
+        name,
+        tokenIn,
+        tokenOut,
+        legs: [],
+        flow: { amountIn, hops: hops.map(([e, shareBps]) => ({ edge: e, shareBps })) },
+      });
       return [
         one("V2", usdc, weth, [v2(usdc, weth)], thousand),
         one("V2, V2", usdc, link, [v2(usdc, weth), v2(weth, link)], thousand),
@@ -391,6 +445,23 @@ async function main(): Promise<void> {
           tokenOut: weth,
           legs: [leg([v2(usdc, weth)], thousand), leg([v3(usdc, weth, 500)], thousand)],
         },
+        // Flows: WETH divided at run time between two or three pools, or merged from two.
+        flow("flow: V2 > {V2 | V3}", dai, usdc, usd("DAI", 2000), [
+          [v2(dai, weth), 10_000],
+          [v2(weth, usdc), 5_000],
+          [v3(weth, usdc, 500), 5_000],
+        ]),
+        flow("flow: V2 > {V2 | V3 | V3}", dai, usdc, usd("DAI", 2000), [
+          [v2(dai, weth), 10_000],
+          [v2(weth, usdc), 3_400],
+          [v3(weth, usdc, 500), 3_300],
+          [v3(weth, usdc, 3000), 3_300],
+        ]),
+        flow("flow: {V2 | V3} > V2", usdc, dai, usd("USDC", 2000), [
+          [v2(usdc, weth), 5_000],
+          [v3(usdc, weth, 500), 5_000],
+          [v2(weth, dai), 10_000],
+        ]),
       ];
     };
     // Warm-up, as on a live chain: every pool has traded in an earlier block (V2 price
@@ -447,6 +518,10 @@ async function main(): Promise<void> {
     const v2Step = m("V2, V2") - m("V2");
     const base = m("V2") - v2Step;
     const v3Step = m("V3") - base;
+    // A token divided at run time between two pools (splitAmount, two arrayElements), and what a
+    // third pool adds beyond its swap.
+    const splitTwo = m("flow: V2 > {V2 | V3}") - base - 2 * v2Step - v3Step;
+    const splitHop = m("flow: V2 > {V2 | V3 | V3}") - m("flow: V2 > {V2 | V3}") - v3Step;
     const perTick = (m("V3 across many ticks") - m("V3")) / ticks;
     const derived: [string, number, number][] = [
       ["ROUTE_BASE_GAS", base, gas.ROUTE_BASE_GAS],
@@ -470,8 +545,23 @@ async function main(): Promise<void> {
       ["WRAP_GAS", m("wrap") - base, gas.WRAP_GAS],
       ["UNWRAP_GAS", m("unwrap") - base, gas.UNWRAP_GAS],
       ["EXTRA_LEG_GAS", m("split: V2 | V3") - base - v2Step - v3Step, gas.EXTRA_LEG_GAS],
+      ["FLOW_SPLIT_GAS", splitTwo - 2 * splitHop, gas.FLOW_SPLIT_GAS],
+      ["FLOW_SPLIT_HOP_GAS", splitHop, gas.FLOW_SPLIT_HOP_GAS],
+      [
+        "FLOW_MERGE_GAS",
+        m("flow: {V2 | V3} > V2") - base - 2 * v2Step - v3Step,
+        gas.FLOW_MERGE_GAS,
+      ],
     ];
     const model = (s: Scenario) => {
+      if (s.flow) {
+        const q = quoteFlow({
+          tokenIn: s.tokenIn.toLowerCase() as EngineAddress,
+          tokenOut: s.tokenOut.toLowerCase() as EngineAddress,
+          ...s.flow,
+        });
+        return q.ok ? gas.ROUTE_BASE_GAS + q.gas : Number.NaN;
+      }
       let steps = 0;
       for (const l of s.legs) {
         const q = quotePath(

@@ -79,6 +79,9 @@ function main(): void {
   const singleWall: number[] = [];
   const splitIndex: number[] = [];
   const singleIndex: number[] = [];
+  const flowWall: number[] = [];
+  const flowIndex: number[] = [];
+  const flowHops = new Map<number, number>();
   const legs = new Map<string, number>();
   const hops = new Map<number, number>();
   // Three passes over the same searches: the first also pays each pool's and token's lazily
@@ -97,15 +100,25 @@ function main(): void {
       passWall.push(w);
       passCpu.push((c.user + c.system) / 1000);
       if (pass > 0) continue;
-      const key = result.ok
-        ? `${result.quote.legs.length} leg${result.quote.legs.length > 1 ? "s" : ""}`
-        : result.reason;
+      const key = !result.ok
+        ? result.reason
+        : result.quote.flow
+          ? "flow"
+          : `${result.quote.legs.length} leg${result.quote.legs.length > 1 ? "s" : ""}`;
       legs.set(key, (legs.get(key) ?? 0) + 1);
       if (result.ok) {
-        const kind = result.quote.legs.length > 1 ? splitIndex : singleIndex;
+        const kind = result.quote.flow
+          ? flowIndex
+          : result.quote.legs.length > 1
+            ? splitIndex
+            : singleIndex;
         kind.push(passWall.length - 1);
         for (const leg of result.quote.legs)
           hops.set(leg.hops.length, (hops.get(leg.hops.length) ?? 0) + 1);
+        if (result.quote.flow) {
+          const n = result.quote.flow.hops.length;
+          flowHops.set(n, (flowHops.get(n) ?? 0) + 1);
+        }
       }
     }
     passes.push({ wall: passWall, cpu: passCpu });
@@ -115,6 +128,7 @@ function main(): void {
   for (const pass of passes) {
     for (const i of singleIndex) singleWall.push(pass.wall[i] as number);
     for (const i of splitIndex) splitWall.push(pass.wall[i] as number);
+    for (const i of flowIndex) flowWall.push(pass.wall[i] as number);
   }
 
   // Keeping the graph current: upserts, and searches right after them.
@@ -179,12 +193,16 @@ function main(): void {
     `| all | ${wall.length} | ${ms(p50)} ms | ${ms(percentile(wall, 0.9))} ms | ${ms(p99)} ms | ${ms(Math.max(...wall))} ms | ${ms(percentile(cpu, 0.5))} ms | ${ms(percentile(cpu, 0.99))} ms |`,
     `| single path | ${singleWall.length} | ${ms(percentile(singleWall, 0.5))} ms | ${ms(percentile(singleWall, 0.9))} ms | ${ms(percentile(singleWall, 0.99))} ms | ${ms(Math.max(...singleWall))} ms | | |`,
     `| split | ${splitWall.length} | ${ms(percentile(splitWall, 0.5))} ms | ${ms(percentile(splitWall, 0.9))} ms | ${ms(percentile(splitWall, 0.99))} ms | ${ms(Math.max(...splitWall))} ms | | |`,
+    `| flow | ${flowWall.length} | ${ms(percentile(flowWall, 0.5))} ms | ${ms(percentile(flowWall, 0.9))} ms | ${ms(percentile(flowWall, 0.99))} ms | ${ms(Math.max(0, ...flowWall))} ms | | |`,
     "",
     `Outcomes (per distinct search): ${[...legs]
       .sort()
       .map(([k, v]) => `${k} ${v}`)
       .join(", ")}. Hops per leg: ${[...hops]
       .sort()
+      .map(([k, v]) => `${k}: ${v}`)
+      .join(", ")}. Hops per flow: ${[...flowHops]
+      .sort((a, b) => a[0] - b[0])
       .map(([k, v]) => `${k}: ${v}`)
       .join(", ")}.`,
     "",

@@ -42,6 +42,13 @@ export type SyntheticGraphParameters = {
   seed: number;
   /** The share of concentrated-liquidity pools that are Uniswap V4 pools (default 0). */
   v4Share?: number;
+  /**
+   * The width of the noise on a concentrated-liquidity pool's price around the tokens' reference
+   * prices (default 0.004: ±0.2%, wider than the cheapest pools' fees, so the hubs' pools leave
+   * cyclic arbitrage, as a chain does between arbitrageurs' blocks). 0 prices every pool at the
+   * reference, within its tick: no cycle pays.
+   */
+  priceNoise?: number;
 };
 
 const NATIVE = "0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee" as const;
@@ -108,7 +115,7 @@ export function syntheticGraph(params: SyntheticGraphParameters): SyntheticGraph
     const price =
       (t0.usdPrice / t1.usdPrice) *
       10 ** (t1.decimals - t0.decimals) *
-      (1 + (random() - 0.5) * 0.004);
+      (1 + (random() - 0.5) * (params.priceNoise ?? 0.004));
     const tick = Math.max(
       MIN_TICK + 1,
       Math.min(MAX_TICK - 1, Math.floor(Math.log(price) / Math.log(1.0001))),

@@ -52,6 +52,7 @@ import {
 } from "./route/route.js";
 import { RoutingGraph } from "./routing/graph.js";
 import type { PoolModels } from "./routing/pool-model.js";
+import { type FlowPlan, type FlowQuote, quoteFlow as quoteFlowWith } from "./routing/quote-flow.js";
 import {
   type PathQuote,
   quotePathOut as quotePathOutWith,
@@ -134,21 +135,24 @@ export {
   tokenMetadataBatchCall,
   tokenMetadataCall,
 } from "./core/token-metadata.js";
-export type {
-  AaveReservePool,
-  Address,
-  BalancerV2Pool,
-  ComposableStablePoolState,
-  Edge,
-  Pool,
-  QuotedLeg,
-  RouteQuote,
-  V2Pool,
-  V3Pool,
-  V3Tick,
-  V4Pool,
-  VaultPool,
-  WeightedPoolState,
+export {
+  type AaveReservePool,
+  type Address,
+  type BalancerV2Pool,
+  type ComposableStablePoolState,
+  type Edge,
+  type FlowHop,
+  type Pool,
+  type QuotedFlow,
+  type QuotedLeg,
+  type RouteQuote,
+  routeHops,
+  type V2Pool,
+  type V3Pool,
+  type V3Tick,
+  type V4Pool,
+  type VaultPool,
+  type WeightedPoolState,
 } from "./core/types.js";
 export { getAmount0Delta, getAmount1Delta } from "./math/sqrt-price-math.js";
 export {
@@ -235,6 +239,16 @@ export {
 } from "./routing/l1-data-fee.js";
 export type { PoolModel, PoolModels } from "./routing/pool-model.js";
 export { priceImpactBps, usdPrices, usdSpotPrices } from "./routing/prices.js";
+export {
+  ALL_BPS,
+  checkFlowPlan,
+  type FlowPlan,
+  type FlowPlanHop,
+  type FlowQuote,
+  InvalidFlowError,
+  quoteFlow as quoteFlowBy,
+  splitByShares,
+} from "./routing/quote-flow.js";
 export type { PathQuote } from "./routing/quote-path.js";
 export { candidateEdges, findRoute, prepareRouteSearch } from "./routing/search.js";
 export {
@@ -290,6 +304,11 @@ export type Engine = {
   quoteEdge: (edge: Edge, amountIn: bigint) => bigint | undefined;
   quotePath: (edges: readonly Edge[], amountIn: bigint) => PathQuote;
   quotePathOut: (edges: readonly Edge[], amountIn: bigint) => bigint | undefined;
+  /**
+   * The exact quote of a flow (a route split and merged at any token) as its program runs it.
+   * @throws InvalidFlowError when the plan is not a flow a program can run.
+   */
+  quoteFlow: (plan: FlowPlan) => FlowQuote;
 };
 
 export type CreateEngineParameters = {
@@ -342,6 +361,7 @@ export function createEngine(params: CreateEngineParameters = {}): Engine {
     quoteEdge: (edge, amountIn) => models.quote(edge, amountIn),
     quotePath: (edges, amountIn) => quotePathWith(models, edges, amountIn),
     quotePathOut: (edges, amountIn) => quotePathOutWith(models, edges, amountIn),
+    quoteFlow: (plan) => quoteFlowWith(models, plan),
   };
 }
 
@@ -363,4 +383,5 @@ export const {
   quoteEdge,
   quotePath,
   quotePathOut,
+  quoteFlow,
 } = engine;

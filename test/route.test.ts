@@ -872,6 +872,70 @@ describe("GET /v1/shortcuts/route on the devnet", () => {
     await settle();
   });
 
+  test("router: a large trade routed as a flow (split and merged at intermediate tokens) is simulated, sent as returned and pays exactly amountOut", async () => {
+    const u = user(6);
+    const from = u.account?.address as Address;
+    await settleGraph();
+    // The first of these the search answers with a flow: a token other than the input is
+    // divided between several steps.
+    const candidates: [string, string, number][] = [
+      ["LINK", "UNI", 1_000_000],
+      ["WBTC", "DAI", 1_000_000],
+      ["DAI", "USDT", 1_000_000],
+      ["LINK", "UNI", 10_000_000],
+    ];
+    let found:
+      | { answer: RouteAnswer; tokenIn: Address; tokenOut: Address; amountIn: bigint }
+      | undefined;
+    for (const [symbolIn, symbolOut, dollars] of candidates) {
+      const tokenIn = token(symbolIn);
+      const amountIn = usd(symbolIn, dollars);
+      const answer = await route({
+        fromAddress: from,
+        tokenIn,
+        tokenOut: token(symbolOut),
+        amountIn: amountIn.toString(),
+      });
+      const spent = answer.route.map((step) => (step.tokenIn[0] as string).toLowerCase());
+      const divided = spent.filter((t, i) => t !== tokenIn.toLowerCase() && spent.indexOf(t) !== i);
+      if (divided.length > 0) {
+        found = { answer, tokenIn, tokenOut: token(symbolOut), amountIn };
+        break;
+      }
+    }
+    expect(found).toBeDefined();
+    if (!found) return;
+    const { answer, tokenIn, tokenOut, amountIn } = found;
+    // The steps account for the whole input and the whole output.
+    const is = (x: string | undefined, y: Address) => x?.toLowerCase() === y.toLowerCase();
+    const sum = (steps: typeof answer.route, f: (s: (typeof answer.route)[number]) => string) =>
+      steps.reduce((total, s) => total + BigInt(f(s)), 0n);
+    expect(
+      sum(
+        answer.route.filter((s) => is(s.tokenIn[0], tokenIn)),
+        (s) => s.amountIn,
+      ),
+    ).toBe(amountIn);
+    expect(
+      sum(
+        answer.route.filter((s) => is(s.tokenOut[0], tokenOut)),
+        (s) => s.amountOut,
+      ),
+    ).toBe(BigInt(answer.amountOut));
+    await fund(from, tokenIn, amountIn);
+    await a.approve(u, tokenIn, answer.tx.to, amountIn);
+    const before = await balanceOf(tokenOut, from);
+    const receipt = await mine(u, { to: answer.tx.to, data: answer.tx.data });
+    expect(receipt.status).toBe("success");
+    expect((await balanceOf(tokenOut, from)) - before).toBe(BigInt(answer.amountOut));
+    // Nothing of any token the route touched stays with the executor.
+    const executor = service.deployment.execution.executor as Address;
+    const touched = new Set(answer.route.flatMap((s) => [...s.tokenIn, ...s.tokenOut]));
+    for (const t of touched) expect([t, await balanceOf(t as Address, executor)]).toEqual([t, 0n]);
+    // The next suites quote from the graph: it reflects this trade before they ask.
+    await settleGraph();
+  });
+
   test("corewallet: the factory deploys the wallet, pulls the approved input and pays the receiver", async () => {
     const u = user(7);
     const from = u.account?.address as Address;

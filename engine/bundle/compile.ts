@@ -28,7 +28,7 @@ import {
 import { UnsupportedRouteError } from "../program/hop-context.js";
 import type { HopStepsTable } from "../program/hop-steps.js";
 import { addApprove, addTransfer } from "../program/protocol-steps.js";
-import { addRouteHop, leftoverTokens } from "../program/route-program.js";
+import { addFlowHops, addRouteHop, leftoverTokens } from "../program/route-program.js";
 import { type RouteStep, routeSteps as routeStepsOf } from "../route/route.js";
 import type { RoutingGraph } from "../routing/graph.js";
 import { type FindRouteResult, findRoute } from "../routing/search.js";
@@ -174,6 +174,7 @@ function actionRouting(graph: RoutingGraph, steps: HopStepsTable): ActionRouting
   return {
     findRoute,
     addRouteHop: (...args) => addRouteHop(steps, ...args),
+    addFlowHops: (...args) => addFlowHops(steps, ...args),
     leftoverTokens: (quote) => leftoverTokens(steps, quote),
     quoteEdge: (edge, amountIn) => graph.models.quote(edge, amountIn),
     routeSteps: (chainId, quote) => routeStepsOf(kinds, chainId, quote),

@@ -259,15 +259,34 @@ export type QuotedHop = { edge: Edge; amountIn: bigint; amountOut: bigint };
 /** A path with the part of the input it carries. */
 export type QuotedLeg = { amountIn: bigint; amountOut: bigint; hops: QuotedHop[] };
 
+/**
+ * A hop of a flow: it spends `shareBps` basis points of what its input token holds when the
+ * token's first spending hop runs (the route's input, or the sum of what earlier hops made of
+ * it). A token's spending hops share 10,000 bps; each takes its share rounded down, the last the
+ * remainder, as `ProgramValues.splitAmount` divides on chain.
+ */
+export type FlowHop = QuotedHop & { shareBps: number };
+
+/**
+ * A route whose amounts split and merge at any token: its hops in execution order, every hop
+ * producing a token running before any hop spending it, each pool used once.
+ */
+export type QuotedFlow = { hops: FlowHop[] };
+
 /** The best way found from tokenIn to tokenOut for an amount. */
 export type RouteQuote = {
   tokenIn: Address;
   tokenOut: Address;
   amountIn: bigint;
-  /** Sum of the legs' outputs (before gas). */
+  /** Sum of the legs' outputs, or of the flow's last hops' (before gas). */
   amountOut: bigint;
-  /** One to four legs; their amountIn sum to amountIn. */
+  /**
+   * One to four whole paths; their amountIn sum to amountIn. Empty when the route is a
+   * {@link flow}.
+   */
   legs: QuotedLeg[];
+  /** A route split and merged at intermediate tokens, instead of whole paths. */
+  flow?: QuotedFlow;
   /** Estimated gas units of executing all legs (from measured per-step constants). */
   gasUnits: bigint;
   /**
@@ -276,3 +295,8 @@ export type RouteQuote = {
    */
   gasCostInTokenOut: bigint;
 };
+
+/** Every hop of a route: its legs' hops leg by leg, or its flow's in execution order. */
+export function routeHops(quote: Pick<RouteQuote, "legs" | "flow">): QuotedHop[] {
+  return quote.flow ? quote.flow.hops : quote.legs.flatMap((leg) => leg.hops);
+}

@@ -8,19 +8,33 @@
  * - `delegate` / `corewallet`: the program runs as the caller's account (EIP-7702 delegation) or
  *   in the caller's wallet; V3 hops go through Uniswap's SwapRouter (no callback there), the
  *   last hop pays the receiver, and the program checks the receiver's balance growth itself.
+ *
+ * A flow (a route split and merged at intermediate tokens) runs its hops in order under any
+ * strategy: each token's hops divide what earlier hops made of it ({@link addFlowHops}).
  */
-import type { Address } from "viem";
-import type { QuotedHop, RouteQuote } from "../core/types.js";
+import { type Address, getAbiItem } from "viem";
+import { ProgramValuesAbi } from "../../abis/generated/ProgramValues.js";
 import {
+  type FlowHop,
+  type QuotedFlow,
+  type QuotedHop,
+  type RouteQuote,
+  routeHops,
+} from "../core/types.js";
+import {
+  addArrayElement,
   addBalanceSnapshot,
   addDeadlineCheck,
   addMinAmountOutCheck,
   addSweep,
 } from "./execution-steps.js";
-import type { HopContext, HopOptions } from "./hop-context.js";
+import { type HopContext, type HopOptions, programValuesContract } from "./hop-context.js";
 import type { HopStepsTable, Leftover } from "./hop-steps.js";
 import { type PlannedProgram, ProgramPlanner, type ProgramValue } from "./planner.js";
 import { addTransfer } from "./protocol-steps.js";
+
+const sumFn = getAbiItem({ abi: ProgramValuesAbi, name: "sum" });
+const splitAmountFn = getAbiItem({ abi: ProgramValuesAbi, name: "splitAmount" });
 
 export type RouteProgramParameters = HopContext & {
   /** The hop steps of the route's pool kinds (an engine's). */
@@ -47,8 +61,8 @@ export function hopLeftovers(steps: HopStepsTable, hop: QuotedHop): Leftover[] {
 /** The tokens a route's hops may leave unused amounts of, each once. */
 export function leftoverTokens(steps: HopStepsTable, quote: RouteQuote): Address[] {
   const tokens = new Set<Address>();
-  for (const leg of quote.legs) {
-    for (const hop of leg.hops) for (const left of hopLeftovers(steps, hop)) tokens.add(left.token);
+  for (const hop of routeHops(quote)) {
+    for (const left of hopLeftovers(steps, hop)) tokens.add(left.token);
   }
   return [...tokens];
 }
@@ -114,6 +128,17 @@ export function planRouteProgram(p: RouteProgramParameters): PlannedProgram {
       });
     });
   }
+  if (p.quote.flow) {
+    addFlowHops(p.steps, planner, p, p.quote, {
+      recipient: (hop) => {
+        // As a leg's last hop: the receiver directly where the hop can pay it.
+        if (!inRouter || p.steps.of(hop.edge.pool).paysReceiverUnderRouter) return p.receiver;
+        sweep = true;
+        return p.account;
+      },
+      unused: (hop) => inRouter && hop.edge.tokenIn === p.quote.tokenIn,
+    });
+  }
   if (inRouter) {
     // The executor keeps nothing: what a hop left unused goes back to the caller.
     for (const token of leftoverTokens(p.steps, p.quote)) {
@@ -137,4 +162,91 @@ export function planRouteProgram(p: RouteProgramParameters): PlannedProgram {
     });
   }
   return planner.plan();
+}
+
+/** `a + b`: a `sum` call, or the sum itself when both are constants. */
+function addSum(
+  planner: ProgramPlanner,
+  p: HopContext,
+  a: bigint | ProgramValue,
+  b: bigint | ProgramValue,
+): bigint | ProgramValue {
+  if (typeof a === "bigint" && typeof b === "bigint") return a + b;
+  return planner.add({
+    target: programValuesContract(p),
+    fn: sumFn,
+    args: [a, b],
+    label: "merge amounts",
+  });
+}
+
+/** Where a flow's hops making the route's output pay it, and whether their output is read. */
+export type FlowOutputs = {
+  recipient: (hop: FlowHop) => Address;
+  /** The hop's output is read by nothing (default: it is). */
+  unused?: (hop: FlowHop) => boolean;
+};
+
+/**
+ * Adds the hops of `quote`'s flow in order. A token's hops spend what earlier hops made of it
+ * (their outputs summed), divided by the hops' shares at run time (`splitAmount`, the last hop
+ * taking the remainder): never the account's own balance, and nothing left behind. The route's
+ * input is divided as quoted. Hops making tokenOut pay `outputs.recipient(hop)`.
+ */
+export function addFlowHops(
+  steps: HopStepsTable,
+  planner: ProgramPlanner,
+  p: HopContext,
+  quote: RouteQuote,
+  outputs: FlowOutputs,
+): void {
+  const flow = quote.flow as QuotedFlow;
+  const made = new Map<Address, bigint | ProgramValue>();
+  const inputs = new Map<FlowHop, bigint | ProgramValue>();
+  for (const hop of flow.hops) {
+    const token = hop.edge.tokenIn;
+    if (!inputs.has(hop)) {
+      const spenders = flow.hops.filter((h) => h.edge.tokenIn === token);
+      const amount = token === quote.tokenIn ? quote.amountIn : made.get(token);
+      if (amount === undefined || typeof amount === "bigint") {
+        // Known now (the route's input, or constants summed): divided as quoted.
+        for (const h of spenders) {
+          inputs.set(h, h.amountIn);
+        }
+      } else if (spenders.length === 1) {
+        inputs.set(hop, amount);
+      } else {
+        const parts = planner.add({
+          target: programValuesContract(p),
+          fn: splitAmountFn,
+          args: [amount, spenders.map((h) => BigInt(h.shareBps))],
+          label: "split amount",
+        });
+        spenders.forEach((h, i) => {
+          inputs.set(
+            h,
+            addArrayElement(planner, {
+              programValues: programValuesContract(p),
+              array: parts,
+              index: BigInt(i),
+            }),
+          );
+        });
+      }
+    }
+    const last = hop.edge.tokenOut === quote.tokenOut;
+    const out = addRouteHop(
+      steps,
+      planner,
+      p,
+      hop,
+      inputs.get(hop) as bigint | ProgramValue,
+      last ? outputs.recipient(hop) : p.account,
+      { outputUnused: last && (outputs.unused?.(hop) ?? false) },
+    );
+    if (!last) {
+      const before = made.get(hop.edge.tokenOut);
+      made.set(hop.edge.tokenOut, before === undefined ? out : addSum(planner, p, before, out));
+    }
+  }
 }

@@ -14,7 +14,7 @@ import {
   UnsupportedByStrategyError,
 } from "../core/errors.js";
 import { displayAddress, isNativeToken, NATIVE_TOKEN_ADDRESS } from "../core/native.js";
-import type { RouteQuote } from "../core/types.js";
+import { type RouteQuote, routeHops } from "../core/types.js";
 import {
   type EncodedTx,
   encodeCoreWalletTx,
@@ -83,38 +83,38 @@ export type RouteStep = {
 export type PoolKindTables = { models: PoolModels; steps: HopStepsTable };
 
 /**
- * SPEC 2.6 route steps, one per hop of every leg (a split lists each leg's hops in turn), for a
- * quote through pools of `kinds`.
+ * SPEC 2.6 route steps, one per hop of every leg (a split lists each leg's hops in turn), or of
+ * a flow in its execution order (a token split between hops shows each hop's part as its
+ * `amountIn`; hops merging into a token show theirs as `amountOut`), for a quote through pools
+ * of `kinds`.
  */
 export function routeSteps(kinds: PoolKindTables, chainId: number, quote: RouteQuote): RouteStep[] {
-  return quote.legs.flatMap((leg) =>
-    leg.hops.map((hop) => {
-      const tokenIn = displayAddress(hop.edge.tokenIn);
-      const tokenOut = displayAddress(hop.edge.tokenOut);
-      const leftovers = hopLeftovers(kinds.steps, hop);
-      const named = kinds.models.stepPool(hop.edge.pool);
-      return {
-        tokenIn: [tokenIn],
-        positionInId: [`${chainId}:${tokenIn}`],
-        tokenOut: [tokenOut],
-        positionOutId: [`${chainId}:${tokenOut}:${tokenIn}`],
-        protocol: hop.edge.pool.protocol,
-        action: hop.edge.action,
-        primaryAddress: getAddress(named?.primaryAddress ?? hop.edge.pool.address),
-        ...(named ? { poolId: named.poolId } : {}),
-        amountIn: hop.amountIn.toString(),
-        amountOut: hop.amountOut.toString(),
-        ...(leftovers.length > 0
-          ? {
-              leftovers: leftovers.map((l) => ({
-                token: getAddress(l.token),
-                amount: l.amount.toString(),
-              })),
-            }
-          : {}),
-      };
-    }),
-  );
+  return routeHops(quote).map((hop) => {
+    const tokenIn = displayAddress(hop.edge.tokenIn);
+    const tokenOut = displayAddress(hop.edge.tokenOut);
+    const leftovers = hopLeftovers(kinds.steps, hop);
+    const named = kinds.models.stepPool(hop.edge.pool);
+    return {
+      tokenIn: [tokenIn],
+      positionInId: [`${chainId}:${tokenIn}`],
+      tokenOut: [tokenOut],
+      positionOutId: [`${chainId}:${tokenOut}:${tokenIn}`],
+      protocol: hop.edge.pool.protocol,
+      action: hop.edge.action,
+      primaryAddress: getAddress(named?.primaryAddress ?? hop.edge.pool.address),
+      ...(named ? { poolId: named.poolId } : {}),
+      amountIn: hop.amountIn.toString(),
+      amountOut: hop.amountOut.toString(),
+      ...(leftovers.length > 0
+        ? {
+            leftovers: leftovers.map((l) => ({
+              token: getAddress(l.token),
+              amount: l.amount.toString(),
+            })),
+          }
+        : {}),
+    };
+  });
 }
 
 export type BuildRouteParameters = {

@@ -5,7 +5,7 @@
  * bound; a flow pays at least a route's fixed gas and the steps of its cheapest whole path, so the
  * best net output is at most the bound less that. The gap is the route's shortfall from that ceiling.
  */
-import type { Address, Edge, RouteQuote } from "../core/types.js";
+import { type Address, type Edge, type RouteQuote, routeHops } from "../core/types.js";
 import { flowBound } from "./flow-bound.js";
 import { ROUTE_BASE_GAS } from "./gas.js";
 import { candidateEdges, type FindRouteParameters } from "./search.js";
@@ -34,7 +34,7 @@ export function certifyRoute(
 ): RouteCertificate {
   // The route's own pools are among those bounded over, so the bound is at least its output.
   const all = new Set<Edge>(edges);
-  for (const leg of quote.legs) for (const hop of leg.hops) all.add(hop.edge);
+  for (const hop of routeHops(quote)) all.add(hop.edge);
   const result = flowBound({
     models: params.graph.models,
     edges: [...all],

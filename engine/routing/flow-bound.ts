@@ -14,7 +14,9 @@
  * each edge answering its price ratio on its own (what it would earn an arbitrageur at those
  * prices). Every ν ≥ 0 gives a valid bound; the prices are brought down to the least bound by
  * coordinate descent (each token's price set where what arrives of it equals what leaves, the
- * dual's gradient). Each edge's answer is itself bounded from above, by concavity: its optimum is
+ * dual's gradient), then by a quasi-Newton descent (L-BFGS) on the prices' logarithms, which
+ * moves prices coupled along chains of tokens together where coordinate steps crawl. At the
+ * least bound each edge's answer is its part of the best flow (flow-route.ts reads it off). Each edge's answer is itself bounded from above, by concavity: its optimum is
  * bracketed by secant slopes on either side of the price ratio, and the value over the bracket is
  * at most the tangent from its left end.
  *
@@ -39,17 +41,43 @@ export type FlowBoundParameters = {
   tokenOut: Address;
   /** Raw units of tokenIn. */
   amountIn: number;
-  /** Most sweeps of the dual descent (default 60). */
+  /** Most sweeps of the dual's coordinate descent (default 60). */
   maxSweeps?: number;
+  /** Most iterations of the quasi-Newton descent after it (default 100). */
+  maxIterations?: number;
+  /** A quasi-Newton step lowering the dual by less than this fraction ends it (default 1e-11). */
+  tolerance?: number;
+  /**
+   * Relative accuracy of each edge's answer to the prices (default 1e-9); a coarser one is
+   * cheaper and serves a flow rounded to basis points.
+   */
+  precision?: number;
+  /**
+   * Whether to certify the bound (default true); without it `bound` is NaN and only the prices
+   * and flows are of use (the flow solver's case).
+   */
+  certify?: boolean;
 };
 
 export type FlowBound = {
-  /** No flow through the edges (but `unbounded`) yields more raw units of tokenOut than this. */
+  /**
+   * No flow through the edges (but `unbounded`) yields more raw units of tokenOut than this (NaN
+   * when not certified).
+   */
   bound: number;
   /** The dual prices the bound holds at: tokenOut per raw unit of each token. */
   prices: ReadonlyMap<Address, number>;
   /** Fixed-rate conversions with no way back, left out of the bound. */
   unbounded: readonly Edge[];
+  /** Fixed-rate conversions with a way back (their two tokens priced as one), both ways. */
+  conversions: readonly Edge[];
+  /**
+   * What each edge carries at the prices the descent ended at (its input `x` and output `y`, raw
+   * units): near the best flow when the descent converged, what arrives of each token nearly
+   * equalling what leaves. Edges carrying nothing are left out, and so are the fixed-rate
+   * conversions, whose two tokens are priced as one.
+   */
+  flows: readonly { edge: Edge; x: number; y: number }[];
   /** Sweeps of the descent run. */
   sweeps: number;
   /** Float quotes evaluated (the bound's cost). */
@@ -157,7 +185,7 @@ class EdgeArbitrage {
    * output: from the last answer (prices move little between calls), bracketed by 4× steps and
    * narrowed on the logarithm by regula falsi.
    */
-  solve(p: number): EdgeAnswer {
+  solve(p: number, precision = SOLVE): EdgeAnswer {
     if (!(this.rate > p)) return ZERO_ANSWER;
     let x = this.#last > 0 ? this.#last : this.#depth * 1e-3;
     let s = this.#slope(x);
@@ -183,7 +211,7 @@ class EdgeArbitrage {
     if (hi === Number.POSITIVE_INFINITY) return this.#answer(lo);
     if (lo === 0) return this.#answer(hi);
     let side = 0;
-    for (let i = 0; i < 100 && hi - lo > Math.max(SOLVE * hi, this.#width(hi)); i++) {
+    for (let i = 0; i < 100 && hi - lo > Math.max(precision * hi, this.#width(hi)); i++) {
       const a = Math.log(lo);
       const b = Math.log(hi);
       const fa = sLo - p;
@@ -273,9 +301,11 @@ class Components {
  */
 export function flowBound(params: FlowBoundParameters): FlowBound {
   const { tokenIn, tokenOut, amountIn } = params;
+  const precision = params.precision ?? SOLVE;
   const all = params.edges.map((edge) => new EdgeArbitrage(params.models, edge, amountIn));
   const components = new Components();
   const unbounded: Edge[] = [];
+  const conversions: Edge[] = [];
   const concave: EdgeArbitrage[] = [];
   const fixed = all.filter((a) => a.fixedRate);
   for (const a of fixed) {
@@ -287,6 +317,7 @@ export function flowBound(params: FlowBoundParameters): FlowBound {
     );
     if (back && Math.abs(a.mean * back.mean - 1) <= 2 * FIXED_RATE) {
       components.join(a.edge.tokenIn, a.edge.tokenOut, a.mean);
+      conversions.push(a.edge);
     } else {
       unbounded.push(a.edge);
     }
@@ -354,7 +385,7 @@ export function flowBound(params: FlowBoundParameters): FlowBound {
   };
   const answer = (k: number): EdgeAnswer => {
     const e = edges[k] as (typeof edges)[number];
-    const solved = (price[e.to] as number) > 0 ? e.arb.solve(ratio(k)) : ZERO_ANSWER;
+    const solved = (price[e.to] as number) > 0 ? e.arb.solve(ratio(k), precision) : ZERO_ANSWER;
     answers[k] = solved;
     return solved;
   };
@@ -405,7 +436,35 @@ export function flowBound(params: FlowBoundParameters): FlowBound {
     value = now;
     if (done) break;
   }
-  const bound = certified();
+  // Coordinate descent crawls where prices are coupled along chains of tokens: a quasi-Newton
+  // descent on the prices' logarithms takes it the rest of the way.
+  value = quasiNewton({
+    free: Array.from({ length: n }, (_, c) => c).filter(
+      (c) => c !== outC && (price[c] as number) > 0,
+    ),
+    price,
+    floor,
+    value,
+    evaluate: () => {
+      for (let k = 0; k < edges.length; k++) answer(k);
+      const excess = new Array<number>(n).fill(0);
+      excess[inC] = amountIn * rIn;
+      edges.forEach((e, k) => {
+        const { x, y } = answers[k] as EdgeAnswer;
+        excess[e.to] = (excess[e.to] as number) + y * e.rTo;
+        excess[e.from] = (excess[e.from] as number) - x * e.rFrom;
+      });
+      return { value: dual(), excess };
+    },
+    maxIterations: params.maxIterations ?? 100,
+    tolerance: params.tolerance ?? CONVERGED,
+  });
+  const bound = params.certify === false ? Number.NaN : certified();
+  const flows: { edge: Edge; x: number; y: number }[] = [];
+  edges.forEach((e, k) => {
+    const { x, y } = answer(k);
+    if (x > 0 && y > 0) flows.push({ edge: e.arb.edge, x, y });
+  });
   let evaluations = 0;
   for (const a of all) evaluations += a.evaluations;
   const prices = new Map<Address, number>();
@@ -413,7 +472,7 @@ export function flowBound(params: FlowBoundParameters): FlowBound {
     const { ratio: r } = components.find(t);
     prices.set(t, (price[componentOf(t)] as number) * r);
   }
-  return { bound, prices, unbounded, sweeps, evaluations };
+  return { bound, prices, unbounded, conversions, flows, sweeps, evaluations };
 }
 
 /**
@@ -473,4 +532,119 @@ function settlePrice(
     }
   }
   excessAt(c, p);
+}
+
+/** Gradients and steps kept by the quasi-Newton descent. */
+const MEMORY = 8;
+
+/**
+ * L-BFGS on the logarithms of the `free` prices (a price's gradient is its excess; on its
+ * logarithm, the excess times the price), with a backtracking line search that accepts only a
+ * lower dual. Leaves `price` at the best point found.
+ * @returns the dual there.
+ */
+function quasiNewton(params: {
+  free: readonly number[];
+  price: number[];
+  floor: readonly number[];
+  value: number;
+  evaluate: () => { value: number; excess: readonly number[] };
+  maxIterations: number;
+  /** A step that lowers the dual by less than this fraction ends the descent. */
+  tolerance: number;
+}): number {
+  const { free, price, floor } = params;
+  if (free.length === 0 || params.maxIterations <= 0) return params.value;
+  const at = () => free.map((c) => Math.log(price[c] as number));
+  const set = (u: readonly number[]) => {
+    free.forEach((c, i) => {
+      price[c] = Math.max(Math.exp(u[i] as number), floor[c] as number);
+    });
+  };
+  const gradientAt = (excess: readonly number[]) =>
+    free.map((c) => (excess[c] as number) * (price[c] as number));
+  let point = at();
+  let current = params.evaluate();
+  let value = current.value;
+  let gradient = gradientAt(current.excess);
+  const steps: number[][] = [];
+  const changes: number[][] = [];
+  const dot = (a: readonly number[], b: readonly number[]) =>
+    a.reduce((sum, v, i) => sum + v * (b[i] as number), 0);
+  for (let iteration = 0; iteration < params.maxIterations; iteration++) {
+    // Two-loop recursion: the direction −H·g.
+    const q = [...gradient];
+    const alphas: number[] = [];
+    for (let j = steps.length - 1; j >= 0; j--) {
+      const s = steps[j] as number[];
+      const yv = changes[j] as number[];
+      const alpha = dot(s, q) / dot(yv, s);
+      alphas[j] = alpha;
+      for (let i = 0; i < q.length; i++) q[i] = (q[i] as number) - alpha * (yv[i] as number);
+    }
+    const last = steps.length - 1;
+    const gamma =
+      last >= 0
+        ? dot(steps[last] as number[], changes[last] as number[]) /
+          dot(changes[last] as number[], changes[last] as number[])
+        : 1 /
+          Math.max(
+            1e-300,
+            (Math.max(...gradient.map(Math.abs)) / Math.max(1e-300, Math.abs(value))) * 10,
+          );
+    for (let i = 0; i < q.length; i++) q[i] = (q[i] as number) * gamma;
+    for (let j = 0; j < steps.length; j++) {
+      const s = steps[j] as number[];
+      const yv = changes[j] as number[];
+      const beta = dot(yv, q) / dot(yv, s);
+      for (let i = 0; i < q.length; i++)
+        q[i] = (q[i] as number) + (s[i] as number) * ((alphas[j] as number) - beta);
+    }
+    let direction = q.map((v) => -v);
+    let slope = dot(direction, gradient);
+    if (!(slope < 0)) {
+      // Not a descent direction: start over from the gradient.
+      steps.length = 0;
+      changes.length = 0;
+      direction = gradient.map((v) => -v);
+      slope = dot(direction, gradient);
+      if (!(slope < 0)) break;
+    }
+    // No logarithm moves by more than 1 (a factor e) in one step.
+    const longest = Math.max(...direction.map(Math.abs));
+    let t = longest > 1 ? 1 / longest : 1;
+    let accepted = false;
+    for (let tries = 0; tries < 30; tries++, t /= 2) {
+      const trial = point.map((u, i) => u + t * (direction[i] as number));
+      set(trial);
+      const next = params.evaluate();
+      if (next.value <= value + 1e-4 * t * slope) {
+        const nextGradient = gradientAt(next.excess);
+        const s = trial.map((u, i) => u - (point[i] as number));
+        const yv = nextGradient.map((g, i) => g - (gradient[i] as number));
+        if (dot(s, yv) > 0) {
+          steps.push(s);
+          changes.push(yv);
+          if (steps.length > MEMORY) {
+            steps.shift();
+            changes.shift();
+          }
+        }
+        const decrease = value - next.value;
+        point = trial;
+        value = next.value;
+        gradient = nextGradient;
+        current = next;
+        accepted = true;
+        if (decrease <= params.tolerance * Math.abs(value)) return value;
+        break;
+      }
+    }
+    if (!accepted) {
+      set(point);
+      params.evaluate();
+      break;
+    }
+  }
+  return value;
 }

@@ -32,9 +32,11 @@ import {
   type FindCandidatePathsParameters,
   findCandidatePaths,
 } from "./candidate-paths.js";
+import { type FlowRoute, solveFlowRoute } from "./flow-route.js";
 import { HOP_DATA_BYTES, routeDataBytes, routeGas } from "./gas.js";
 import type { RoutingGraph } from "./graph.js";
 import type { PoolModels } from "./pool-model.js";
+import { legsOfFlow } from "./quote-flow.js";
 import { quotePath, quotePathOut } from "./quote-path.js";
 import { splitApprox, splitExact } from "./split-amounts.js";
 import { PRICE_SCALE, priceStaleness, spotPrices } from "./spot-prices.js";
@@ -58,6 +60,11 @@ export type FindRouteParameters = {
   l1FeePerByteWei?: bigint;
   /** The wrapped native token: gas is valued in tokenOut through its price in WETH. */
   weth: Address;
+  /**
+   * Whether a route may split and merge at intermediate tokens (a flow, flow-route.ts) rather
+   * than only divide its input between whole paths (default true; maxSplits 1 allows neither).
+   */
+  flows?: boolean;
 };
 
 /**
@@ -94,6 +101,10 @@ const PARTNERS_DIVIDED = 2;
  */
 const PARTIAL_FRACTION = 16;
 const PARTIAL_SEARCH_IMPACT = 0.005;
+/** A single path's price impact above which a flow is sought (1 bp). */
+const FLOW_SEARCH_IMPACT = 0.0001;
+/** Candidate paths of each ranking whose tokens a flow is sought between. */
+const FLOW_CANDIDATE_PATHS = 4;
 
 type GasValuation = {
   /**
@@ -762,16 +773,90 @@ export function findRoute(params: FindRouteParameters): FindRouteResult {
         )
       : best;
   if (!route) return { ok: false, reason: "insufficient-liquidity" };
+  const flow =
+    maxSplits > 1 &&
+    params.flows !== false &&
+    paths[0] &&
+    flowMayPay(graph.models, paths[0], amountFloat)
+      ? solveFlowRoute({
+          models: graph.models,
+          edges: flowCandidates(graph, [paths, partial]),
+          tokenIn,
+          tokenOut,
+          amountIn,
+          costOf: gas.costOf,
+          maxSplits,
+        })
+      : undefined;
+  // A flow that divides only its input is whole paths: answered as legs, as a split is.
+  const legs = flow && legsOfFlow(flow.flow, tokenIn, tokenOut);
+  const asLegs =
+    legs &&
+    divide(
+      graph.models,
+      legs.map((leg) => ({
+        edges: leg.hops.map((h) => h.edge),
+        approxOut: 0,
+        approxGas: 0,
+        approxNet: 0,
+      })),
+      legs.map((leg) => leg.amountIn),
+      gas,
+    );
+  const answer: Division | FlowRoute =
+    flow && !legs && flow.net > route.net
+      ? flow
+      : asLegs && asLegs.net > route.net
+        ? asLegs
+        : route;
   return {
     ok: true,
     quote: {
       tokenIn,
       tokenOut,
       amountIn,
-      amountOut: route.amountOut,
-      legs: route.legs,
-      gasUnits: BigInt(route.gasUnits),
-      gasCostInTokenOut: gas.costOf(route.gasUnits, route.dataBytes),
+      amountOut: answer.amountOut,
+      legs: "legs" in answer ? answer.legs : [],
+      ...("flow" in answer ? { flow: answer.flow } : {}),
+      gasUnits: BigInt(answer.gasUnits),
+      gasCostInTokenOut: gas.costOf(answer.gasUnits, answer.dataBytes),
     },
   };
+}
+
+/**
+ * Whether splitting and merging at intermediate tokens may beat a route: the best-ranked path
+ * moves prices by more than {@link FLOW_SEARCH_IMPACT} (a flow gains on it at most what it loses
+ * to price impact). It depends on neither the route found nor maxSplits, so a larger maxSplits,
+ * which never lowers the route, never lowers the answer either.
+ */
+function flowMayPay(models: PoolModels, path: CandidatePath, amountFloat: number): boolean {
+  const leg = approxLeg(models, path);
+  const impact = 1 - leg(amountFloat) / (PARTIAL_FRACTION * leg(amountFloat / PARTIAL_FRACTION));
+  return impact > FLOW_SEARCH_IMPACT;
+}
+
+/**
+ * The pools a flow is sought over: every edge between two tokens of the best-ranked candidate
+ * paths, at the amount and at a sliver of it (so the parallel pools between them are among
+ * them). Like the trigger, it does not depend on maxSplits.
+ */
+function flowCandidates(
+  graph: RoutingGraph,
+  pathSets: readonly (readonly CandidatePath[])[],
+): Edge[] {
+  const tokens = new Set<Address>();
+  for (const paths of pathSets) {
+    for (const path of paths.slice(0, FLOW_CANDIDATE_PATHS)) {
+      for (const e of path.edges) {
+        tokens.add(e.tokenIn);
+        tokens.add(e.tokenOut);
+      }
+    }
+  }
+  const edges: Edge[] = [];
+  for (const t of tokens) {
+    for (const u of tokens) if (u !== t) edges.push(...graph.edgesBetween(t, u));
+  }
+  return edges;
 }

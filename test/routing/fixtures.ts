@@ -2,14 +2,21 @@
 
 import type {
   Address,
+  Edge,
+  Pool,
+  RouteQuote,
   V2Pool,
   V3Pool,
   V3Tick,
   VaultPool,
   WrapperPool,
 } from "../../engine/core/types.js";
+import { createRoutingGraph } from "../../engine/index.js";
 import { getSqrtRatioAtTick } from "../../engine/math/tick-math.js";
 import { floorSqrt } from "../../engine/protocols/uniswap-v2/math.js";
+import type { RoutingGraph } from "../../engine/routing/graph.js";
+import type { FlowPlan, FlowQuote } from "../../engine/routing/quote-flow.js";
+import type { FindRouteResult } from "../../engine/routing/search.js";
 
 /** A token address from a small number: 0x00…0n. */
 export function token(n: number): Address {
@@ -112,3 +119,38 @@ export function wrapper(weth: Address): WrapperPool {
 
 export const E18 = 10n ** 18n;
 export const E6 = 10n ** 6n;
+
+/** A routing graph of the built-in protocols holding `pools`. */
+export function graphOf(...pools: Pool[]): RoutingGraph {
+  const graph = createRoutingGraph();
+  for (const pool of pools) graph.upsertPool(pool);
+  return graph;
+}
+
+/** The edge of `graph` through `pool` from `tokenIn`. */
+export function edgeOf(graph: RoutingGraph, pool: Pool, tokenIn: Address): Edge {
+  const found = graph.edgesFrom(tokenIn).find((e) => e.pool === pool);
+  if (!found) throw new Error("no such edge");
+  return found;
+}
+
+/** The route a search found (a failure throws, naming its reason). */
+export function routeOf(result: FindRouteResult): RouteQuote {
+  if (!result.ok) throw new Error(`no route: ${result.reason}`);
+  return result.quote;
+}
+
+/** A flow's exact quote as a route (no gas counted), for the program planner. */
+export function flowRouteQuote(plan: FlowPlan, quote: FlowQuote): RouteQuote {
+  if (!quote.ok) throw new Error(`the flow cannot be quoted: ${quote.reason}`);
+  return {
+    tokenIn: plan.tokenIn,
+    tokenOut: plan.tokenOut,
+    amountIn: plan.amountIn,
+    amountOut: quote.amountOut,
+    legs: [],
+    flow: quote.flow,
+    gasUnits: 0n,
+    gasCostInTokenOut: 0n,
+  };
+}

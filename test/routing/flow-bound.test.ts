@@ -46,8 +46,14 @@ function cpOut(amountIn: number, reserveIn: number, reserveOut: number): number 
 
 const NO_WETH = token(999);
 
-/** The engine's gas-free route. */
-function gasFreeRoute(graph: RoutingGraph, a: Address, b: Address, amountIn: bigint) {
+/** The engine's gas-free route (`flows: false`: whole paths only). */
+function gasFreeRoute(
+  graph: RoutingGraph,
+  a: Address,
+  b: Address,
+  amountIn: bigint,
+  options: { flows?: boolean } = {},
+) {
   const found = findRoute({
     graph,
     tokenIn: a,
@@ -55,6 +61,7 @@ function gasFreeRoute(graph: RoutingGraph, a: Address, b: Address, amountIn: big
     amountIn,
     gasPriceWei: 0n,
     weth: NO_WETH,
+    ...options,
   });
   if (!found.ok) throw new Error(found.reason);
   return found;
@@ -107,7 +114,7 @@ describe("flowBound", () => {
     expect(result.bound - Number(found.quote.amountOut)).toBeLessThan(result.bound * 1e-4);
   });
 
-  it("crossed pairing: splitting and merging at the middle token reaches what no pool-disjoint split does, and the bound says how far the engine's answer is", () => {
+  it("crossed pairing: splitting and merging at the middle token reaches what no pool-disjoint split does; the engine's flow does, within a basis point", () => {
     // A → M through a deep and a shallow pair, M → B through two pairs of equal depth, all at
     // price 1. The best flow merges at M: each hop acts as one pair of summed reserves, which no
     // pairing of whole paths can do (the deep first pool has only half the second hop behind it).
@@ -123,12 +130,20 @@ describe("flowBound", () => {
     const result = boundOf(graph, [a, b, m], amountIn);
     const closed = cpOut(cpOut(2000e18, 11_000e18, 11_000e18), 11_000e18, 11_000e18);
     expect(Math.abs(result.bound - closed) / closed).toBeLessThan(1e-9);
+    const gap = (out: bigint) => ((result.bound - Number(out)) / result.bound) * 10_000;
+    // The best pool-disjoint split is measurably below the per-hop optimum …
+    const paths = gasFreeRoute(graph, a, b, amountIn, { flows: false });
+    expect(gap(paths.quote.amountOut)).toBeGreaterThan(1);
+    // … and the engine's flow, merged at M, is within a basis point of it.
     const found = gasFreeRoute(graph, a, b, amountIn);
-    const got = Number(found.quote.amountOut);
-    expect(got).toBeLessThan(result.bound);
-    // The pool-disjoint split the engine returns is measurably below the per-hop optimum.
-    const gapBps = ((result.bound - got) / result.bound) * 10_000;
-    expect(gapBps).toBeGreaterThan(1);
+    expect(found.quote.flow?.hops.map((h) => h.edge.pool)).toEqual([
+      pools[1],
+      pools[0],
+      pools[2],
+      pools[3],
+    ]);
+    expect(Number(found.quote.amountOut)).toBeLessThanOrEqual(result.bound);
+    expect(gap(found.quote.amountOut)).toBeLessThan(1);
   });
 
   it("is at least the engine's route and every single path's exact output on random graphs (seed 27001)", () => {
@@ -240,7 +255,7 @@ describe("certifyRoute", () => {
     expect(certificate.gapBps).toBeLessThan(1);
   });
 
-  it("says how far a crossed pairing's answer is from the best flow (more than a basis point)", () => {
+  it("says how far a crossed pairing's whole paths are from the best flow (more than a basis point), and certifies the engine's flow (within one)", () => {
     const [a, m, b] = [token(1), token(3), token(2)];
     const graph = graphOf(
       v2(a, m, 10_000n * E18, 10_000n * E18),
@@ -256,16 +271,20 @@ describe("certifyRoute", () => {
       gasPriceWei: 0n,
       weth: NO_WETH,
     };
-    const found = findRoute(params);
-    if (!found.ok) throw new Error(found.reason);
-    const certificate = certifyRoute(params, found.quote);
-    // All four pools, both ways.
-    expect(certificate.edges).toBe(8);
     const closed = cpOut(cpOut(2000e18, 11_000e18, 11_000e18), 11_000e18, 11_000e18);
-    expect(Math.abs(certificate.bound - closed) / closed).toBeLessThan(1e-9);
-    const expected = ((closed - Number(found.quote.amountOut)) / closed) * 10_000;
-    expect(Math.abs(certificate.gapBps - expected)).toBeLessThan(1e-4);
-    expect(certificate.gapBps).toBeGreaterThan(1);
+    const certified = (flows: boolean) => {
+      const found = findRoute({ ...params, flows });
+      if (!found.ok) throw new Error(found.reason);
+      const certificate = certifyRoute(params, found.quote);
+      // All four pools, both ways.
+      expect(certificate.edges).toBe(8);
+      expect(Math.abs(certificate.bound - closed) / closed).toBeLessThan(1e-9);
+      const expected = ((closed - Number(found.quote.amountOut)) / closed) * 10_000;
+      expect(Math.abs(certificate.gapBps - expected)).toBeLessThan(1e-4);
+      return certificate.gapBps;
+    };
+    expect(certified(false)).toBeGreaterThan(1);
+    expect(certified(true)).toBeLessThan(1);
   });
 
   it("nets the least gas any route pays out of the bound", () => {

@@ -23,7 +23,7 @@ import { UniswapV3PoolAbi } from "../../abis/UniswapV3Pool.js";
 import { runActivity } from "../../devnet/activity.js";
 import { amountForUsd } from "../../devnet/world.js";
 import type { Edge, V2Pool, V3Pool, VaultPool } from "../../engine/core/types.js";
-import { quoteEdge } from "../../engine/index.js";
+import { quoteEdge, quoteFlow, routeHops } from "../../engine/index.js";
 import { mulDiv, Q96 } from "../../engine/math/full-math.js";
 import {
   getSqrtRatioAtTick,
@@ -447,6 +447,7 @@ describe("routing engine against the devnet contracts", () => {
       return walk(from, amount, [from], []);
     };
     let splits = 0;
+    let flows = 0;
     let routes = 0;
     let apart = 0;
     await fc.assert(
@@ -486,14 +487,36 @@ describe("routing engine against the devnet contracts", () => {
           }
           routes++;
           const { quote } = found;
-          expect(quote.legs.reduce((s, l) => s + l.amountIn, 0n)).toBe(amountIn);
-          expect(quote.legs.reduce((s, l) => s + l.amountOut, 0n)).toBe(quote.amountOut);
-          if (quote.legs.length > 1) splits++;
-          for (const leg of quote.legs) {
-            expect((leg.hops[0] as { amountIn: bigint }).amountIn).toBe(leg.amountIn);
-            for (const hop of leg.hops) {
-              expect(hop.amountOut).toBe(await chainHopOut(net.client, net.deployment, hop));
+          if (quote.flow) {
+            // A flow: its input spent, its output made, each hop as its exact re-quote says.
+            flows++;
+            const hops = quote.flow.hops;
+            const sum = (list: typeof hops, f: (h: (typeof hops)[number]) => bigint) =>
+              list.reduce((total, h) => total + f(h), 0n);
+            expect(
+              sum(
+                hops.filter((h) => h.edge.tokenIn === tokenIn),
+                (h) => h.amountIn,
+              ),
+            ).toBe(amountIn);
+            expect(
+              sum(
+                hops.filter((h) => h.edge.tokenOut === tokenOut),
+                (h) => h.amountOut,
+              ),
+            ).toBe(quote.amountOut);
+            const again = quoteFlow({ tokenIn, tokenOut, amountIn, hops });
+            expect(again.ok && again.flow.hops).toEqual(hops);
+          } else {
+            expect(quote.legs.reduce((s, l) => s + l.amountIn, 0n)).toBe(amountIn);
+            expect(quote.legs.reduce((s, l) => s + l.amountOut, 0n)).toBe(quote.amountOut);
+            if (quote.legs.length > 1) splits++;
+            for (const leg of quote.legs) {
+              expect((leg.hops[0] as { amountIn: bigint }).amountIn).toBe(leg.amountIn);
             }
+          }
+          for (const hop of routeHops(quote)) {
+            expect(hop.amountOut).toBe(await chainHopOut(net.client, net.deployment, hop));
           }
         },
       ),
@@ -503,6 +526,7 @@ describe("routing engine against the devnet contracts", () => {
     expect(routes + apart).toBe(40);
     expect(apart).toBeGreaterThan(0);
     expect(splits).toBeGreaterThan(0);
+    expect(flows).toBeGreaterThan(0);
   });
 
   describe("V3 pools at their price limit", () => {

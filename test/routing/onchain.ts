@@ -1,5 +1,5 @@
 /** The chain's own answers, for comparing the engine with: Router02, QuoterV2, vault previews. */
-import { type Address, encodePacked, type PublicClient } from "viem";
+import { type Address, encodePacked, erc20Abi, type PublicClient } from "viem";
 import { AaveV3PoolAbi } from "../../abis/AaveV3Pool.js";
 import { DevVaultAbi } from "../../abis/generated/DevVault.js";
 import { QuoterV2Abi } from "../../abis/QuoterV2.js";
@@ -11,6 +11,20 @@ import { MAX_SQRT_RATIO, MIN_SQRT_RATIO } from "../../engine/math/tick-math.js";
 import { rayDiv, rayMul } from "../../engine/protocols/aave-v3/math.js";
 import { uniswapV4PoolKey } from "../../engine/protocols/uniswap-v4/pool.js";
 import { queryVaultExactIn, queryWeightedJoinExit } from "../protocols/balancer-v2-chain.js";
+
+/** `account`'s balance of the ERC-20 `token`. */
+export async function erc20Balance(
+  client: PublicClient,
+  token: Address,
+  account: Address,
+): Promise<bigint> {
+  return await client.readContract({
+    address: token,
+    abi: erc20Abi,
+    functionName: "balanceOf",
+    args: [account],
+  });
+}
 
 /** Router02.getAmountsOut's last amount along `path` (token addresses). */
 export async function router02AmountOut(

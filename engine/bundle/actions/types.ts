@@ -7,7 +7,7 @@ import type { z } from "zod";
 import type { ChainSetup } from "../../core/chain-setup.js";
 import type { ExecutionContracts, RoutingStrategy } from "../../program/hop-context.js";
 import type { ProgramPlanner, ProgramValue } from "../../program/planner.js";
-import type { addRouteHop, leftoverTokens } from "../../program/route-program.js";
+import type { addFlowHops, addRouteHop, leftoverTokens } from "../../program/route-program.js";
 import type { RouteStep, routeSteps } from "../../route/route.js";
 import type { RoutingGraph } from "../../routing/graph.js";
 import type { PoolModels } from "../../routing/pool-model.js";
@@ -39,6 +39,7 @@ type Bound<F> = F extends (first: never, ...rest: infer A) => infer R ? (...args
 export type ActionRouting = {
   findRoute: typeof findRoute;
   addRouteHop: Bound<typeof addRouteHop>;
+  addFlowHops: Bound<typeof addFlowHops>;
   leftoverTokens: Bound<typeof leftoverTokens>;
   quoteEdge: PoolModels["quote"];
   routeSteps: Bound<typeof routeSteps>;

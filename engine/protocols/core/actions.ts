@@ -117,6 +117,10 @@ const route: ActionSpec<typeof routeArgs> = {
       token: args.tokenOut,
       account: ctx.account,
     });
+    if (quote.flow) {
+      // A flow's input is divided as quoted: only a literal amount is split (see maxSplits).
+      ctx.routing.addFlowHops(ctx.planner, hop, quote, { recipient: () => ctx.account });
+    }
     for (const leg of quote.legs) {
       let value: bigint | ProgramValue = literal ? leg.amountIn : amount.value;
       for (const step of leg.hops) {

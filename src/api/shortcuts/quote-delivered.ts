@@ -31,15 +31,43 @@ import {
   toEventSelector,
   zeroAddress,
 } from "viem";
-import type { QuotedLeg, RouteQuote } from "../../../engine/index.js";
-import { displayAddress, QuoteNotDeliveredError, simulateEdge } from "../../../engine/index.js";
+import type { Edge, EdgeQuote, QuotedFlow, QuotedLeg, RouteQuote } from "../../../engine/index.js";
+import {
+  displayAddress,
+  QuoteNotDeliveredError,
+  quoteFlowBy,
+  routeHops,
+  simulateEdge,
+} from "../../../engine/index.js";
 import type { SimulationLog } from "../chain/simulate.js";
 
 /** True when every pool of `quote` is taken by its math (the check applies). */
 export function quotedByMath(quote: RouteQuote): boolean {
-  return quote.legs.every((leg) =>
-    leg.hops.every((hop) => hop.edge.pool.kind !== "v4" || hop.edge.pool.admission === "exact"),
+  return routeHops(quote).every(
+    (hop) => hop.edge.pool.kind !== "v4" || hop.edge.pool.admission === "exact",
   );
+}
+
+/** An edge's exact quote with one wei taken from an Aave hop's output. */
+function simulateWithAaveRounding(edge: Edge, amountIn: bigint): EdgeQuote {
+  const quote = simulateEdge(edge, amountIn);
+  if (!quote.ok || edge.pool.kind !== "aave-v3" || quote.amountOut === 0n) return quote;
+  return { ...quote, amountOut: quote.amountOut - 1n };
+}
+
+/** What `quote`'s flow gives with one wei taken after each of its Aave hops (undefined: a pool refuses). */
+function flowWithAaveRounding(quote: RouteQuote, flow: QuotedFlow): bigint | undefined {
+  const low = quoteFlowBy(
+    { simulate: simulateWithAaveRounding, gas: () => 0 },
+    {
+      tokenIn: quote.tokenIn,
+      tokenOut: quote.tokenOut,
+      amountIn: quote.amountIn,
+      hops: flow.hops,
+    },
+  );
+  if (!low.ok) return low.reason === "zero-output" ? 0n : undefined;
+  return low.amountOut;
 }
 
 /** What `leg` gives with one wei taken after each of its Aave hops (undefined: a pool refuses). */
@@ -56,6 +84,11 @@ function legWithAaveRounding(leg: QuotedLeg): bigint | undefined {
 
 /** How far below `quote.amountOut` the Aave hops' rounding alone can bring the output. */
 export function aaveRoundingAllowance(quote: RouteQuote): bigint {
+  if (quote.flow) {
+    if (!quote.flow.hops.some((hop) => hop.edge.pool.kind === "aave-v3")) return 0n;
+    const low = flowWithAaveRounding(quote, quote.flow);
+    return low === undefined ? quote.amountOut : quote.amountOut - low;
+  }
   let allowance = 0n;
   for (const leg of quote.legs) {
     if (!leg.hops.some((hop) => hop.edge.pool.kind === "aave-v3")) continue;
@@ -95,14 +128,17 @@ export function burnedBy(token: Address, logs: readonly SimulationLog[]): bigint
 }
 
 /**
- * Who pays the output of each leg's last hop, when it is a swap pool that transfers it out
+ * Who pays the output of each leg's last hop (each hop of a flow making the output), when it is a swap pool that transfers it out
  * (V2 and V3 pools, V4's pool manager); undefined when a leg ends otherwise (a vault's or
  * aToken's mint, an unwrap), where no payment event stands for the quote.
  */
 function lastPayers(quote: RouteQuote): Set<string> | undefined {
   const payers = new Set<string>();
-  for (const leg of quote.legs) {
-    const pool = leg.hops.at(-1)?.edge.pool;
+  const lastHops = quote.flow
+    ? quote.flow.hops.filter((hop) => hop.edge.tokenOut === quote.tokenOut)
+    : quote.legs.map((leg) => leg.hops.at(-1));
+  for (const hop of lastHops) {
+    const pool = hop?.edge.pool;
     if (pool?.kind === "v2" || pool?.kind === "v3") payers.add(pool.address.toLowerCase());
     else if (pool?.kind === "v4") payers.add(pool.poolManager.toLowerCase());
     else return undefined;

@@ -91,7 +91,10 @@ const deadline = z.number().int().meta({
 });
 
 export const routeAnswerSchema = z.object({
-  route: z.array(routeStepSchema).meta({ description: "Every hop of every leg, legs in turn." }),
+  route: z.array(routeStepSchema).meta({
+    description:
+      "Every hop of every leg, legs in turn; for a route split and merged at intermediate tokens (a flow), its hops in the order they run, each step's amountIn the part of its input token the hop takes.",
+  }),
   gas: gasLimit,
   gasUsed,
   amountOut: amount.meta({ description: "What the simulation delivered to the receiver." }),

@@ -1,0 +1,414 @@
+/**
+ * Flows: routes whose amounts split and merge at intermediate tokens. Their exact quote (each
+ * token's amount divided by basis-point shares as `ProgramValues.splitAmount` divides it), the
+ * rules a flow keeps, their SPEC steps and program, and the search choosing one where whole
+ * pool-disjoint paths cannot express the best route: a middle hop split between two pools, and
+ * crossed pairings of deep and shallow pools. Each is checked against the route's certificate
+ * (the dual bound on the best flow over the same pools). On-chain execution:
+ * flow-execution.test.ts.
+ */
+import { describe, expect, it } from "vitest";
+import { NATIVE_TOKEN_ADDRESS } from "../../engine/core/native.js";
+import type { Address, Edge, Pool } from "../../engine/core/types.js";
+import {
+  buildBundle,
+  certifyRoute,
+  planRouteProgram,
+  quoteEdge,
+  quoteFlow,
+  routeSteps,
+  splitByShares,
+} from "../../engine/index.js";
+import { FLOW_MERGE_GAS, FLOW_SPLIT_GAS, FLOW_SPLIT_HOP_GAS } from "../../engine/routing/gas.js";
+import {
+  checkFlowPlan,
+  type FlowPlan,
+  flowProgramGas,
+  legsOfFlow,
+} from "../../engine/routing/quote-flow.js";
+import { findRoute } from "../../engine/routing/search.js";
+import { chain, contracts } from "../engine/fixtures.js";
+import { E18, edgeOf, flowRouteQuote, graphOf, routeOf, token, v2, wrapper } from "./fixtures.js";
+
+const NO_WETH = "0x0000000000000000000000000000000000000000" as Address;
+const [A, B, C, D] = [token(1), token(2), token(3), token(4)];
+
+const edge = edgeOf;
+const route = routeOf;
+
+/**
+ * A → B through one deep pair, B → C through two shallow pairs, C → D through one deep pair:
+ * pool-disjoint paths cannot divide the middle hop (both would need the first and last pair).
+ */
+function diamond() {
+  const ab = v2(A, B, 10_000_000n * E18, 10_000_000n * E18);
+  const bc1 = v2(B, C, 100_000n * E18, 100_000n * E18);
+  const bc2 = v2(B, C, 60_000n * E18, 60_000n * E18);
+  const cd = v2(C, D, 10_000_000n * E18, 10_000_000n * E18);
+  const graph = graphOf(ab, bc1, bc2, cd);
+  return { graph, ab, bc1, bc2, cd };
+}
+
+/** A → B, B divided 60/40 between the diamond's two B/C pairs, C merged into C → D. */
+function splitPlan(d: ReturnType<typeof diamond>, amountIn: bigint): FlowPlan {
+  const { graph, ab, bc1, bc2, cd } = d;
+  return {
+    tokenIn: A,
+    tokenOut: D,
+    amountIn,
+    hops: [
+      { edge: edge(graph, ab, A), shareBps: 10_000 },
+      { edge: edge(graph, bc1, B), shareBps: 6_000 },
+      { edge: edge(graph, bc2, B), shareBps: 4_000 },
+      { edge: edge(graph, cd, C), shareBps: 10_000 },
+    ],
+  };
+}
+
+describe("splitByShares", () => {
+  it("rounds each share down and gives the last the remainder, as splitAmount does", () => {
+    expect(splitByShares(1_000_001n, [3_333, 3_333, 3_334])).toEqual([
+      333_300n,
+      333_300n,
+      333_401n,
+    ]);
+    expect(splitByShares(7n, [5_000, 5_000])).toEqual([3n, 4n]);
+    expect(splitByShares(5n, [10_000])).toEqual([5n]);
+  });
+});
+
+describe("checkFlowPlan", () => {
+  const { graph, ab, bc1, bc2, cd } = diamond();
+  const e = {
+    ab: edge(graph, ab, A),
+    ba: edge(graph, ab, B),
+    bc1: edge(graph, bc1, B),
+    bc2: edge(graph, bc2, B),
+    cd: edge(graph, cd, C),
+    dc: edge(graph, cd, D),
+  };
+  const plan = (hops: FlowPlan["hops"]): FlowPlan => ({
+    tokenIn: A,
+    tokenOut: D,
+    amountIn: E18,
+    hops,
+  });
+  const all = 10_000;
+  /** Hops by edge name, each with its share (all of its token's amount unless given). */
+  const hops = (...spec: [keyof typeof e, number?][]): FlowPlan["hops"] =>
+    spec.map(([name, share]) => ({ edge: e[name], shareBps: share ?? all }));
+
+  it("accepts a flow split at B and merged at C", () => {
+    expect(() =>
+      checkFlowPlan(plan(hops(["ab"], ["bc1", 6_000], ["bc2", 4_000], ["cd"]))),
+    ).not.toThrow();
+  });
+
+  it.each([
+    ["no hop", hops(), "a flow has at least one hop"],
+    ["a share of 0", hops(["ab", 0]), "hop 0: share 0 bps is not an integer in 1–10000"],
+    [
+      "shares not summing to 10,000",
+      hops(["ab"], ["bc1", 6_000], ["bc2", 3_000], ["cd"]),
+      `the shares of ${B} sum to 9000 bps, not 10000`,
+    ],
+    ["a pool twice", hops(["ab"], ["ba"]), "hop 1: its pool is used twice"],
+    [
+      "a token spent before it is made",
+      hops(["bc1"], ["ab"]),
+      `hop 0 spends ${B} before any hop makes it`,
+    ],
+    [
+      "a token made after it is spent",
+      hops(["ab"], ["bc1"], ["cd"], ["bc2"]),
+      `hop 3 makes ${C} after a hop spent it`,
+    ],
+    ["the output spent", hops(["ab"], ["bc1"], ["cd"], ["dc"]), "hop 3: its pool is used twice"],
+    ["a token made and never spent", hops(["ab"], ["bc1"]), "no hop makes the route's output"],
+  ] as const)("refuses %s", (_, list, message) => {
+    expect(() => checkFlowPlan(plan(list))).toThrowError(message);
+  });
+
+  it("refuses a token made and left with the account, and a hop spending the output", () => {
+    const E = token(5);
+    /** A → D through `pools` (each from the token given), with a pair of E beside them. */
+    const through = (extra: Pool, steps: [Pool, Address, number][]) => {
+      const g = graphOf(ab, bc1, bc2, cd, extra);
+      return plan(steps.map(([pool, from, shareBps]) => ({ edge: edge(g, pool, from), shareBps })));
+    };
+    const ce = v2(C, E, E18, E18);
+    expect(() =>
+      checkFlowPlan(
+        through(ce, [
+          [ab, A, all],
+          [bc1, B, all],
+          [cd, C, 5_000],
+          [ce, C, 5_000],
+        ]),
+      ),
+    ).toThrowError(`${E} is made and never spent`);
+    const de = v2(D, E, E18, E18);
+    expect(() =>
+      checkFlowPlan(
+        through(de, [
+          [ab, A, all],
+          [bc1, B, all],
+          [cd, C, all],
+          [de, D, all],
+        ]),
+      ),
+    ).toThrowError("hop 3 spends the route's output");
+  });
+});
+
+describe("quoteFlow", () => {
+  it("divides B by its shares, merges C and quotes each hop exactly; its steps show each part", () => {
+    const plan = splitPlan(diamond(), 50_000n * E18);
+    const { amountIn, hops } = plan;
+    const quote = quoteFlow(plan);
+    if (!quote.ok) throw new Error(quote.reason);
+    // Each hop by its own pool's exact quote.
+    const b = quoteEdge(hops[0]?.edge as Edge, amountIn) as bigint;
+    const b1 = (b * 6_000n) / 10_000n;
+    const c1 = quoteEdge(hops[1]?.edge as Edge, b1) as bigint;
+    const c2 = quoteEdge(hops[2]?.edge as Edge, b - b1) as bigint;
+    const d = quoteEdge(hops[3]?.edge as Edge, c1 + c2) as bigint;
+    expect(quote.flow.hops.map((h) => [h.amountIn, h.amountOut, h.shareBps])).toEqual([
+      [amountIn, b, 10_000],
+      [b1, c1, 6_000],
+      [b - b1, c2, 4_000],
+      [c1 + c2, d, 10_000],
+    ]);
+    expect(quote.amountOut).toBe(d);
+    // Dividing B adds the split and its two pools, merging C the merge (measured, gas.ts).
+    expect(flowProgramGas({ tokenIn: A, tokenOut: D, hops })).toBe(
+      FLOW_SPLIT_GAS + 2 * FLOW_SPLIT_HOP_GAS + FLOW_MERGE_GAS,
+    );
+    expect(legsOfFlow(quote.flow, A, D)).toBeUndefined();
+    const steps = routeSteps(1, flowRouteQuote(plan, quote));
+    expect(
+      steps.map((s) => [s.tokenIn[0], s.tokenOut[0], s.primaryAddress, s.amountIn, s.amountOut]),
+    ).toEqual(
+      quote.flow.hops.map((h) => [
+        h.edge.tokenIn,
+        h.edge.tokenOut,
+        expect.stringMatching(new RegExp(`^${h.edge.pool.address}$`, "i")),
+        h.amountIn.toString(),
+        h.amountOut.toString(),
+      ]),
+    );
+  });
+
+  it("a flow divided only at its input is whole paths, and reads as legs", () => {
+    const { graph, ab } = diamond();
+    const ab2 = v2(A, B, 1_000n * E18, 1_000n * E18);
+    graph.upsertPool(ab2);
+    const quote = quoteFlow({
+      tokenIn: A,
+      tokenOut: B,
+      amountIn: 100n * E18,
+      hops: [
+        { edge: edge(graph, ab, A), shareBps: 7_000 },
+        { edge: edge(graph, ab2, A), shareBps: 3_000 },
+      ],
+    });
+    if (!quote.ok) throw new Error(quote.reason);
+    expect(legsOfFlow(quote.flow, A, B)).toEqual(
+      quote.flow.hops.map(({ edge: e, amountIn, amountOut }) => ({
+        amountIn,
+        amountOut,
+        hops: [{ edge: e, amountIn, amountOut }],
+      })),
+    );
+  });
+});
+
+describe("a flow's program", () => {
+  it("splits what arrived of B at run time, sums what arrived of C, and sends D to the receiver", () => {
+    const plan = splitPlan(diamond(), 50_000n * E18);
+    const quote = flowRouteQuote(plan, quoteFlow(plan));
+    const address = (n: number) => `0x${n.toString(16).padStart(40, "0")}` as Address;
+    const program = planRouteProgram({
+      strategy: "delegate",
+      execution: contracts,
+      swapRouter: undefined,
+      weth: undefined,
+      account: address(0x7777),
+      receiver: address(0x8888),
+      quote,
+      bounds: { deadline: 1n, slippageBps: 0 },
+      minAmountOut: quote.amountOut,
+    });
+    expect(program.calls.map((c) => c.label)).toEqual([
+      "check deadline",
+      "read balance",
+      // A → B: the input, as quoted.
+      "transfer",
+      "quote uniswap v2",
+      "swap on uniswap v2",
+      // B: divided 60/40 by what the swap returned.
+      "split amount",
+      "read array element",
+      "read array element",
+      "transfer",
+      "quote uniswap v2",
+      "swap on uniswap v2",
+      "transfer",
+      "quote uniswap v2",
+      "swap on uniswap v2",
+      // C: the two swaps' outputs summed, all of it into the last pair.
+      "merge amounts",
+      "transfer",
+      "quote uniswap v2",
+      "swap on uniswap v2",
+      "check minimum output",
+    ]);
+  });
+});
+
+describe("the search's flows", () => {
+  it("splits a middle hop that whole paths cannot divide, within a basis point of the bound", () => {
+    const { graph, ab, bc1, bc2, cd } = diamond();
+    const amountIn = 40_000n * E18;
+    const params = { graph, tokenIn: A, tokenOut: D, amountIn, gasPriceWei: 0n, weth: NO_WETH };
+    const quote = route(findRoute(params));
+    expect(quote.legs).toEqual([]);
+    const hops = quote.flow?.hops ?? [];
+    expect(hops.map((h) => h.edge.pool)).toEqual([ab, bc2, bc1, cd]);
+    // The exact quote of the same plan is the answer.
+    const again = quoteFlow({ tokenIn: A, tokenOut: D, amountIn, hops });
+    expect(again.ok && again.amountOut).toBe(quote.amountOut);
+    // Better than either single path (the only pool-disjoint routes there are).
+    const single = (pool: Pool) =>
+      quoteFlow({
+        tokenIn: A,
+        tokenOut: D,
+        amountIn,
+        hops: [edge(graph, ab, A), edge(graph, pool, B), edge(graph, cd, C)].map((e) => ({
+          edge: e,
+          shareBps: 10_000,
+        })),
+      });
+    const viaBc1 = single(bc1);
+    const viaBc2 = single(bc2);
+    if (!viaBc1.ok || !viaBc2.ok) throw new Error("a single path does not quote");
+    expect(quote.amountOut).toBeGreaterThan(viaBc1.amountOut);
+    expect(quote.amountOut).toBeGreaterThan(viaBc2.amountOut);
+    // maxSplits 1 divides nothing: one whole path, the better one.
+    const one = route(findRoute({ ...params, maxSplits: 1 }));
+    expect(one.flow).toBeUndefined();
+    expect(one.amountOut).toBe(viaBc1.amountOut);
+    const certificate = certifyRoute(params, quote);
+    expect(certificate.gapBps).toBeLessThan(1);
+  });
+
+  it("undoes a crossed pairing: deep with deep and shallow with shallow merge at B", () => {
+    // A → B and B → C each through a deep and a shallow pair: pool-disjoint legs pair them one
+    // way or the other; the best flow merges at B and divides B by the second hop's depths.
+    const ab1 = v2(A, B, 1_000_000n * E18, 1_000_000n * E18);
+    const ab2 = v2(A, B, 30_000n * E18, 30_000n * E18);
+    const bc1 = v2(B, C, 40_000n * E18, 40_000n * E18);
+    const bc2 = v2(B, C, 1_000_000n * E18, 1_000_000n * E18);
+    const graph = graphOf(ab1, ab2, bc1, bc2);
+    const params = {
+      graph,
+      tokenIn: A,
+      tokenOut: C,
+      amountIn: 60_000n * E18,
+      gasPriceWei: 0n,
+      weth: NO_WETH,
+    };
+    const quote = route(findRoute(params));
+    const legsOnly = route(findRoute({ ...params, maxSplits: 1 }));
+    expect(quote.flow?.hops.map((h) => h.edge.pool)).toEqual([ab2, ab1, bc1, bc2]);
+    expect(quote.amountOut).toBeGreaterThan(legsOnly.amountOut);
+    expect(certifyRoute(params, quote).gapBps).toBeLessThan(1);
+  });
+
+  it("from native ether, wraps first: the conversion is a hop of the flow", () => {
+    const weth = token(9);
+    const pools = [
+      wrapper(weth),
+      v2(weth, B, 10_000_000n * E18, 10_000_000n * E18),
+      v2(B, C, 100_000n * E18, 100_000n * E18),
+      v2(B, C, 60_000n * E18, 60_000n * E18),
+    ];
+    const graph = graphOf(...pools);
+    const params = {
+      graph,
+      tokenIn: NATIVE_TOKEN_ADDRESS as Address,
+      tokenOut: C,
+      amountIn: 40_000n * E18,
+      gasPriceWei: 0n,
+      weth,
+    };
+    const quote = route(findRoute(params));
+    // Wrap, then one pair, then B divided between the two B/C pairs: a flow.
+    expect(quote.flow?.hops.map((h) => [h.edge.action, h.edge.pool])).toEqual([
+      ["wrap", pools[0]],
+      ["swap", pools[1]],
+      ["swap", pools[3]],
+      ["swap", pools[2]],
+    ]);
+    expect(certifyRoute(params, quote).gapBps).toBeLessThan(1);
+  });
+
+  it("drops a pool that does not earn its gas", () => {
+    const { graph, ab, bc1, bc2, cd } = diamond();
+    // A trade small enough that dividing B pays less than a hop's gas at this price.
+    const amountIn = 300n * E18;
+    const params = { graph, tokenIn: A, tokenOut: D, amountIn, weth: D, gasPriceWei: 0n };
+    const free = route(findRoute(params));
+    expect(free.flow?.hops.map((h) => h.edge.pool)).toEqual([ab, bc2, bc1, cd]);
+    // 10,000 gwei: a hop's gas costs more than dividing B gains.
+    const paid = route(findRoute({ ...params, gasPriceWei: 10_000_000_000_000n }));
+    expect(paid.flow).toBeUndefined();
+    expect(paid.legs.map((l) => l.hops.map((h) => h.edge.pool))).toEqual([[ab, bc1, cd]]);
+  });
+});
+
+describe("a bundle's route action", () => {
+  it("inlines a flow: B divided at run time, C merged, and the route's steps are the flow's hops", () => {
+    const { graph, ab, bc1, bc2, cd } = diamond();
+    const user = token(0x7777);
+    const built = buildBundle({
+      chain,
+      contracts,
+      graph,
+      gasPriceWei: 0n,
+      request: {
+        fromAddress: user,
+        receiver: undefined,
+        spender: user,
+        routingStrategy: "delegate",
+        actions: [
+          {
+            protocol: "core",
+            action: "route",
+            args: { tokenIn: A, tokenOut: D, amountIn: (40_000n * E18).toString() },
+          },
+        ],
+      },
+    });
+    const functions = built.compiled.program.calls.map((c) => c.functionName);
+    expect(functions.filter((f) => f === "splitAmount" || f === "sum")).toEqual([
+      "splitAmount",
+      "sum",
+    ]);
+    const found = route(
+      findRoute({
+        graph,
+        tokenIn: A,
+        tokenOut: D,
+        amountIn: 40_000n * E18,
+        gasPriceWei: 0n,
+        weth: A,
+      }),
+    );
+    expect(
+      built.compiled.routeSteps.map((s) => [s.primaryAddress.toLowerCase(), s.amountIn]),
+    ).toEqual(
+      [ab, bc2, bc1, cd].map((pool, i) => [pool.address, String(found.flow?.hops[i]?.amountIn)]),
+    );
+  });
+});
