@@ -72,6 +72,8 @@ export const FLOW_ITERATIONS = 40;
 export const FLOW_TOLERANCE = 1e-11;
 /** Relative accuracy of each pool's answer to the dual's prices. */
 export const FLOW_PRECISION = 1e-6;
+/** Times a share a pool cannot take is cut before the plan is given up. */
+const CAPACITY_RETRIES = 3;
 /** A pool carrying less than this share of the input's value is left out. */
 const LEAST_SHARE = 1e-5;
 
@@ -193,14 +195,31 @@ function planOf(
   return undefined;
 }
 
-/** The exact route of `plan`, or undefined when a pool cannot take its part. */
-function exactRoute(params: FlowRouteParameters, hops: FlowPlanHop[]): FlowRoute | undefined {
-  const quote = quoteFlow(params.models, {
-    tokenIn: params.tokenIn,
-    tokenOut: params.tokenOut,
-    amountIn: params.amountIn,
-    hops,
-  });
+/**
+ * The exact route of `plan`, or undefined when a pool cannot take its part. A pool the dual
+ * fills to its last tick may refuse its share of the exact amounts: its share is cut by a
+ * tenth, the token's largest other pool taking it, a few times.
+ */
+function exactRoute(params: FlowRouteParameters, planned: FlowPlanHop[]): FlowRoute | undefined {
+  const { tokenIn, tokenOut, amountIn } = params;
+  let hops = planned;
+  let quote = quoteFlow(params.models, { tokenIn, tokenOut, amountIn, hops });
+  for (let retry = 0; retry < CAPACITY_RETRIES && !quote.ok; retry++) {
+    if (quote.reason !== "exceeds-liquidity") return undefined;
+    const full = hops[quote.hop] as FlowPlanHop;
+    const siblings = hops.filter((h) => h !== full && h.edge.tokenIn === full.edge.tokenIn);
+    const taker = siblings.sort((a, b) => b.shareBps - a.shareBps)[0];
+    const cut = Math.max(1, Math.floor(full.shareBps / 10));
+    if (!taker || full.shareBps - cut < 1) return undefined;
+    hops = hops.map((h) =>
+      h === full
+        ? { ...h, shareBps: h.shareBps - cut }
+        : h === taker
+          ? { ...h, shareBps: h.shareBps + cut }
+          : h,
+    );
+    quote = quoteFlow(params.models, { tokenIn, tokenOut, amountIn, hops });
+  }
   if (!quote.ok) return undefined;
   const gasUnits = ROUTE_BASE_GAS + quote.gas;
   const dataBytes = flowDataBytes(hops);

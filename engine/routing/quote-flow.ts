@@ -38,7 +38,12 @@ export type FlowQuote =
       /** Gas of the hops' steps and of the program's splits and merges (the route's fixed part excluded). */
       gas: number;
     }
-  | { ok: false; reason: EdgeQuoteFailure };
+  | {
+      ok: false;
+      reason: EdgeQuoteFailure;
+      /** The index of the hop whose pool refused its part. */
+      hop: number;
+    };
 
 /** A flow that is not one: the rule it breaks, for the code that built it. */
 export class InvalidFlowError extends Error {
@@ -165,7 +170,7 @@ export function quoteFlow(models: Pick<PoolModels, "simulate" | "gas">, plan: Fl
     }
     const amountIn = inputs.get(i) as bigint;
     const quote = models.simulate(edge, amountIn);
-    if (!quote.ok) return quote;
+    if (!quote.ok) return { ok: false, reason: quote.reason, hop: i };
     hops.push({ edge, shareBps, amountIn, amountOut: quote.amountOut });
     gas += models.gas(edge, quote.ticksCrossed);
     if (edge.tokenOut === plan.tokenOut) amountOut += quote.amountOut;

@@ -35,12 +35,14 @@ import {
 import { devnetReceipt } from "../../devnet/receipts.js";
 import { type Deployer, devnetDeployer } from "../../devnet/world.js";
 import type { ChainSetup } from "../../engine/core/chain-setup.js";
+import type { QuotedHop } from "../../engine/core/types.js";
 import {
   engine as builtinEngine,
   type Engine,
   type RouteRequest,
   type RoutingGraph,
   type RoutingStrategy,
+  routeHops,
 } from "../../engine/index.js";
 import { type BalancerV2Pool, balancerV2PoolOf } from "../../engine/protocols/balancer-v2/pool.js";
 import { ROUTE_BASE_GAS } from "../../engine/routing/gas.js";
@@ -214,7 +216,7 @@ function request(
   return parseRouteQuery(`http://x/v1/shortcuts/route?${query}`);
 }
 
-/** The pools of a route, leg by leg, by name. */
+/** The pools of a route, leg by leg, by name; a flow's as one list of its hops with their shares. */
 function routePools(route: ReturnType<Engine["buildRoute"]>): string[][] {
   const names = new Map<string, string>([
     [lower(pools.weighted8020.address), "weighted 80 BAL/20 WETH"],
@@ -225,9 +227,11 @@ function routePools(route: ReturnType<Engine["buildRoute"]>): string[][] {
     [lower(competingPair), "uniswap-v2 WETH/USDC"],
     [lower(world.uniswapV2.pairs.AW.address), "uniswap-v2 A/WETH"],
   ]);
-  return route.quote.legs.map((leg) =>
-    leg.hops.map((hop) => names.get(hop.edge.pool.address) ?? hop.edge.pool.address),
-  );
+  const name = (hop: QuotedHop) => names.get(hop.edge.pool.address) ?? hop.edge.pool.address;
+  // A flow (split and merged at intermediate tokens): its hops in order, each with its share.
+  const flow = route.quote.flow;
+  if (flow) return [flow.hops.map((hop) => `${name(hop)} (${hop.shareBps / 100}%)`)];
+  return route.quote.legs.map((leg) => leg.hops.map(name));
 }
 
 /** Sends a built route as its strategy needs it sent, from `sender`. */
@@ -344,11 +348,20 @@ const cases: RouteCase[] = [
     legs: [["weighted 80 BAL/20 WETH", "uniswap-v2 A/WETH"]],
   },
   {
-    name: "WETH → DAI, a weighted pool then the stable pool",
+    name: "WETH → DAI, a flow: three pools into USDC, merged into the stable pool",
     tokenIn: () => tokens.WETH,
     tokenOut: () => tokens.DAI,
     amountIn: parseUnits("3", 18),
-    legs: [["weighted 50 WETH/50 USDC", "stable USDC/USDT/DAI"]],
+    // WETH divided between both weighted pools and the V2 pair; the USDC they make, summed,
+    // all into the stable pool.
+    legs: [
+      [
+        "uniswap-v2 WETH/USDC (6.78%)",
+        "weighted WETH/WBTC/USDC (25.38%)",
+        "weighted 50 WETH/50 USDC (67.84%)",
+        "stable USDC/USDT/DAI (100%)",
+      ],
+    ],
   },
   {
     name: "A → BAL, Uniswap V2 then the 80/20 pool",
@@ -386,37 +399,29 @@ describe.each(cases)("$name", (c) => {
     const legs = routePools(route);
     console.info(`${c.name}, ${strategy}: ${JSON.stringify(legs)} → ${route.quote.amountOut}`);
     expect(legs).toEqual(c.legs);
-
-    // Each Balancer hop's quote is the vault's own answer for the hop's input: its batch swap,
-    // or a weighted pool's join or exit as the helpers query it.
-    for (const leg of route.quote.legs) {
-      for (const hop of leg.hops) {
-        const pool = hop.edge.pool;
-        if (pool.protocol !== "balancer-v2") continue;
-        const devnetPool = Object.values(pools).find(
-          (p): p is DevnetPool => typeof p === "object" && lower(p.address) === pool.address,
-        ) as DevnetPool;
-        const step = {
-          pool: devnetPool,
-          tokenIn: hop.edge.tokenIn,
-          tokenOut: hop.edge.tokenOut,
-          amountIn: hop.amountIn,
-        };
-        const joinOrExit =
-          (pool as BalancerV2Pool).type === "weighted" && hop.edge.action !== "swap";
-        expect(
-          joinOrExit
-            ? await queryWeightedJoinExit(client, balancer.balancerHelpers, step)
-            : await queryVaultExactIn(client, balancer.vault, step),
-        ).toEqual({ amountIn: hop.amountIn, amountOut: hop.amountOut });
-      }
+    for (const hop of routeHops(route.quote)) {
+      const pool = hop.edge.pool;
+      if (pool.protocol !== "balancer-v2") continue;
+      const devnetPool = Object.values(pools).find(
+        (p): p is DevnetPool => typeof p === "object" && lower(p.address) === pool.address,
+      ) as DevnetPool;
+      const step = {
+        pool: devnetPool,
+        tokenIn: hop.edge.tokenIn,
+        tokenOut: hop.edge.tokenOut,
+        amountIn: hop.amountIn,
+      };
+      const joinOrExit = (pool as BalancerV2Pool).type === "weighted" && hop.edge.action !== "swap";
+      expect(
+        joinOrExit
+          ? await queryWeightedJoinExit(client, balancer.balancerHelpers, step)
+          : await queryVaultExactIn(client, balancer.vault, step),
+      ).toEqual({ amountIn: hop.amountIn, amountOut: hop.amountOut });
     }
 
     await fund(from, tokenIn, c.amountIn);
     const account = route.account;
-    const touched = [
-      ...new Set(route.quote.legs.flatMap((leg) => leg.hops.map((hop) => hop.edge.tokenIn))),
-    ];
+    const touched = [...new Set(routeHops(route.quote).map((hop) => hop.edge.tokenIn))];
     const receivedBefore = await read(tokenOut, "balanceOf", receiver);
     const accountBefore = await Promise.all(touched.map((t) => read(t, "balanceOf", account)));
     const { receipt, calls } = await send(strategy, sender, route, tokenIn, c.amountIn);
@@ -438,7 +443,7 @@ describe.each(cases)("$name", (c) => {
       for (const t of [...touched, tokenOut]) expect(await read(t, "balanceOf", holder)).toBe(0n);
     }
 
-    const hops = route.quote.legs.flatMap((leg) => leg.hops);
+    const hops = routeHops(route.quote);
     // One exact approval per Balancer hop that does not spend a BPT, and none left standing.
     expect(calls.filter((call) => call.label === "approve").length).toBe(
       hops.filter(

@@ -8,6 +8,7 @@
  * flow-execution.test.ts.
  */
 import { describe, expect, it } from "vitest";
+import { rawAmount, type SyntheticToken, syntheticGraph } from "../../bench/synthetic-graph.js";
 import { NATIVE_TOKEN_ADDRESS } from "../../engine/core/native.js";
 import type { Address, Edge, Pool } from "../../engine/core/types.js";
 import {
@@ -351,6 +352,30 @@ describe("the search's flows", () => {
       ["swap", pools[2]],
     ]);
     expect(certifyRoute(params, quote).gapBps).toBeLessThan(1);
+  });
+
+  it("a pool the dual fills to the end of its range gets a share it can take (synthetic graph seed 7, T2 → T1, $100,000)", () => {
+    // Found by the quality benchmark's graphs: rounded to basis points, the dual's flow asks a
+    // concentrated pool for more than its liquidity holds; the solver cuts that share (to the
+    // token's largest other pool) until the exact quote takes it, instead of giving the flow up.
+    const world = syntheticGraph({ pools: 80, seed: 7, v4Share: 0.3, priceNoise: 0 });
+    const symbol = (s: string) => world.tokens.find((t) => t.symbol === s) as SyntheticToken;
+    const params = {
+      graph: world.graph,
+      tokenIn: symbol("T2").address,
+      tokenOut: symbol("T1").address,
+      amountIn: rawAmount(symbol("T2"), 100_000),
+      gasPriceWei: 0n,
+      weth: world.weth,
+    };
+    const quote = route(findRoute(params));
+    expect(quote.flow).toBeDefined();
+    // Without the cut, the flow was given up for whole paths: 4802209109159478600100 (−1.0%).
+    expect(quote.amountOut).toBe(4851094880918511086033n);
+    const paths = route(findRoute({ ...params, flows: false }));
+    expect(paths.amountOut).toBeLessThan(quote.amountOut);
+    // Nearer the certified optimum than whole paths, if not yet within a basis point of it.
+    expect(certifyRoute(params, quote).gapBps).toBeLessThan(certifyRoute(params, paths).gapBps);
   });
 
   it("drops a pool that does not earn its gas", () => {
