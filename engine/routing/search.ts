@@ -772,12 +772,11 @@ export function findRoute(params: FindRouteParameters): FindRouteResult {
           },
         )
       : best;
-  if (!route) return { ok: false, reason: "insufficient-liquidity" };
   const flow =
     maxSplits > 1 &&
     params.flows !== false &&
-    paths[0] &&
-    flowMayPay(graph.models, paths[0], amountFloat)
+    // No whole path fills the amount: a flow through the pools ranked at a sliver of it may.
+    (paths[0] ? flowMayPay(graph.models, paths[0], amountFloat) : partial.length > 0)
       ? solveFlowRoute({
           models: graph.models,
           edges: flowCandidates(graph, [paths, partial]),
@@ -803,12 +802,12 @@ export function findRoute(params: FindRouteParameters): FindRouteResult {
       legs.map((leg) => leg.amountIn),
       gas,
     );
-  const answer: Division | FlowRoute =
-    flow && !legs && flow.net > route.net
-      ? flow
-      : asLegs && asLegs.net > route.net
-        ? asLegs
-        : route;
+  // The best of the whole paths, the flow as legs and the flow (which may fill an amount no
+  // whole paths can).
+  let answer: Division | FlowRoute | undefined = route;
+  if (asLegs && (!answer || asLegs.net > answer.net)) answer = asLegs;
+  if (flow && !legs && (!answer || flow.net > answer.net)) answer = flow;
+  if (!answer) return { ok: false, reason: "insufficient-liquidity" };
   return {
     ok: true,
     quote: {
@@ -827,13 +826,14 @@ export function findRoute(params: FindRouteParameters): FindRouteResult {
 /**
  * Whether splitting and merging at intermediate tokens may beat a route: the best-ranked path
  * moves prices by more than {@link FLOW_SEARCH_IMPACT} (a flow gains on it at most what it loses
- * to price impact). It depends on neither the route found nor maxSplits, so a larger maxSplits,
+ * to price impact), or cannot fill the amount at all. It depends on neither the route found nor maxSplits, so a larger maxSplits,
  * which never lowers the route, never lowers the answer either.
  */
 function flowMayPay(models: PoolModels, path: CandidatePath, amountFloat: number): boolean {
   const leg = approxLeg(models, path);
   const impact = 1 - leg(amountFloat) / (PARTIAL_FRACTION * leg(amountFloat / PARTIAL_FRACTION));
-  return impact > FLOW_SEARCH_IMPACT;
+  // NaN: the path cannot fill the amount, where a flow may pay most.
+  return !(impact <= FLOW_SEARCH_IMPACT);
 }
 
 /**

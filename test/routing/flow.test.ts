@@ -29,7 +29,17 @@ import {
 } from "../../engine/routing/quote-flow.js";
 import { findRoute } from "../../engine/routing/search.js";
 import { chain, contracts } from "../engine/fixtures.js";
-import { E18, edgeOf, flowRouteQuote, graphOf, routeOf, token, v2, wrapper } from "./fixtures.js";
+import {
+  E18,
+  edgeOf,
+  flowRouteQuote,
+  graphOf,
+  routeOf,
+  token,
+  v2,
+  v3,
+  wrapper,
+} from "./fixtures.js";
 
 const NO_WETH = "0x0000000000000000000000000000000000000000" as Address;
 const [A, B, C, D] = [token(1), token(2), token(3), token(4)];
@@ -376,6 +386,44 @@ describe("the search's flows", () => {
     expect(paths.amountOut).toBeLessThan(quote.amountOut);
     // Nearer the certified optimum than whole paths, if not yet within a basis point of it.
     expect(certifyRoute(params, quote).gapBps).toBeLessThan(certifyRoute(params, paths).gapBps);
+  });
+
+  it("fills an amount no whole path can: two concentrated ranges behind one pool and before another", () => {
+    // B → C through two V3 pools, each with one range holding about 5,000 B of room below the
+    // price: 8,000 B fits in neither, and whole paths cannot divide B (both would need the A/B
+    // and C/D pairs). A flow divides it between the ranges.
+    const ab = v2(A, B, 1_000_000_000n * E18, 1_000_000_000n * E18);
+    const range = () =>
+      v3({
+        token0: B,
+        token1: C,
+        feePpm: 500,
+        tickSpacing: 10,
+        tick: 0,
+        positions: [{ lower: -100, upper: 100, liquidity: 10n ** 24n }],
+      });
+    const [r1, r2] = [range(), range()];
+    const cd = v2(C, D, 1_000_000_000n * E18, 1_000_000_000n * E18);
+    const graph = graphOf(ab, r1, r2, cd);
+    const params = {
+      graph,
+      tokenIn: A,
+      tokenOut: D,
+      amountIn: 8_000n * E18,
+      gasPriceWei: 0n,
+      weth: NO_WETH,
+    };
+    expect(findRoute({ ...params, flows: false })).toEqual({
+      ok: false,
+      reason: "insufficient-liquidity",
+    });
+    const quote = route(findRoute(params));
+    const hops = quote.flow?.hops ?? [];
+    expect(new Set(hops.map((h) => h.edge.pool))).toEqual(new Set([ab, r1, r2, cd]));
+    expect(hops.map((h) => h.edge.tokenIn)).toEqual([A, B, B, C]);
+    const again = quoteFlow({ tokenIn: A, tokenOut: D, amountIn: params.amountIn, hops });
+    expect(again.ok && again.amountOut).toBe(quote.amountOut);
+    expect(certifyRoute(params, quote).gapBps).toBeLessThan(1);
   });
 
   it("drops a pool that does not earn its gas", () => {
