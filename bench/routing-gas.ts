@@ -30,6 +30,7 @@ import type {
   RoutingGraph,
 } from "../engine/index.js";
 import {
+  ALL_PPB,
   addAaveSupply,
   addAaveWithdraw,
   addErc4626Deposit,
@@ -392,7 +393,7 @@ async function main(): Promise<void> {
         tokenIn,
         tokenOut,
         legs: [],
-        flow: { amountIn, hops: hops.map(([e, shareBps]) => ({ edge: e, shareBps })) },
+        flow: { amountIn, hops: hops.map(([e, sharePpb]) => ({ edge: e, sharePpb })) },
       });
       return [
         one("V2", usdc, weth, [v2(usdc, weth)], thousand),
@@ -445,22 +446,23 @@ async function main(): Promise<void> {
           tokenOut: weth,
           legs: [leg([v2(usdc, weth)], thousand), leg([v3(usdc, weth, 500)], thousand)],
         },
-        // Flows: WETH divided at run time between two or three pools, or merged from two.
+        // Flows: WETH divided at run time between two or three pools, or merged from two (shares
+        // in parts per billion, as the solver's are: finer than a basis point).
         flow("flow: V2 > {V2 | V3}", dai, usdc, usd("DAI", 2000), [
-          [v2(dai, weth), 10_000],
-          [v2(weth, usdc), 5_000],
-          [v3(weth, usdc, 500), 5_000],
+          [v2(dai, weth), ALL_PPB],
+          [v2(weth, usdc), 512_345_678],
+          [v3(weth, usdc, 500), 487_654_322],
         ]),
         flow("flow: V2 > {V2 | V3 | V3}", dai, usdc, usd("DAI", 2000), [
-          [v2(dai, weth), 10_000],
-          [v2(weth, usdc), 3_400],
-          [v3(weth, usdc, 500), 3_300],
-          [v3(weth, usdc, 3000), 3_300],
+          [v2(dai, weth), ALL_PPB],
+          [v2(weth, usdc), 341_234_567],
+          [v3(weth, usdc, 500), 329_876_543],
+          [v3(weth, usdc, 3000), 328_888_890],
         ]),
         flow("flow: {V2 | V3} > V2", usdc, dai, usd("USDC", 2000), [
-          [v2(usdc, weth), 5_000],
-          [v3(usdc, weth, 500), 5_000],
-          [v2(weth, dai), 10_000],
+          [v2(usdc, weth), 512_345_678],
+          [v3(usdc, weth, 500), 487_654_322],
+          [v2(weth, dai), ALL_PPB],
         ]),
       ];
     };
@@ -518,7 +520,7 @@ async function main(): Promise<void> {
     const v2Step = m("V2, V2") - m("V2");
     const base = m("V2") - v2Step;
     const v3Step = m("V3") - base;
-    // A token divided at run time between two pools (splitAmount, two arrayElements), and what a
+    // A token divided at run time between two pools (splitProportionally, two arrayElements), and what a
     // third pool adds beyond its swap.
     const splitTwo = m("flow: V2 > {V2 | V3}") - base - 2 * v2Step - v3Step;
     const splitHop = m("flow: V2 > {V2 | V3 | V3}") - m("flow: V2 > {V2 | V3}") - v3Step;

@@ -17,8 +17,9 @@ interface IUniswapV2PairReserves {
 contract ProgramValues {
     /// @notice `index` is past the end of a tuple of `length` bytes or an array of `length` items.
     error IndexOutOfRange(uint256 index, uint256 length);
-    /// @notice Split shares must be given and sum to 10,000 basis points.
-    error InvalidShares(uint256 totalBps);
+    /// @notice Split shares must be given and sum to their whole (10,000 basis points for
+    ///         `splitAmount`; more than zero for `splitProportionally`).
+    error InvalidShares(uint256 total);
     /// @notice A value expected to be a negative amount (a pool paying out) is not negative.
     error NotNegative(int256 value);
     /// @notice The pair holds no more of `tokenIn` than its reserve: nothing was sent to it.
@@ -77,6 +78,31 @@ contract ProgramValues {
             assigned += parts[i];
         }
         parts[bps.length - 1] = amount - assigned;
+    }
+
+    /// @notice `amount` divided in proportion to `weights` (a route's flow dividing a token between
+    ///         its pools, finer than basis points): part i is `amount * weights[i] / sum`, rounded
+    ///         down, and the last part takes the remainder, so the parts sum to `amount` exactly.
+    /// @param amount The amount to divide.
+    /// @param weights The weight of each part; their sum is the whole.
+    /// @return parts One amount per weight.
+    function splitProportionally(uint256 amount, uint256[] calldata weights)
+        external
+        pure
+        returns (uint256[] memory parts)
+    {
+        uint256 total;
+        for (uint256 i; i < weights.length; ++i) {
+            total += weights[i];
+        }
+        if (total == 0) revert InvalidShares(total);
+        parts = new uint256[](weights.length);
+        uint256 assigned;
+        for (uint256 i; i + 1 < weights.length; ++i) {
+            parts[i] = Math.mulDiv(amount, weights[i], total);
+            assigned += parts[i];
+        }
+        parts[weights.length - 1] = amount - assigned;
     }
 
     /// @notice `values` with element `index` replaced by `value`: places an earlier call's output

@@ -240,7 +240,7 @@ export {
 export type { PoolModel, PoolModels } from "./routing/pool-model.js";
 export { priceImpactBps, usdPrices, usdSpotPrices } from "./routing/prices.js";
 export {
-  ALL_BPS,
+  ALL_PPB,
   checkFlowPlan,
   type FlowPlan,
   type FlowPlanHop,

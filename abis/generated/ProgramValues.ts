@@ -42,7 +42,7 @@ export const ProgramValuesAbi = [
     "inputs": [
       {
         "internalType": "uint256",
-        "name": "totalBps",
+        "name": "total",
         "type": "uint256"
       }
     ],
@@ -290,6 +290,30 @@ export const ProgramValuesAbi = [
       }
     ],
     "name": "splitAmount",
+    "outputs": [
+      {
+        "internalType": "uint256[]",
+        "name": "parts",
+        "type": "uint256[]"
+      }
+    ],
+    "stateMutability": "pure",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "amount",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256[]",
+        "name": "weights",
+        "type": "uint256[]"
+      }
+    ],
+    "name": "splitProportionally",
     "outputs": [
       {
         "internalType": "uint256[]",

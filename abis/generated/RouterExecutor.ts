@@ -184,7 +184,7 @@ export const RouterExecutorAbi = [
     "inputs": [
       {
         "internalType": "uint256",
-        "name": "totalBps",
+        "name": "total",
         "type": "uint256"
       }
     ],
@@ -722,6 +722,30 @@ export const RouterExecutorAbi = [
       }
     ],
     "name": "splitAmount",
+    "outputs": [
+      {
+        "internalType": "uint256[]",
+        "name": "parts",
+        "type": "uint256[]"
+      }
+    ],
+    "stateMutability": "pure",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "amount",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256[]",
+        "name": "weights",
+        "type": "uint256[]"
+      }
+    ],
+    "name": "splitProportionally",
     "outputs": [
       {
         "internalType": "uint256[]",

@@ -260,12 +260,12 @@ export type QuotedHop = { edge: Edge; amountIn: bigint; amountOut: bigint };
 export type QuotedLeg = { amountIn: bigint; amountOut: bigint; hops: QuotedHop[] };
 
 /**
- * A hop of a flow: it spends `shareBps` basis points of what its input token holds when the
- * token's first spending hop runs (the route's input, or the sum of what earlier hops made of
- * it). A token's spending hops share 10,000 bps; each takes its share rounded down, the last the
- * remainder, as `ProgramValues.splitAmount` divides on chain.
+ * A hop of a flow: it spends `sharePpb` parts per billion of what its input token holds when
+ * the token's first spending hop runs (the route's input, or the sum of what earlier hops made of
+ * it). A token's spending hops share a billion; each takes its share rounded down, the last the
+ * remainder, as `ProgramValues.splitProportionally` divides on chain.
  */
-export type FlowHop = QuotedHop & { shareBps: number };
+export type FlowHop = QuotedHop & { sharePpb: number };
 
 /**
  * A route whose amounts split and merge at any token: its hops in execution order, every hop

@@ -34,7 +34,7 @@ import { type PlannedProgram, ProgramPlanner, type ProgramValue } from "./planne
 import { addTransfer } from "./protocol-steps.js";
 
 const sumFn = getAbiItem({ abi: ProgramValuesAbi, name: "sum" });
-const splitAmountFn = getAbiItem({ abi: ProgramValuesAbi, name: "splitAmount" });
+const splitFn = getAbiItem({ abi: ProgramValuesAbi, name: "splitProportionally" });
 
 export type RouteProgramParameters = HopContext & {
   /** The hop steps of the route's pool kinds (an engine's). */
@@ -189,7 +189,7 @@ export type FlowOutputs = {
 
 /**
  * Adds the hops of `quote`'s flow in order. A token's hops spend what earlier hops made of it
- * (their outputs summed), divided by the hops' shares at run time (`splitAmount`, the last hop
+ * (their outputs summed), divided by the hops' shares at run time (`splitProportionally`, the last hop
  * taking the remainder): never the account's own balance, and nothing left behind. The route's
  * input is divided as quoted. Hops making tokenOut pay `outputs.recipient(hop)`.
  */
@@ -218,8 +218,8 @@ export function addFlowHops(
       } else {
         const parts = planner.add({
           target: programValuesContract(p),
-          fn: splitAmountFn,
-          args: [amount, spenders.map((h) => BigInt(h.shareBps))],
+          fn: splitFn,
+          args: [amount, spenders.map((h) => BigInt(h.sharePpb))],
           label: "split amount",
         });
         spenders.forEach((h, i) => {

@@ -10,7 +10,7 @@
  * (wrapping, a vault's deposit or redeem) carrying what the pools leave of a token to its
  * partner, cycles cut where a depth-first walk from the input meets them, pools that lead
  * nowhere near the output dropped, and each token's amount divided between its pools by what
- * they carry, in basis points (rounded down, the largest taking the rest). That plan is then
+ * they carry, in parts per billion (rounded down, the largest taking the rest). That plan is then
  * quoted exactly (quote-flow.ts), as the program runs it.
  *
  * A pool costs its gas whether it carries one wei or all of it, which the convex part cannot
@@ -27,7 +27,7 @@ import {
   ROUTE_BASE_GAS,
 } from "./gas.js";
 import type { PoolModels } from "./pool-model.js";
-import { ALL_BPS, type FlowPlanHop, quoteFlow } from "./quote-flow.js";
+import { ALL_PPB, type FlowPlanHop, quoteFlow } from "./quote-flow.js";
 
 export type FlowRouteParameters = {
   models: PoolModels;
@@ -41,8 +41,8 @@ export type FlowRouteParameters = {
   /** Most hops of the flow (default {@link MAX_FLOW_HOPS}). */
   maxHops?: number;
   /**
-   * Most pools any one token's amount is divided between (default 4): the best flow under each
-   * cap from 2 up to it answers, so a larger one never lowers the answer.
+   * Most pools any one token's amount is divided between (default {@link FLOW_MAX_SPLITS}): the
+   * best flow under each cap from 2 up to it answers, so a larger one never lowers the answer.
    */
   maxSplits?: number;
   /** Most sweeps of the dual descent (default {@link FLOW_SWEEPS}). */
@@ -58,22 +58,27 @@ export type FlowRoute = {
   net: bigint;
 };
 
-/** Most hops a flow has: beyond them, the smallest splits are dropped. */
-export const MAX_FLOW_HOPS = 8;
+/**
+ * Most hops a flow has: beyond them, the smallest splits are dropped. Most pools a flow divides
+ * one token's amount between, unless the search is told fewer. Both as far as the flow's quality
+ * gains by them on the quality benchmark's graphs (bench/quality.ts): a hop or a split that does
+ * not earn its gas is left out anyway.
+ */
+export const MAX_FLOW_HOPS = 24;
+export const FLOW_MAX_SPLITS = 12;
 /**
  * Sweeps of the dual's coordinate descent, then iterations of its quasi-Newton descent: as far as
- * the flow's quality gains by them on the quality benchmark's graphs (the flow is rounded to basis
- * points anyway).
+ * the flow's quality gains by them on the quality benchmark's graphs.
  */
 export const FLOW_SWEEPS = 0;
 /** Iterations of the quasi-Newton descent after them. */
-export const FLOW_ITERATIONS = 40;
+export const FLOW_ITERATIONS = 100;
 /** A descent step lowering the dual by less than this fraction ends it. */
 export const FLOW_TOLERANCE = 1e-11;
 /** Relative accuracy of each pool's answer to the dual's prices. */
-export const FLOW_PRECISION = 1e-6;
+export const FLOW_PRECISION = 1e-9;
 /** Times a share a pool cannot take is cut before the plan is given up. */
-const CAPACITY_RETRIES = 3;
+const CAPACITY_RETRIES = 4;
 /** A pool carrying less than this share of the input's value is left out. */
 const LEAST_SHARE = 1e-5;
 
@@ -93,13 +98,13 @@ type Carried = {
 
 /** The compressed calldata bytes of a flow's route (the leg's measure per split beyond one). */
 export function flowDataBytes(hops: readonly FlowPlanHop[]): number {
-  const splits = hops.filter((h) => h.shareBps < ALL_BPS).length;
+  const splits = hops.filter((h) => h.sharePpb < ALL_PPB).length;
   return ROUTE_BASE_DATA_BYTES + hops.length * HOP_DATA_BYTES + splits * EXTRA_LEG_DATA_BYTES;
 }
 
 /**
- * The plan of what `carried` carries: acyclic, every pool leading to tokenOut, shares in basis
- * points. Undefined when nothing reaches tokenOut; a pool whose share rounds to nothing is
+ * The plan of what `carried` carries: acyclic, every pool leading to tokenOut, shares in parts
+ * per billion. Undefined when nothing reaches tokenOut; a pool whose share rounds to nothing is
  * dropped and the plan made again.
  */
 function planOf(
@@ -171,8 +176,8 @@ function planOf(
     for (const token of tokens) {
       const list = (byToken.get(token) as Carried[]).sort((a, b) => a.x - b.x);
       const total = list.reduce((sum, item) => sum + item.x, 0);
-      // Rounded down: a pool the dual fills to its last tick cannot take a basis point more.
-      const shares = list.map((item) => Math.floor((item.x / total) * ALL_BPS));
+      // Rounded down: a pool the dual fills to its last tick cannot take a hair more.
+      const shares = list.map((item) => Math.floor((item.x / total) * ALL_PPB));
       const zero = list.findIndex((_, i) => (shares[i] as number) === 0);
       if (zero >= 0) {
         dropped = list[zero];
@@ -180,13 +185,13 @@ function planOf(
       }
       // The largest takes the rounding: it is last, and on chain takes the remainder anyway.
       const last = shares.length - 1;
-      shares[last] = ALL_BPS - shares.slice(0, last).reduce((sum, s) => sum + s, 0);
+      shares[last] = ALL_PPB - shares.slice(0, last).reduce((sum, s) => sum + s, 0);
       if ((shares[last] as number) <= 0) {
         dropped = list[0];
         break;
       }
       list.forEach((item, i) => {
-        hops.push({ edge: item.edge, shareBps: shares[i] as number });
+        hops.push({ edge: item.edge, sharePpb: shares[i] as number });
       });
     }
     if (!dropped) return hops;
@@ -197,28 +202,44 @@ function planOf(
 
 /**
  * The exact route of `plan`, or undefined when a pool cannot take its part. A pool the dual
- * fills to its last tick may refuse its share of the exact amounts: its share is cut by a
- * tenth, the token's largest other pool taking it, a few times.
+ * fills to its last tick may refuse its share of the exact amounts (the exact amounts differ
+ * from the float ones by a hair): its share is cut to the most it takes, the token's largest
+ * other pool taking the rest; a pool that alone spends its token is sent less instead, by the
+ * nearest hop before it that shares its own token with others. A few times.
  */
 function exactRoute(params: FlowRouteParameters, planned: FlowPlanHop[]): FlowRoute | undefined {
   const { tokenIn, tokenOut, amountIn } = params;
+  const quoteOf = (hops: readonly FlowPlanHop[]) =>
+    quoteFlow(params.models, { tokenIn, tokenOut, amountIn, hops });
   let hops = planned;
-  let quote = quoteFlow(params.models, { tokenIn, tokenOut, amountIn, hops });
+  let quote = quoteOf(hops);
   for (let retry = 0; retry < CAPACITY_RETRIES && !quote.ok; retry++) {
     if (quote.reason !== "exceeds-liquidity") return undefined;
-    const full = hops[quote.hop] as FlowPlanHop;
-    const siblings = hops.filter((h) => h !== full && h.edge.tokenIn === full.edge.tokenIn);
-    const taker = siblings.sort((a, b) => b.shareBps - a.shareBps)[0];
-    const cut = Math.max(1, Math.floor(full.shareBps / 10));
-    if (!taker || full.shareBps - cut < 1) return undefined;
-    hops = hops.map((h) =>
-      h === full
-        ? { ...h, shareBps: h.shareBps - cut }
-        : h === taker
-          ? { ...h, shareBps: h.shareBps + cut }
-          : h,
-    );
-    quote = quoteFlow(params.models, { tokenIn, tokenOut, amountIn, hops });
+    const failed = quote.hop;
+    const full = hops[failed] as FlowPlanHop;
+    const siblings = siblingsOf(hops, full).length;
+    if (siblings > 0) {
+      const share = mostShare(params, full, quote.held, siblings);
+      if (!share) return undefined;
+      hops = reshared(hops, full, share);
+    } else {
+      // Less must arrive: the nearest hop upstream that can give some of its token to a sibling
+      // gives some, from the part of its share the full pool's excess is of what it was asked,
+      // doubled until the full pool takes what arrives.
+      const cut = upstreamOf(hops, full);
+      if (!cut) return undefined;
+      const asked = quote.amountIn;
+      const kept = largest((f) => params.models.simulate(full.edge, part(asked, f)).ok, ALL_PPB);
+      let step = Math.max(1, Math.ceil(cut.sharePpb * (1 - kept / ALL_PPB)));
+      const fits = (share: number) => {
+        const q = quoteOf(reshared(hops, cut, share));
+        return q.ok || q.hop !== failed;
+      };
+      while (step < cut.sharePpb && !fits(cut.sharePpb - step)) step *= 2;
+      if (step >= cut.sharePpb) return undefined;
+      hops = reshared(hops, cut, cut.sharePpb - step);
+    }
+    quote = quoteOf(hops);
   }
   if (!quote.ok) return undefined;
   const gasUnits = ROUTE_BASE_GAS + quote.gas;
@@ -230,6 +251,72 @@ function exactRoute(params: FlowRouteParameters, planned: FlowPlanHop[]): FlowRo
     dataBytes,
     net: quote.amountOut - params.costOf(gasUnits, dataBytes),
   };
+}
+
+/** The other hops spending `hop`'s input token. */
+function siblingsOf(hops: readonly FlowPlanHop[], hop: FlowPlanHop): FlowPlanHop[] {
+  return hops.filter((h) => h !== hop && h.edge.tokenIn === hop.edge.tokenIn);
+}
+
+/** `hops` with `hop`'s share set to `share`, its largest sibling taking the difference. */
+function reshared(hops: readonly FlowPlanHop[], hop: FlowPlanHop, share: number): FlowPlanHop[] {
+  const taker = siblingsOf(hops, hop).sort((a, b) => b.sharePpb - a.sharePpb)[0];
+  const freed = hop.sharePpb - share;
+  return hops.map((h) =>
+    h === hop
+      ? { ...h, sharePpb: share }
+      : h === taker
+        ? { ...h, sharePpb: h.sharePpb + freed }
+        : h,
+  );
+}
+
+/**
+ * The nearest hop before `hop` (through the largest maker of each token on the way) whose token
+ * other hops also spend, so that its share can be cut; undefined when there is none.
+ */
+function upstreamOf(hops: readonly FlowPlanHop[], hop: FlowPlanHop): FlowPlanHop | undefined {
+  let at = hop;
+  for (let depth = 0; depth < hops.length; depth++) {
+    const maker = hops
+      .filter((h) => h.edge.tokenOut === at.edge.tokenIn)
+      .sort((a, b) => b.sharePpb - a.sharePpb)[0];
+    if (!maker) return undefined;
+    if (siblingsOf(hops, maker).length > 0) return maker;
+    at = maker;
+  }
+  return undefined;
+}
+
+/**
+ * The largest share below `hop`'s that its pool takes of `held` (0 when none): a share's part
+ * is rounded down, but the token's last hop takes the remainder, up to a wei more per sibling.
+ */
+function mostShare(
+  params: FlowRouteParameters,
+  hop: FlowPlanHop,
+  held: bigint,
+  siblings: number,
+): number {
+  return largest(
+    (share) => params.models.simulate(hop.edge, part(held, share) + BigInt(siblings)).ok,
+    hop.sharePpb,
+  );
+}
+
+/** `share` parts per billion of `amount`, rounded down. */
+const part = (amount: bigint, share: number) => (amount * BigInt(share)) / BigInt(ALL_PPB);
+
+/** The largest n below `below` for which `holds(n)` (0 when none), holds falling with n. */
+function largest(holds: (n: number) => boolean, below: number): number {
+  let lo = 0;
+  let hi = below;
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (holds(mid)) lo = mid;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /**
@@ -266,7 +353,8 @@ export function solveFlowRoute(params: FlowRouteParameters): FlowRoute | undefin
   const widest = Math.max(...countBy(all).values());
   const gasOf = (item: Carried) => params.costOf(params.models.gas(item.edge, 0), HOP_DATA_BYTES);
   let answer: FlowRoute | undefined;
-  for (let cap = 2; cap <= Math.max(2, Math.min(params.maxSplits ?? 4, widest)); cap++) {
+  const most = params.maxSplits ?? FLOW_MAX_SPLITS;
+  for (let cap = 2; cap <= Math.max(2, Math.min(most, widest)); cap++) {
     const route = bestWithin(params, capped(all, cap), maxHops, gasOf);
     if (route && (!answer || route.net > answer.net)) answer = route;
   }

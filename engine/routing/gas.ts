@@ -19,14 +19,14 @@ export const EXTRA_LEG_GAS = -11_500;
 
 /**
  * What a flow's splits and merges (quote-flow.ts) add to its hops' gas, each hop counted as in a
- * route of its own: a token divided at run time between pools (`splitAmount`, plus one
+ * route of its own: a token divided at run time between pools (`splitProportionally`, plus one
  * `arrayElement` per pool) and the outputs of several hops summed into one (`sum`). Negative, as
  * a further leg is: the later hops touch tokens and balances the earlier ones made warm
  * (EIP-2929), which saves more than the helper calls cost.
  */
-export const FLOW_SPLIT_GAS = -15_500;
-export const FLOW_SPLIT_HOP_GAS = 3_500;
-export const FLOW_MERGE_GAS = -20_500;
+export const FLOW_SPLIT_GAS = -15_750;
+export const FLOW_SPLIT_HOP_GAS = 3_600;
+export const FLOW_MERGE_GAS = -19_750;
 
 export function routeGas(legs: number, stepsGas: number): number {
   return legs === 0 ? 0 : ROUTE_BASE_GAS + (legs - 1) * EXTRA_LEG_GAS + stepsGas;

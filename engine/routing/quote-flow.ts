@@ -1,7 +1,7 @@
 /**
  * Exact quotes of a flow: a route whose amounts split and merge at any token. Hops run in the
  * order given; each spends its share of what its input token holds when the token's first
- * spending hop runs, divided as `ProgramValues.splitAmount` divides on chain (each share rounded
+ * spending hop runs, divided as `ProgramValues.splitProportionally` divides on chain (each share rounded
  * down, the last hop of the token taking the remainder), so the quote is what the program does.
  */
 import type { EdgeQuoteFailure } from "../core/quote.js";
@@ -17,11 +17,14 @@ import type {
 import { FLOW_MERGE_GAS, FLOW_SPLIT_GAS, FLOW_SPLIT_HOP_GAS } from "./gas.js";
 import type { PoolModels } from "./pool-model.js";
 
-/** The whole of a token's amount, in basis points. */
-export const ALL_BPS = 10_000;
+/**
+ * The whole of a token's amount, in parts per billion: fine enough that a pool worth a hair of a
+ * large trade (a deep detour taking a millionth of it) keeps its share.
+ */
+export const ALL_PPB = 1_000_000_000;
 
 /** A hop of a flow before it is quoted: its edge and its share of its input token. */
-export type FlowPlanHop = { edge: Edge; shareBps: number };
+export type FlowPlanHop = { edge: Edge; sharePpb: number };
 
 export type FlowPlan = {
   tokenIn: Address;
@@ -43,6 +46,9 @@ export type FlowQuote =
       reason: EdgeQuoteFailure;
       /** The index of the hop whose pool refused its part. */
       hop: number;
+      /** What the hop was to spend, and what its input token held when divided. */
+      amountIn: bigint;
+      held: bigint;
     };
 
 /** A flow that is not one: the rule it breaks, for the code that built it. */
@@ -51,14 +57,16 @@ export class InvalidFlowError extends Error {
 }
 
 /**
- * `amount` divided by `shares` (basis points summing to 10,000) as `ProgramValues.splitAmount`
- * does: each part rounded down, the last taking the remainder.
+ * `amount` divided in proportion to `shares` as `ProgramValues.splitProportionally` divides it:
+ * each part `amount * share / sum` rounded down, the last taking the remainder.
  */
 export function splitByShares(amount: bigint, shares: readonly number[]): bigint[] {
+  const whole = shares.reduce((sum, share) => sum + share, 0);
   const parts: bigint[] = [];
   let assigned = 0n;
   shares.forEach((share, i) => {
-    const part = i === shares.length - 1 ? amount - assigned : (amount * BigInt(share)) / 10_000n;
+    const part =
+      i === shares.length - 1 ? amount - assigned : (amount * BigInt(share)) / BigInt(whole);
     parts.push(part);
     assigned += part;
   });
@@ -78,8 +86,8 @@ function spendersOf(hops: readonly FlowPlanHop[]): Map<Address, number[]> {
 
 /**
  * Checks that `plan` is a flow a program can run.
- * @throws InvalidFlowError naming the first rule broken: a share outside 1–10,000 bps or a
- *   token's shares not summing to 10,000; a pool used twice; the route's input made by a hop or
+ * @throws InvalidFlowError naming the first rule broken: a share outside 1 to a billion ppb or a
+ *   token's shares not summing to a billion; a pool used twice; the route's input made by a hop or
  *   its output spent; a token spent before it is made, or made after it is spent; a token made
  *   and never spent (it would stay with the executing account).
  */
@@ -90,9 +98,11 @@ export function checkFlowPlan(plan: FlowPlan): void {
   const made = new Set<Address>([tokenIn]);
   const spent = new Set<Address>();
   for (const [i, hop] of hops.entries()) {
-    const { edge, shareBps } = hop;
-    if (!Number.isInteger(shareBps) || shareBps < 1 || shareBps > ALL_BPS) {
-      throw new InvalidFlowError(`hop ${i}: share ${shareBps} bps is not an integer in 1–10000`);
+    const { edge, sharePpb } = hop;
+    if (!Number.isInteger(sharePpb) || sharePpb < 1 || sharePpb > ALL_PPB) {
+      throw new InvalidFlowError(
+        `hop ${i}: share ${sharePpb} ppb is not an integer in 1–${ALL_PPB}`,
+      );
     }
     if (pools.has(edge.pool)) throw new InvalidFlowError(`hop ${i}: its pool is used twice`);
     pools.add(edge.pool);
@@ -114,16 +124,16 @@ export function checkFlowPlan(plan: FlowPlan): void {
     }
   }
   for (const [token, indexes] of spendersOf(hops)) {
-    const total = indexes.reduce((sum, i) => sum + (hops[i] as FlowPlanHop).shareBps, 0);
-    if (total !== ALL_BPS) {
-      throw new InvalidFlowError(`the shares of ${token} sum to ${total} bps, not 10000`);
+    const total = indexes.reduce((sum, i) => sum + (hops[i] as FlowPlanHop).sharePpb, 0);
+    if (total !== ALL_PPB) {
+      throw new InvalidFlowError(`the shares of ${token} sum to ${total} ppb, not ${ALL_PPB}`);
     }
   }
 }
 
 /**
  * The gas of a flow's splits and merges: each token other than the input split between several
- * hops (a `splitAmount` and one `arrayElement` per hop) and each further hop making a token that
+ * hops (a `splitProportionally` and one `arrayElement` per hop) and each further hop making a token that
  * is spent (a `sum`). The input's split is constants, and the output is never summed.
  */
 export function flowProgramGas(plan: Pick<FlowPlan, "tokenIn" | "tokenOut" | "hops">): number {
@@ -152,17 +162,19 @@ export function quoteFlow(models: Pick<PoolModels, "simulate" | "gas">, plan: Fl
   checkFlowPlan(plan);
   const spenders = spendersOf(plan.hops);
   const held = new Map<Address, bigint>([[plan.tokenIn, plan.amountIn]]);
-  /** Each hop's input, set when its token's first spending hop runs. */
+  /** Each hop's input, set when its token's first spending hop runs, and what was divided. */
   const inputs = new Map<number, bigint>();
+  const divided = new Map<Address, bigint>();
   const hops: FlowHop[] = [];
   let amountOut = 0n;
   let gas = flowProgramGas(plan);
-  for (const [i, { edge, shareBps }] of plan.hops.entries()) {
+  for (const [i, { edge, sharePpb }] of plan.hops.entries()) {
     if (!inputs.has(i)) {
       const indexes = spenders.get(edge.tokenIn) as number[];
+      divided.set(edge.tokenIn, held.get(edge.tokenIn) ?? 0n);
       const parts = splitByShares(
         held.get(edge.tokenIn) ?? 0n,
-        indexes.map((j) => (plan.hops[j] as FlowPlanHop).shareBps),
+        indexes.map((j) => (plan.hops[j] as FlowPlanHop).sharePpb),
       );
       indexes.forEach((j, k) => {
         inputs.set(j, parts[k] as bigint);
@@ -170,8 +182,11 @@ export function quoteFlow(models: Pick<PoolModels, "simulate" | "gas">, plan: Fl
     }
     const amountIn = inputs.get(i) as bigint;
     const quote = models.simulate(edge, amountIn);
-    if (!quote.ok) return { ok: false, reason: quote.reason, hop: i };
-    hops.push({ edge, shareBps, amountIn, amountOut: quote.amountOut });
+    if (!quote.ok) {
+      const whole = divided.get(edge.tokenIn) as bigint;
+      return { ok: false, reason: quote.reason, hop: i, amountIn, held: whole };
+    }
+    hops.push({ edge, sharePpb, amountIn, amountOut: quote.amountOut });
     gas += models.gas(edge, quote.ticksCrossed);
     if (edge.tokenOut === plan.tokenOut) amountOut += quote.amountOut;
     else held.set(edge.tokenOut, (held.get(edge.tokenOut) ?? 0n) + quote.amountOut);

@@ -32,7 +32,7 @@ import {
   type FindCandidatePathsParameters,
   findCandidatePaths,
 } from "./candidate-paths.js";
-import { type FlowRoute, solveFlowRoute } from "./flow-route.js";
+import { FLOW_MAX_SPLITS, type FlowRoute, solveFlowRoute } from "./flow-route.js";
 import { HOP_DATA_BYTES, routeDataBytes, routeGas } from "./gas.js";
 import type { RoutingGraph } from "./graph.js";
 import type { PoolModels } from "./pool-model.js";
@@ -48,7 +48,10 @@ export type FindRouteParameters = {
   amountIn: bigint;
   /** Longest path, in hops (default 3). */
   maxHops?: number;
-  /** Most paths the amount is divided between (default 4; 1 disables splits). */
+  /**
+   * Most paths the amount is divided between (default 4; 1 disables splits), and most pools a
+   * flow divides one token's amount between (default 12).
+   */
   maxSplits?: number;
   /** Gas price to value gas at (from the chain); 0 compares gross outputs. */
   gasPriceWei: bigint;
@@ -101,9 +104,13 @@ const PARTNERS_DIVIDED = 2;
  */
 const PARTIAL_FRACTION = 16;
 const PARTIAL_SEARCH_IMPACT = 0.005;
-/** A single path's price impact above which a flow is sought (1 bp). */
-const FLOW_SEARCH_IMPACT = 0.0001;
-/** Candidate paths of each ranking whose tokens a flow is sought between. */
+/** A single path's price impact above which a flow is sought (half a basis point). */
+const FLOW_SEARCH_IMPACT = 0.00005;
+/**
+ * Candidate paths of each ranking whose tokens a flow is sought between: more find a better flow
+ * in a few more scenarios of the quality benchmark, at a cost in every search the flow is sought
+ * in (bench/results/routing.md).
+ */
 const FLOW_CANDIDATE_PATHS = 4;
 
 type GasValuation = {
@@ -779,12 +786,17 @@ export function findRoute(params: FindRouteParameters): FindRouteResult {
     (paths[0] ? flowMayPay(graph.models, paths[0], amountFloat) : partial.length > 0)
       ? solveFlowRoute({
           models: graph.models,
-          edges: flowCandidates(graph, [paths, partial]),
+          // With the pools ranked at a sliver of the amount too: a partner a small trade's best
+          // path does not lead to.
+          edges: flowCandidates(graph, [
+            paths,
+            partial.length > 0 ? partial : candidates(amountFloat / SPOT_FRACTION).paths,
+          ]),
           tokenIn,
           tokenOut,
           amountIn,
           costOf: gas.costOf,
-          maxSplits,
+          maxSplits: params.maxSplits ?? FLOW_MAX_SPLITS,
         })
       : undefined;
   // A flow that divides only its input is whole paths: answered as legs, as a split is.

@@ -24,6 +24,7 @@ import {
 import { describe, expect, it } from "vitest";
 import { ArgProbeAbi } from "../../abis/generated/ArgProbe.js";
 import { CommandVMHarnessAbi } from "../../abis/generated/CommandVMHarness.js";
+import { ProgramValuesAbi } from "../../abis/generated/ProgramValues.js";
 import { NATIVE_TOKEN_ADDRESS } from "../../engine/core/native.js";
 import { encodeRouterSwapTx, routeFeeAmount } from "../../engine/program/encode.js";
 import { addSweep } from "../../engine/program/execution-steps.js";
@@ -32,6 +33,7 @@ import { addErc4626Deposit } from "../../engine/protocols/erc4626/steps.js";
 import { addExecutorUniswapV2Swap } from "../../engine/protocols/uniswap-v2/steps.js";
 import { addUniswapV3PoolSwap } from "../../engine/protocols/uniswap-v3/steps.js";
 import { addUnwrapNative, addWrapNative } from "../../engine/protocols/wrapped-native/steps.js";
+import { splitByShares } from "../../engine/routing/quote-flow.js";
 import { approve, balances, gasCost, sendOk, useExecutionWorld } from "./harness.js";
 import { previewDeposit, quoteV2, quoteV3 } from "./quotes.js";
 import type { ExecutionWorld } from "./world.js";
@@ -367,5 +369,31 @@ describe("properties", () => {
     );
     console.log("property seed 5077 (random programs), 50 runs");
     await fc.assert(property, { numRuns: 50, seed: 5077 });
+  });
+
+  it("splitProportionally divides as a route's flow is quoted: each part rounded down, the last the rest", async () => {
+    const { world } = ctx;
+    const split = (amount: bigint, weights: bigint[]) =>
+      world.client.readContract({
+        address: world.execution.programValues,
+        abi: ProgramValuesAbi,
+        functionName: "splitProportionally",
+        args: [amount, weights],
+      });
+    const property = fc.asyncProperty(
+      fc.bigInt({ min: 0n, max: 2n ** 128n }),
+      fc.array(fc.integer({ min: 0, max: 1_000_000_000 }), { minLength: 1, maxLength: 12 }),
+      async (amount, weights) => {
+        fc.pre(weights.some((w) => w > 0));
+        const parts = await split(amount, weights.map(BigInt));
+        expect(parts).toEqual(splitByShares(amount, weights));
+        expect(parts.reduce((sum, p) => sum + p, 0n)).toBe(amount);
+      },
+    );
+    console.log("property seed 6151 (proportional splits), 100 runs");
+    await fc.assert(property, { numRuns: 100, seed: 6151 });
+    await expect(split(10n, [0n, 0n])).rejects.toThrowError(
+      /InvalidShares\(uint256 total\)\s+\(0\)/,
+    );
   });
 });

@@ -230,7 +230,8 @@ function routePools(route: ReturnType<Engine["buildRoute"]>): string[][] {
   const name = (hop: QuotedHop) => names.get(hop.edge.pool.address) ?? hop.edge.pool.address;
   // A flow (split and merged at intermediate tokens): its hops in order, each with its share.
   const flow = route.quote.flow;
-  if (flow) return [flow.hops.map((hop) => `${name(hop)} (${hop.shareBps / 100}%)`)];
+  if (flow)
+    return [flow.hops.map((hop) => `${name(hop)} (${(hop.sharePpb / 10_000_000).toFixed(2)}%)`)];
   return route.quote.legs.map((leg) => leg.hops.map(name));
 }
 
@@ -357,9 +358,9 @@ const cases: RouteCase[] = [
     legs: [
       [
         "uniswap-v2 WETH/USDC (6.78%)",
-        "weighted WETH/WBTC/USDC (25.38%)",
-        "weighted 50 WETH/50 USDC (67.84%)",
-        "stable USDC/USDT/DAI (100%)",
+        "weighted WETH/WBTC/USDC (25.39%)",
+        "weighted 50 WETH/50 USDC (67.83%)",
+        "stable USDC/USDT/DAI (100.00%)",
       ],
     ],
   },

@@ -1,7 +1,7 @@
 /**
  * Routes whose amounts split and merge at intermediate tokens (flows), executed on the devnet
  * world under every strategy: DAI → USDC through one pool, USDC split between two USDC/WETH
- * pools (Uniswap V3 0.05% and V4 0.05%), the WETH merged and swapped to WBTC through the V2 pair.
+ * pools (Uniswap V3 0.05% and V4 0.05%, by parts per billion), the WETH merged and swapped to WBTC through the V2 pair.
  * The receiver gets exactly the flow's exact quote; the executor keeps nothing; under `delegate`
  * the caller's own USDC and WETH stay untouched (only what the route made is spent). When the
  * first pool pays other than quoted, the split hop still spends all of what arrived.
@@ -35,7 +35,7 @@ import {
   type RoutingGraph,
   type RoutingStrategy,
 } from "../../engine/index.js";
-import type { FlowPlanHop } from "../../engine/routing/quote-flow.js";
+import { ALL_PPB, type FlowPlanHop } from "../../engine/routing/quote-flow.js";
 import { readDevnetGraph } from "./chain-graph.js";
 import { type RoutingDevnet, startRoutingDevnet } from "./devnet.js";
 import { flowRouteQuote } from "./fixtures.js";
@@ -82,13 +82,19 @@ function edgeOf(graph: RoutingGraph, a: string, b: string, protocol: string, fee
   return edge;
 }
 
-/** DAI → USDC → {V3 0.05%: 60%, V4 0.05%: 40%} → WETH → WBTC, quoted on `graph`. */
+/** The V3 pool's share of the USDC, in parts per billion (finer than a basis point). */
+const V3_SHARE = 612_345_678n;
+
+/** DAI → USDC → {V3 0.05%: 61.2345678%, V4 0.05%: the rest} → WETH → WBTC, quoted on `graph`. */
 function splitFlow(graph: RoutingGraph, amountIn: bigint): RouteQuote {
   const hops: FlowPlanHop[] = [
-    { edge: edgeOf(graph, "DAI", "USDC", "uniswap-v3", 500), shareBps: 10_000 },
-    { edge: edgeOf(graph, "USDC", "WETH", "uniswap-v3", 500), shareBps: 6_000 },
-    { edge: edgeOf(graph, "USDC", "WETH", "uniswap-v4", 500), shareBps: 4_000 },
-    { edge: edgeOf(graph, "WETH", "WBTC", "uniswap-v2", 3000), shareBps: 10_000 },
+    { edge: edgeOf(graph, "DAI", "USDC", "uniswap-v3", 500), sharePpb: ALL_PPB },
+    { edge: edgeOf(graph, "USDC", "WETH", "uniswap-v3", 500), sharePpb: Number(V3_SHARE) },
+    {
+      edge: edgeOf(graph, "USDC", "WETH", "uniswap-v4", 500),
+      sharePpb: ALL_PPB - Number(V3_SHARE),
+    },
+    { edge: edgeOf(graph, "WETH", "WBTC", "uniswap-v2", 3000), sharePpb: ALL_PPB },
   ];
   const tokenIn = lower(net.token("DAI").address);
   const tokenOut = lower(net.token("WBTC").address);
@@ -226,12 +232,13 @@ describe("flows (split and merged at intermediate tokens) on chain", () => {
       const graph = await readDevnetGraph(net.client, net.deployment);
       const quote = splitFlow(graph, amountIn);
       const hops = quote.flow?.hops ?? [];
-      // The USDC the first hop makes is divided 60/40, the rest to the V4 pool.
+      // The USDC the first hop makes is divided by parts per billion, the rest to the V4 pool.
       const usdcMade = hops[0]?.amountOut as bigint;
+      const v3Part = (usdcMade * V3_SHARE) / BigInt(ALL_PPB);
       expect(hops.map((h) => h.amountIn)).toEqual([
         amountIn,
-        (usdcMade * 6_000n) / 10_000n,
-        usdcMade - (usdcMade * 6_000n) / 10_000n,
+        v3Part,
+        usdcMade - v3Part,
         (hops[1]?.amountOut as bigint) + (hops[2]?.amountOut as bigint),
       ]);
       const { tx, account } = await encodeFlow(strategy, from, receiver, quote, quote.amountOut);
