@@ -27,7 +27,7 @@ import {
   ROUTE_BASE_GAS,
 } from "./gas.js";
 import type { PoolModels } from "./pool-model.js";
-import { ALL_PPB, type FlowPlanHop, quoteFlow } from "./quote-flow.js";
+import { ALL_PPB, type FlowPlanHop, quoteCheckedFlow, quoteFlow } from "./quote-flow.js";
 
 export type FlowRouteParameters = {
   models: PoolModels;
@@ -209,10 +209,11 @@ function planOf(
  */
 function exactRoute(params: FlowRouteParameters, planned: FlowPlanHop[]): FlowRoute | undefined {
   const { tokenIn, tokenOut, amountIn } = params;
+  // The plan's rules are checked once: a retry only moves share between a token's hops.
   const quoteOf = (hops: readonly FlowPlanHop[]) =>
-    quoteFlow(params.models, { tokenIn, tokenOut, amountIn, hops });
+    quoteCheckedFlow(params.models, { tokenIn, tokenOut, amountIn, hops });
   let hops = planned;
-  let quote = quoteOf(hops);
+  let quote = quoteFlow(params.models, { tokenIn, tokenOut, amountIn, hops });
   for (let retry = 0; retry < CAPACITY_RETRIES && !quote.ok; retry++) {
     if (quote.reason !== "exceeds-liquidity") return undefined;
     const failed = quote.hop;

@@ -160,6 +160,17 @@ export function flowProgramGas(plan: Pick<FlowPlan, "tokenIn" | "tokenOut" | "ho
  */
 export function quoteFlow(models: Pick<PoolModels, "simulate" | "gas">, plan: FlowPlan): FlowQuote {
   checkFlowPlan(plan);
+  return quoteCheckedFlow(models, plan);
+}
+
+/**
+ * `quoteFlow` without checking the plan again: for a plan made from a checked one by moving
+ * parts of a token's share between its hops (the solver's capacity retries).
+ */
+export function quoteCheckedFlow(
+  models: Pick<PoolModels, "simulate" | "gas">,
+  plan: FlowPlan,
+): FlowQuote {
   const spenders = spendersOf(plan.hops);
   const held = new Map<Address, bigint>([[plan.tokenIn, plan.amountIn]]);
   /** Each hop's input, set when its token's first spending hop runs, and what was divided. */

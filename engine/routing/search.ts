@@ -46,7 +46,10 @@ export type FindRouteParameters = {
   tokenIn: Address;
   tokenOut: Address;
   amountIn: bigint;
-  /** Longest path, in hops (default 3). */
+  /**
+   * Longest path, in hops (default 3). A flow's hops are not bounded by it (they run between the
+   * tokens of paths it bounds), so a flow answered as whole paths may have a longer one.
+   */
   maxHops?: number;
   /**
    * Most paths the amount is divided between (default 4; 1 disables splits), and most pools a
@@ -221,27 +224,48 @@ function divide(
   amounts: readonly bigint[],
   gas: GasValuation,
 ): Division | undefined {
-  const kept: CandidatePath[] = [];
+  const quoted = quoteLegs(
+    models,
+    paths.map((p) => p.edges),
+    amounts,
+    gas,
+  );
+  if (!quoted) return undefined;
+  const { kept, ...division } = quoted;
+  return { ...division, paths: kept.map((i) => paths[i] as CandidatePath) };
+}
+
+/**
+ * `divide` over paths given as their edges: the exact legs, gas and net output, and the indexes
+ * of the paths kept (those given an amount). Undefined when a path cannot take its amount.
+ */
+function quoteLegs(
+  models: PoolModels,
+  paths: readonly (readonly Edge[])[],
+  amounts: readonly bigint[],
+  gas: GasValuation,
+): (Omit<Division, "paths"> & { kept: number[] }) | undefined {
+  const kept: number[] = [];
   const legs: QuotedLeg[] = [];
   let amountOut = 0n;
   let stepsGas = 0;
+  let hops = 0;
   for (let i = 0; i < paths.length; i++) {
     const amount = amounts[i] as bigint;
     if (amount === 0n) continue;
-    const quote = quotePath(models, (paths[i] as CandidatePath).edges, amount);
+    const edges = paths[i] as readonly Edge[];
+    const quote = quotePath(models, edges, amount);
     if (!quote.ok) return undefined;
-    kept.push(paths[i] as CandidatePath);
+    kept.push(i);
     legs.push(quote.leg);
     amountOut += quote.leg.amountOut;
     stepsGas += quote.gas;
+    hops += edges.length;
   }
   const gasUnits = routeGas(legs.length, stepsGas);
-  const dataBytes = routeDataBytes(
-    legs.length,
-    kept.reduce((sum, p) => sum + p.edges.length, 0),
-  );
+  const dataBytes = routeDataBytes(legs.length, hops);
   return {
-    paths: kept,
+    kept,
     legs,
     amountOut,
     gasUnits,
@@ -803,20 +827,15 @@ export function findRoute(params: FindRouteParameters): FindRouteResult {
   const legs = flow && legsOfFlow(flow.flow, tokenIn, tokenOut);
   const asLegs =
     legs &&
-    divide(
+    quoteLegs(
       graph.models,
-      legs.map((leg) => ({
-        edges: leg.hops.map((h) => h.edge),
-        approxOut: 0,
-        approxGas: 0,
-        approxNet: 0,
-      })),
+      legs.map((leg) => leg.hops.map((h) => h.edge)),
       legs.map((leg) => leg.amountIn),
       gas,
     );
   // The best of the whole paths, the flow as legs and the flow (which may fill an amount no
   // whole paths can).
-  let answer: Division | FlowRoute | undefined = route;
+  let answer: Omit<Division, "paths"> | FlowRoute | undefined = route;
   if (asLegs && (!answer || asLegs.net > answer.net)) answer = asLegs;
   if (flow && !legs && (!answer || flow.net > answer.net)) answer = flow;
   if (!answer) return { ok: false, reason: "insufficient-liquidity" };
