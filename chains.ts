@@ -4,7 +4,7 @@
  * known-chains.ts, with their canonical contracts; any other with what its variables name).
  * `ponder.config.ts`, the indexing handlers and the API all read this one list.
  */
-import { type Address, getAddress, isAddress } from "viem";
+import { type Address, getAddress, type Hex, isAddress } from "viem";
 import { readConfig } from "./config.js";
 import { deploymentPath, readDeployment } from "./deployment-file.js";
 import type { ChainSetup, L1FeeSetup, VaultConfig } from "./engine/index.js";
@@ -14,6 +14,8 @@ import {
   OP_STACK_GAS_PRICE_ORACLE,
   UNISWAP_V2_FORKS,
   UNISWAP_V3_FORKS,
+  uniswapV3Fork,
+  v3ForkPoolDeployers,
 } from "./engine/index.js";
 import { KNOWN_CHAINS } from "./known-chains.js";
 import { pinnedStart, startSetting } from "./start-blocks.js";
@@ -109,37 +111,59 @@ export function parseV2Forks(
 
 /**
  * `UNISWAP_V3_FORKS_<id>`: comma-separated `<slug>:<factory>:<SwapRouter>[:<deployment block>]`,
- * each slug a known fork of Uniswap V3 (engine/protocols/uniswap-v3/forks.ts). Its pools are
- * swapped through that SwapRouter.
+ * each slug a known fork of Uniswap V3 (engine/protocols/uniswap-v3/forks.ts); a fork whose
+ * factory creates pools through a separate pool deployer (`pancakeswap-v3`) names it after the
+ * SwapRouter: `<slug>:<factory>:<SwapRouter>:<pool deployer>[:<deployment block>]`. Under the
+ * router its pools are called directly (the executor pays the CREATE2 addresses of the pool
+ * deployer and the fork's init code hash); other accounts swap them through that SwapRouter.
  */
 export function parseV3Forks(
   value: string | undefined,
   variable: string,
-): { slug: string; factory: Address; swapRouter: Address; deployedAt: number | undefined }[] {
+): {
+  slug: string;
+  factory: Address;
+  swapRouter: Address;
+  poolDeployer: Address;
+  poolInitCodeHash: Hex;
+  deployedAt: number | undefined;
+}[] {
+  const addresses = (slug: string) =>
+    uniswapV3Fork(slug)?.separatePoolDeployer
+      ? ["factory", "SwapRouter", "pool deployer"]
+      : ["factory", "SwapRouter"];
   return parseForkList(value, variable, {
     family: "Uniswap V3",
     known: UNISWAP_V3_FORKS.map((f) => f.slug),
-    addresses: ["factory", "SwapRouter"],
-  }).map(({ slug, addresses: [factory, swapRouter], deployedAt }) => ({
+    addresses,
+  }).map(({ slug, addresses: [factory, swapRouter, poolDeployer], deployedAt }) => ({
     slug,
     factory: factory as Address,
     swapRouter: swapRouter as Address,
+    poolDeployer: (poolDeployer ?? factory) as Address,
+    poolInitCodeHash: v3ForkInitCodeHash(slug),
     deployedAt,
   }));
 }
 
+/** The pool init code hash of a known Uniswap V3 fork. */
+function v3ForkInitCodeHash(slug: string): Hex {
+  const fork = uniswapV3Fork(slug);
+  if (!fork) throw new Error(`${slug} is not a known Uniswap V3 fork`);
+  return fork.poolInitCodeHash;
+}
+
 /**
  * A fork list: comma-separated `<slug>:<address>…[:<deployment block>]`, the addresses named by
- * `addresses`, each slug one of `known`.
+ * `addresses` (for the entry's slug), each slug one of `known`.
  * @throws Error naming the variable for an unknown slug or a malformed entry.
  */
 function parseForkList(
   value: string | undefined,
   variable: string,
-  shape: { family: string; known: string[]; addresses: string[] },
+  shape: { family: string; known: string[]; addresses: string[] | ((slug: string) => string[]) },
 ): { slug: string; addresses: Address[]; deployedAt: number | undefined }[] {
   if (value === undefined || value.trim() === "") return [];
-  const expected = `<slug>:${shape.addresses.map((a) => `<${a} address>`).join(":")}[:<deployment block>]`;
   return value.split(",").map((entry) => {
     const [slug = "", ...rest] = entry.trim().split(":");
     if (!shape.known.includes(slug)) {
@@ -147,13 +171,15 @@ function parseForkList(
         `${variable}: "${slug}" is not a known ${shape.family} fork (known: ${shape.known.join(", ")})`,
       );
     }
-    const addresses = rest.slice(0, shape.addresses.length);
-    const [block, ...extra] = rest.slice(shape.addresses.length);
+    const names = typeof shape.addresses === "function" ? shape.addresses(slug) : shape.addresses;
+    const addresses = rest.slice(0, names.length);
+    const [block, ...extra] = rest.slice(names.length);
     if (
-      addresses.length < shape.addresses.length ||
+      addresses.length < names.length ||
       !addresses.every((a) => isAddress(a, { strict: false })) ||
       extra.length > 0
     ) {
+      const expected = `<slug>:${names.map((a) => `<${a} address>`).join(":")}[:<deployment block>]`;
       throw new Error(`${variable}: expected ${expected}, got "${entry.trim()}"`);
     }
     if (block !== undefined && !/^\d+$/.test(block)) {
@@ -256,6 +282,8 @@ function realChain(id: number, rpc: string[], env: NodeJS.ProcessEnv): ChainSetu
   const uniswapV3Forks = v3Forks.map((f) => ({
     slug: f.slug,
     factory: f.factory,
+    poolDeployer: f.poolDeployer,
+    poolInitCodeHash: f.poolInitCodeHash,
     swapRouter: f.swapRouter,
     startBlock: discoverFrom(f.deployedAt),
   }));
@@ -322,6 +350,7 @@ function realChain(id: number, rpc: string[], env: NodeJS.ProcessEnv): ChainSetu
         ? deterministicExecutionAddresses({
             v3Factory: v3Factory ?? CANONICAL_UNISWAP_V3_FACTORY,
             v4PoolManager: uniswapV4?.poolManager,
+            v3ForkDeployers: v3ForkPoolDeployers(uniswapV3Forks),
           })
         : undefined,
     devnet: false,
@@ -384,6 +413,8 @@ function devnetChain(env: NodeJS.ProcessEnv): ChainSetup | undefined {
     uniswapV3Forks: (deployment.uniswapV3Forks ?? []).map((f) => ({
       slug: f.slug,
       factory: f.factory,
+      poolDeployer: f.poolDeployer,
+      poolInitCodeHash: v3ForkInitCodeHash(f.slug),
       swapRouter: f.swapRouter,
       quoterV2: f.quoterV2,
       startBlock: deployment.startBlock,

@@ -3,10 +3,10 @@
  * transactions on the devnet world running the programs the route planner builds (executor V2
  * swaps, V3 pool swaps paid from the callback with the output read back, ERC4626 approve +
  * deposit and redeem, WETH wrap and unwrap, a final sweep to the receiver), one to three hops,
- * V3 swaps crossing zero and many initialized ticks, a PancakeSwap V3 swap through its own
- * SwapRouter (a fork of Uniswap V3), V4 swaps through the executor's unlock
- * callback (ERC20 and native ether, crossing zero and several initialized ticks), and a two-leg
- * split. Each transaction runs
+ * V3 swaps crossing zero and many initialized ticks, a PancakeSwap V3 swap (a fork of Uniswap V3,
+ * its pool called directly and paid from the executor's callback), V4 swaps through the
+ * executor's unlock callback (ERC20 and native ether, crossing zero and several initialized
+ * ticks), and a two-leg split. Each transaction runs
  * from the same snapshot, mined 12 s after the previous block, cold as on a live chain.
  * Writes bench/results/routing-gas.md.
  *
@@ -41,7 +41,6 @@ import {
   addUniswapV2ZapIn,
   addUniswapV2ZapOut,
   addUniswapV3PoolSwap,
-  addUniswapV3RouterSwap,
   addUnwrapNative,
   addWrapNative,
   encodeRouterSwapTx,
@@ -183,19 +182,13 @@ function program(net: RoutingDevnet, scenario: Scenario) {
           recipient: executor,
           feePpm: 3000,
         });
-      } else if (pool.kind === "v3" && pool.protocol !== "uniswap-v3") {
-        // A fork's pool, through the fork's SwapRouter (engine/protocols/uniswap-v3/forks.ts).
-        const fork = net.deployment.uniswapV3Forks?.find((f) => f.slug === pool.protocol);
-        if (!fork) throw new Error(`no ${pool.protocol} on the devnet`);
-        amount = addUniswapV3RouterSwap(planner, {
-          swapRouter: fork.swapRouter,
-          tokenIn: e.tokenIn,
-          tokenOut: e.tokenOut,
-          fee: pool.feePpm,
-          amountIn: amount,
-          recipient: executor,
-        });
       } else if (pool.kind === "v3") {
+        // A fork's pool is called directly too, its callback data naming the fork's pool deployer
+        // (engine/protocols/uniswap-v3/forks.ts).
+        const fork = net.deployment.uniswapV3Forks?.find((f) => f.slug === pool.protocol);
+        if (pool.protocol !== "uniswap-v3" && !fork) {
+          throw new Error(`no ${pool.protocol} on the devnet`);
+        }
         amount = addUniswapV3PoolSwap(planner, {
           executor,
           pool: pool.address,
@@ -204,6 +197,7 @@ function program(net: RoutingDevnet, scenario: Scenario) {
           fee: pool.feePpm,
           amountIn: amount,
           recipient: executor,
+          fork: fork && { slug: fork.slug, poolDeployer: fork.poolDeployer },
         });
       } else if (pool.kind === "v4") {
         amount = addExecutorUniswapV4Swap(planner, {
@@ -530,7 +524,7 @@ async function main(): Promise<void> {
       ["V2_SWAP_GAS", v2Step, gas.V2_SWAP_GAS],
       ["V3_SWAP_GAS", v3Step, gas.V3_SWAP_GAS],
       ["V3_TICK_CROSS_GAS", perTick, gas.V3_TICK_CROSS_GAS],
-      ["V3_FORK_ROUTER_SWAP_GAS", m("PancakeSwap V3") - base, gas.V3_FORK_ROUTER_SWAP_GAS],
+      ["V3_FORK_SWAP_GAS", m("PancakeSwap V3") - base, gas.V3_FORK_SWAP_GAS],
       ["V4_SWAP_GAS", m("V4") - base, gas.V4_SWAP_GAS],
       [
         "V4_TICK_CROSS_GAS",

@@ -18,8 +18,11 @@ interface IUniswapV2PairSwap {
 ///         what they leave, and the router checks it; a program that ends with an ERC20 allowance
 ///         it granted still standing reverts here, and one that asks for any other kind of
 ///         allowance is refused at that command).
-/// @dev Uniswap V3 pools are called directly by programs, so this contract answers their swap
-///      callback, paying only pools at the CREATE2 address derived from the configured factory.
+/// @dev Uniswap V3 pools, and the pools of its forks, are called directly by programs, so this
+///      contract answers their swap callbacks (`uniswapV3SwapCallback`, and PancakeSwap's
+///      `pancakeV3SwapCallback`), paying only a pool at the CREATE2 address derived from the
+///      configured Uniswap V3 factory, or from a fork's pool deployer and pool init code hash
+///      fixed at construction.
 ///      Uniswap V4 swaps go through {uniswapV4Swap}, settled in the configured pool manager's
 ///      unlock callback (UniswapV4Settlement), answered only while a program runs. It also
 ///      carries the ProgramValues helpers (view and pure), so programs reach them on an address
@@ -35,6 +38,17 @@ contract RouterExecutor is CommandVM, ProgramValues, UniswapV4Settlement {
     address public immutable router;
     /// @notice The Uniswap V3 factory whose pools may call {uniswapV3SwapCallback}.
     address public immutable uniswapV3Factory;
+
+    /// @notice A Uniswap V3 fork's pool deployer (the contract whose CREATE2 makes its pools:
+    ///         the factory, or PancakeSwap's separate deployer) and its pools' init code hash.
+    struct V3PoolDeployer {
+        address deployer;
+        bytes32 initCodeHash;
+    }
+
+    /// @notice The pool init code hash of each fork's pool deployer this executor pays pools
+    ///         of, zero for any other address. Written by the constructor only.
+    mapping(address deployer => bytes32 initCodeHash) public v3ForkInitCodeHash;
 
     /// @dev Set for the duration of {execute}; transient, so nothing survives the transaction.
     bool private transient executing;
@@ -69,10 +83,19 @@ contract RouterExecutor is CommandVM, ProgramValues, UniswapV4Settlement {
     error NotSelf(address caller);
     /// @notice A swap callback or native payment arrived while no program was running.
     error NotExecuting();
-    /// @notice `caller` is not the Uniswap V3 pool `expectedPool` that the callback data names.
+    /// @notice `caller` is not the V3 pool `expectedPool` that the callback data names.
     error UnexpectedCallbackCaller(address caller, address expectedPool);
     /// @notice The callback data names tokens that are not sorted as a pool's token0 < token1.
     error UnsortedCallbackTokens(address token0, address token1);
+    /// @notice The callback data names `deployer`, which is not a fork's pool deployer this
+    ///         executor was built to trust.
+    error UntrustedPoolDeployer(address deployer);
+    /// @notice The callback data is neither `(token0, token1, fee)` nor
+    ///         `(token0, token1, fee, deployer)`.
+    error InvalidCallbackData(uint256 length);
+    /// @notice A fork's pool deployer given at construction is the zero address, has a zero init
+    ///         code hash, or is given twice.
+    error InvalidPoolDeployer(address deployer, bytes32 initCodeHash);
     /// @notice Command `commandIndex` calls `selector` on `target`, a function that would grant a
     ///         third party an allowance or operator rights over this executor's tokens.
     error AllowanceGrantRefused(uint256 commandIndex, address target, bytes4 selector);
@@ -86,11 +109,23 @@ contract RouterExecutor is CommandVM, ProgramValues, UniswapV4Settlement {
 
     /// @param uniswapV3Factory_ Uniswap V3 factory (pools are trusted by CREATE2 address only).
     /// @param uniswapV4PoolManager_ Uniswap V4 pool manager, or address(0) on a chain without V4.
-    constructor(address uniswapV3Factory_, address uniswapV4PoolManager_)
-        UniswapV4Settlement(uniswapV4PoolManager_)
-    {
+    /// @param v3ForkDeployers_ The pool deployers of the Uniswap V3 forks whose pools this
+    ///        executor pays (by CREATE2 address only, as Uniswap's); empty for none.
+    constructor(
+        address uniswapV3Factory_,
+        address uniswapV4PoolManager_,
+        V3PoolDeployer[] memory v3ForkDeployers_
+    ) UniswapV4Settlement(uniswapV4PoolManager_) {
         router = msg.sender;
         uniswapV3Factory = uniswapV3Factory_;
+        for (uint256 i = 0; i < v3ForkDeployers_.length; ++i) {
+            V3PoolDeployer memory d = v3ForkDeployers_[i];
+            if (
+                d.deployer == address(0) || d.initCodeHash == bytes32(0)
+                    || v3ForkInitCodeHash[d.deployer] != bytes32(0)
+            ) revert InvalidPoolDeployer(d.deployer, d.initCodeHash);
+            v3ForkInitCodeHash[d.deployer] = d.initCodeHash;
+        }
     }
 
     /// @notice Runs a program with the tokens the router has just sent here.
@@ -183,24 +218,55 @@ contract RouterExecutor is CommandVM, ProgramValues, UniswapV4Settlement {
         );
     }
 
-    /// @notice Pays a Uniswap V3 pool what a swap started by a program owes it.
+    /// @notice Pays a Uniswap V3 pool, or a fork's pool that runs Uniswap's contract, what a swap
+    ///         started by a program owes it.
     /// @param amount0Delta Amount of token0 owed to the pool when positive.
     /// @param amount1Delta Amount of token1 owed to the pool when positive.
-    /// @param data `abi.encode(token0, token1, fee)` of the pool, as put in the swap call.
+    /// @param data `abi.encode(token0, token1, fee)` of a Uniswap V3 pool, or
+    ///        `abi.encode(token0, token1, fee, deployer)` of a fork's, as put in the swap call.
     function uniswapV3SwapCallback(int256 amount0Delta, int256 amount1Delta, bytes calldata data)
         external
     {
-        (address token0, address token1, uint24 fee) = abi.decode(data, (address, address, uint24));
+        _payV3Pool(amount0Delta, amount1Delta, data);
+    }
+
+    /// @notice Pays a PancakeSwap V3 pool (or a pool of another fork running its contract) what
+    ///         a swap started by a program owes it.
+    /// @param amount0Delta Amount of token0 owed to the pool when positive.
+    /// @param amount1Delta Amount of token1 owed to the pool when positive.
+    /// @param data `abi.encode(token0, token1, fee, deployer)`, as put in the swap call.
+    function pancakeV3SwapCallback(int256 amount0Delta, int256 amount1Delta, bytes calldata data)
+        external
+    {
+        _payV3Pool(amount0Delta, amount1Delta, data);
+    }
+
+    /// @dev Pays the caller only when it is the pool the data names: the CREATE2 address of the
+    ///      Uniswap V3 factory (96-byte data) or of a trusted fork deployer (128-byte data) with
+    ///      the salt of the sorted tokens and fee. Whatever the data claims, only a contract
+    ///      created by that deployer from that init code can sit at that address.
+    function _payV3Pool(int256 amount0Delta, int256 amount1Delta, bytes calldata data) private {
+        address deployer;
+        bytes32 initCodeHash;
+        if (data.length == 96) {
+            deployer = uniswapV3Factory;
+            initCodeHash = UNISWAP_V3_POOL_INIT_CODE_HASH;
+        } else if (data.length == 128) {
+            deployer = abi.decode(data[96:], (address));
+            initCodeHash = v3ForkInitCodeHash[deployer];
+            if (initCodeHash == bytes32(0)) revert UntrustedPoolDeployer(deployer);
+        } else {
+            revert InvalidCallbackData(data.length);
+        }
+        (address token0, address token1, uint24 fee) =
+            abi.decode(data[:96], (address, address, uint24));
         if (token0 >= token1) revert UnsortedCallbackTokens(token0, token1);
         address pool = address(
             uint160(
                 uint256(
                     keccak256(
                         abi.encodePacked(
-                            hex"ff",
-                            uniswapV3Factory,
-                            keccak256(abi.encode(token0, token1, fee)),
-                            UNISWAP_V3_POOL_INIT_CODE_HASH
+                            hex"ff", deployer, keccak256(abi.encode(token0, token1, fee)), initCodeHash
                         )
                     )
                 )

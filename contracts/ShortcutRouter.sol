@@ -116,8 +116,16 @@ contract ShortcutRouter is ReentrancyGuardTransient {
     /// @param uniswapV3Factory The Uniswap V3 factory whose pools the executor pays.
     /// @param uniswapV4PoolManager The Uniswap V4 pool manager the executor swaps on, or
     ///        address(0) on a chain without Uniswap V4.
-    constructor(address uniswapV3Factory, address uniswapV4PoolManager) {
-        executor = address(new RouterExecutor(uniswapV3Factory, uniswapV4PoolManager));
+    /// @param v3ForkDeployers The pool deployers (and pool init code hashes) of the Uniswap V3
+    ///        forks whose pools the executor pays; empty for none.
+    constructor(
+        address uniswapV3Factory,
+        address uniswapV4PoolManager,
+        RouterExecutor.V3PoolDeployer[] memory v3ForkDeployers
+    ) {
+        executor = address(
+            new RouterExecutor(uniswapV3Factory, uniswapV4PoolManager, v3ForkDeployers)
+        );
     }
 
     /// @notice Swaps exactly `amountIn` of `tokenIn` from the caller for at least `minAmountOut`

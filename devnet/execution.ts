@@ -16,7 +16,7 @@ import {
 import { CoreWalletFactoryAbi } from "../abis/generated/CoreWalletFactory.js";
 import { ShortcutRouterAbi } from "../abis/generated/ShortcutRouter.js";
 import { loadArtifact } from "../contracts/build.js";
-import type { ExecutionAddresses } from "../engine/index.js";
+import type { ExecutionAddresses, V3PoolDeployer } from "../engine/index.js";
 import { devnetReceipt } from "./receipts.js";
 
 /** Addresses of the execution layer, by name. */
@@ -36,6 +36,11 @@ export type DeployExecutionLayerParameters = {
    * zero). Default the zero address: a world without Uniswap V4, where V4 swaps revert.
    */
   v4PoolManager?: Address;
+  /**
+   * The Uniswap V3 forks' pool deployers (with their pools' init code hash) whose pools the
+   * router executor pays from its swap callback. Default none.
+   */
+  v3ForkDeployers?: readonly V3PoolDeployer[];
 };
 
 /**
@@ -81,7 +86,11 @@ export async function deployExecutionLayer(
     return getAddress(receipt.contractAddress);
   };
 
-  const router = await deploy("ShortcutRouter", [params.v3Factory, v4PoolManager]);
+  const router = await deploy("ShortcutRouter", [
+    params.v3Factory,
+    v4PoolManager,
+    [...(params.v3ForkDeployers ?? [])],
+  ]);
   const delegateExecutor = await deploy("DelegateExecutor");
   const walletFactory = await deploy("CoreWalletFactory");
   const minAmountOutCheck = await deploy("MinAmountOutCheck");

@@ -18,6 +18,7 @@ import {
   getAddress,
   type Hex,
   http,
+  keccak256,
   maxUint256,
   type PublicClient,
   parseUnits,
@@ -385,19 +386,6 @@ export async function deployWorld(params: DeployWorldParameters): Promise<Deploy
   });
   log(`deployed Uniswap V4 with ${uniswapV4.pools.length} pools`);
 
-  const execution = await deployExecutionLayer({
-    walletClient: wallet,
-    publicClient: client,
-    v3Factory,
-    weth,
-    swapRouter,
-    v4PoolManager: uniswapV4.poolManager,
-  });
-  log(`deployed the execution layer: ${Object.keys(execution).join(", ")}`);
-
-  // After everything else, so that the addresses deployed before the devnet had Aave V3 stay
-  // where they were; the execution layer sent its own transactions, hence the fresh nonce.
-  await d.init();
   const aaveV3 = await deployAaveV3({ deployer: d, token });
   log(`deployed Aave V3 with ${aaveV3.reserves.length} reserves`);
 
@@ -422,6 +410,24 @@ export async function deployWorld(params: DeployWorldParameters): Promise<Deploy
   // reason.
   const pancakeV3 = await deployPancakeSwapV3(d, weth, token);
   log(`deployed PancakeSwap V3 with ${pancakeV3.pools.length} pools`);
+
+  // After the forks of Uniswap V3, whose pool deployers the router executor is built to trust.
+  const execution = await deployExecutionLayer({
+    walletClient: wallet,
+    publicClient: client,
+    v3Factory,
+    weth,
+    swapRouter,
+    v4PoolManager: uniswapV4.poolManager,
+    // The pools are CREATE2s of the npm pool's creation code (DevPancakeV3PoolDeployer).
+    v3ForkDeployers: [
+      {
+        deployer: pancakeV3.poolDeployer,
+        initCodeHash: keccak256(readNpmArtifact("PancakeV3Pool").bytecode),
+      },
+    ],
+  });
+  log(`deployed the execution layer: ${Object.keys(execution).join(", ")}`);
 
   // Last, so that nothing deployed before it moves: one more block, sent by its own signer.
   if (await placeMulticall3(client)) log("placed Multicall3 at its canonical address");

@@ -86,10 +86,12 @@ export type {
 } from "./core/chain-setup.js";
 export {
   eventsFrom,
+  forkPoolDeployers,
   forkSwapRouters,
   MULTICALL3_ADDRESS,
   multicall3TryAggregateAbi,
   stateReadBlock,
+  v3ForkPoolDeployers,
 } from "./core/chain-setup.js";
 export {
   ChainUnavailableError,
@@ -118,6 +120,7 @@ export {
   type ExecutionCreationCode,
   executionInitCodes,
   executionVariable,
+  type V3PoolDeployer,
 } from "./core/execution-addresses.js";
 export { displayAddress, isNativeToken, NATIVE_TOKEN_ADDRESS } from "./core/native.js";
 export {

@@ -1,6 +1,9 @@
 /**
  * `npm run deploy -- --rpc-url URL [--private-key 0x… | --unlocked 0x…] [--v3-factory 0x…]
- *  [--v4-pool-manager 0x…]`
+ *  [--v4-pool-manager 0x…] [--v3-forks …]`
+ *
+ * `--v3-forks` (default: `UNISWAP_V3_FORKS_<chainId>` from the environment, as the service reads
+ * it) names the Uniswap V3 forks whose pool deployers the router's executor is built to trust.
  *
  * Deploys the execution layer to any chain at deterministic addresses
  * (`engine/core/execution-addresses.ts`): each top-level contract through the
@@ -37,6 +40,7 @@ import {
   zeroAddress,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { parseV3Forks } from "../chains.js";
 import {
   buildContracts,
   type ContractArtifact,
@@ -55,6 +59,7 @@ import {
   type ExecutionCreationCode,
   executionInitCodes,
   executionVariable,
+  v3ForkPoolDeployers,
 } from "../engine/index.js";
 import { KNOWN_CHAINS } from "../known-chains.js";
 
@@ -138,6 +143,12 @@ export type DeployParameters = {
    * the zero address on a chain without Uniswap V4 (V4 swaps then revert).
    */
   v4PoolManager?: Address;
+  /**
+   * The Uniswap V3 forks whose pools the router's executor pays, in `UNISWAP_V3_FORKS_<chainId>`'s
+   * format (chains.ts `parseV3Forks`). Default that variable's value, as the service reads it, so
+   * the addresses are those the service computes.
+   */
+  v3Forks?: string;
   /** Progress lines; default `console.log`. */
   log?: (line: string) => void;
 };
@@ -249,8 +260,13 @@ export async function deployExecutionLayerDeterministically(
   const creationCode = Object.fromEntries(
     EXECUTION_LAYER_CONTRACTS.map((name) => [name, artifacts[name]?.bytecode]),
   ) as ExecutionCreationCode;
-  const initCode = executionInitCodes({ v3Factory, v4PoolManager, creationCode });
-  const addresses = deterministicExecutionAddresses({ v3Factory, v4PoolManager, creationCode });
+  const forksVariable = `UNISWAP_V3_FORKS_${chainId}`;
+  const v3ForkDeployers = v3ForkPoolDeployers(
+    parseV3Forks(params.v3Forks ?? process.env[forksVariable], forksVariable),
+  );
+  const layer = { v3Factory, v4PoolManager, v3ForkDeployers, creationCode };
+  const initCode = executionInitCodes(layer);
+  const addresses = deterministicExecutionAddresses(layer);
   const values = immutableValues(addresses, v3Factory, v4PoolManager);
   const expected = (name: keyof ExecutionAddresses): Hex => {
     const contract = CONTRACT_OF[name];
@@ -276,7 +292,7 @@ export async function deployExecutionLayerDeterministically(
         ? " (none: V4 swaps revert)"
         : "";
   log(
-    `chain ${chainId}, V3 factory ${v3Factory}${params.v3Factory === undefined ? ` (${defaultOf})` : ""}, V4 pool manager ${v4PoolManager}${v4Note}, salt ${EXECUTION_SALT}`,
+    `chain ${chainId}, V3 factory ${v3Factory}${params.v3Factory === undefined ? ` (${defaultOf})` : ""}, V4 pool manager ${v4PoolManager}${v4Note}, V3 fork pool deployers ${v3ForkDeployers.map((f) => f.deployer).join(" ") || "none"}, salt ${EXECUTION_SALT}`,
   );
 
   // Everything that is there must be what this configuration deploys, before anything is sent.
@@ -334,7 +350,7 @@ export async function deployExecutionLayerDeterministically(
 
 function usage(message: string): never {
   console.error(
-    `${message}\nusage: npm run deploy -- --rpc-url URL (--private-key 0x… | --unlocked 0x…) [--v3-factory 0x…] [--v4-pool-manager 0x…]`,
+    `${message}\nusage: npm run deploy -- --rpc-url URL (--private-key 0x… | --unlocked 0x…) [--v3-factory 0x…] [--v4-pool-manager 0x…] [--v3-forks <slug>:<factory>:<SwapRouter>[:<pool deployer>],…]`,
   );
   process.exit(2);
 }
@@ -347,6 +363,7 @@ async function main(): Promise<void> {
       unlocked: { type: "string" },
       "v3-factory": { type: "string" },
       "v4-pool-manager": { type: "string" },
+      "v3-forks": { type: "string" },
     },
     strict: true,
   });
@@ -371,6 +388,7 @@ async function main(): Promise<void> {
     unlocked: values.unlocked as Address | undefined,
     v3Factory: values["v3-factory"] as Address | undefined,
     v4PoolManager: values["v4-pool-manager"] as Address | undefined,
+    v3Forks: values["v3-forks"],
   });
 }
 

@@ -395,7 +395,8 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
         { slug: "pancakeswap-v2", url: "https://pancakeswap.finance" },
         { slug: "sushiswap-v2", url: "https://www.sushi.com" },
       ]);
-      // Uniswap V3's likewise; a fork's pools are swapped through its own SwapRouter.
+      // Uniswap V3's likewise; a fork's pools are swapped on the pool, paid from the executor's
+      // callback (PancakeSwap's own callback name), or through the fork's SwapRouter.
       const uniswapV3 = entries.find((e) => e.protocol.slug === "uniswap-v3");
       expect(uniswapV3?.forks).toEqual([
         { slug: "pancakeswap-v3", url: "https://pancakeswap.finance" },
@@ -410,7 +411,7 @@ export function catalogueSuite(database: "pglite" | "postgres"): void {
       }
       expect(
         entries.find((e) => e.protocol.slug === "pancakeswap-v3")?.methods[0]?.functionNames,
-      ).toEqual(["exactInputSingle"]);
+      ).toEqual(["swap", "pancakeV3SwapCallback", "exactInputSingle"]);
       expect(
         entries.find((e) => e.protocol.slug === "aave-v3")?.methods.map((m) => m.method),
       ).toEqual(["deposit", "withdraw", "borrow", "repay"]);

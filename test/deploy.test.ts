@@ -140,7 +140,7 @@ describe("npm run deploy: the execution layer at deterministic addresses", () =>
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
     expect(run.stdout.trim().split("\n")).toEqual([
-      `chain 1, V3 factory ${CANONICAL_UNISWAP_V3_FACTORY} (chain 1's own, the default), V4 pool manager ${CANONICAL_UNISWAP_V4_POOL_MANAGER} (chain 1's own, the default), salt ${keccak256(new TextEncoder().encode("defi-shortcuts/execution-layer/v1"))}`,
+      `chain 1, V3 factory ${CANONICAL_UNISWAP_V3_FACTORY} (chain 1's own, the default), V4 pool manager ${CANONICAL_UNISWAP_V4_POOL_MANAGER} (chain 1's own, the default), V3 fork pool deployers none, salt ${keccak256(new TextEncoder().encode("defi-shortcuts/execution-layer/v1"))}`,
       `proxy ${DETERMINISTIC_DEPLOYMENT_PROXY}: deployed`,
       ...contractLines(
         predicted,
@@ -285,7 +285,7 @@ describe("npm run deploy: the execution layer at deterministic addresses", () =>
       ]),
     );
     expect(run.stdout.trim().split("\n")).toEqual([
-      `chain 1, V3 factory ${CANONICAL_UNISWAP_V3_FACTORY} (chain 1's own, the default), V4 pool manager ${zeroAddress} (none: V4 swaps revert), salt ${keccak256(new TextEncoder().encode("defi-shortcuts/execution-layer/v1"))}`,
+      `chain 1, V3 factory ${CANONICAL_UNISWAP_V3_FACTORY} (chain 1's own, the default), V4 pool manager ${zeroAddress} (none: V4 swaps revert), V3 fork pool deployers none, salt ${keccak256(new TextEncoder().encode("defi-shortcuts/execution-layer/v1"))}`,
       `proxy ${DETERMINISTIC_DEPLOYMENT_PROXY}: already deployed`,
       ...contractLines(withoutV4, status),
       "3 deployed, 5 already deployed; the addresses are the same on every chain for this V3 factory and V4 pool manager.",
@@ -374,7 +374,7 @@ describe("npm run deploy on a known chain other than mainnet", () => {
     expect(result.addresses).toEqual(chain?.deterministicExecution);
     expect(result.addresses).toEqual(deterministicExecutionAddresses({ v3Factory, v4PoolManager }));
     expect(lines[0]).toBe(
-      `chain 8453, V3 factory ${v3Factory} (chain 8453's own, the default), V4 pool manager ${v4PoolManager} (chain 8453's own, the default), salt ${keccak256(new TextEncoder().encode("defi-shortcuts/execution-layer/v1"))}`,
+      `chain 8453, V3 factory ${v3Factory} (chain 8453's own, the default), V4 pool manager ${v4PoolManager} (chain 8453's own, the default), V3 fork pool deployers none, salt ${keccak256(new TextEncoder().encode("defi-shortcuts/execution-layer/v1"))}`,
     );
     expect(
       await createPublicClient({ transport: http(anvil.url) }).readContract({
@@ -383,5 +383,38 @@ describe("npm run deploy on a known chain other than mainnet", () => {
         functionName: "uniswapV3Factory",
       }),
     ).toBe(v3Factory);
+  });
+
+  test("with the chain's Uniswap V3 forks (UNISWAP_V3_FORKS_<id>'s value, or --v3-forks) the executor trusts their pool deployers: the addresses the service computes with that setting", async () => {
+    // SushiSwap V3 on Base: Uniswap's pool under SushiSwap's factory, which CREATE2s its pools.
+    const forks =
+      "sushiswap-v3:0xc35DADB65012eC5796536bD9864eD8773aBc74C4:0xFB7eF66a7e61224DD6FcD0D7d9C3be5C8B049b9f";
+    const lines: string[] = [];
+    const result = await deployExecutionLayerDeterministically({
+      rpcUrl: anvil.url,
+      unlocked: UNLOCKED,
+      v3Forks: forks,
+      log: (line) => lines.push(line),
+    });
+    const [chain] = indexedChains({ PONDER_RPC_URL_8453: anvil.url, UNISWAP_V3_FORKS_8453: forks });
+    const [plain] = indexedChains({ PONDER_RPC_URL_8453: anvil.url });
+    expect(result.addresses).toEqual(chain?.deterministicExecution);
+    expect(result.addresses.executor).not.toBe(plain?.deterministicExecution?.executor);
+    expect(lines[0]).toContain(
+      "V3 fork pool deployers 0xc35DADB65012eC5796536bD9864eD8773aBc74C4, salt",
+    );
+    const trusted = (deployer: Address) =>
+      createPublicClient({ transport: http(anvil.url) }).readContract({
+        address: result.addresses.executor,
+        abi: RouterExecutorAbi,
+        functionName: "v3ForkInitCodeHash",
+        args: [deployer],
+      });
+    expect(await trusted("0xc35DADB65012eC5796536bD9864eD8773aBc74C4")).toBe(
+      "0xe34f199b19b2b4f47f68442619d555527d244f78a3297ea89325f843f87b8b54",
+    );
+    expect(await trusted(KNOWN_CHAINS[8453]?.uniswapV3?.factory as Address)).toBe(
+      `0x${"0".repeat(64)}`,
+    );
   });
 });

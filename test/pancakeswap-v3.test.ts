@@ -151,7 +151,7 @@ describe("PancakeSwap V3 on the devnet: indexed, listed, routed and executed", (
   });
 
   test.each(ROUTING_STRATEGIES.map((strategy, i) => [strategy, [3, 7, 8][i] as number] as const))(
-    "%s: WETH → AAVE goes through PancakeSwap V3's 0.25% pool alone, exactly its QuoterV2's quote; the receiver gets amountOut, nothing stays behind",
+    "%s: WETH → AAVE goes through PancakeSwap V3's 0.25% pool alone (called by the executor under the router, by its SwapRouter otherwise), exactly its QuoterV2's quote; the receiver gets amountOut, nothing stays behind",
     async (strategy: RoutingStrategyName, i: number) => {
       const u = a.user(i);
       const from = u.account.address;
@@ -197,6 +197,15 @@ describe("PancakeSwap V3 on the devnet: indexed, listed, routed and executed", (
       const [paidIn, paidOut] =
         weth.toLowerCase() < aave.toLowerCase() ? [amount0, amount1] : [amount1, amount0];
       expect([paidIn, -paidOut]).toEqual([amountIn, expected]);
+      // Under the router the executor swaps on the pool itself and pays it from its callback,
+      // the data naming PancakeSwap's pool deployer; other accounts go through its SwapRouter.
+      const direct = strategy === "router";
+      expect(swaps[0]?.args.sender).toBe(
+        direct ? service.deployment.execution.executor : fork.swapRouter,
+      );
+      const names = (address: Address) =>
+        r.tx.data.toLowerCase().includes(address.slice(2).toLowerCase());
+      expect([names(fork.poolDeployer), names(fork.swapRouter)]).toEqual([direct, !direct]);
       const wallet = strategy === "corewallet" ? await coreWalletOf(service, a, from) : undefined;
       const executing = {
         router: service.deployment.execution.executor as Address,

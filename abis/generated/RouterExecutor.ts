@@ -11,6 +11,23 @@ export const RouterExecutorAbi = [
         "internalType": "address",
         "name": "uniswapV4PoolManager_",
         "type": "address"
+      },
+      {
+        "components": [
+          {
+            "internalType": "address",
+            "name": "deployer",
+            "type": "address"
+          },
+          {
+            "internalType": "bytes32",
+            "name": "initCodeHash",
+            "type": "bytes32"
+          }
+        ],
+        "internalType": "struct RouterExecutor.V3PoolDeployer[]",
+        "name": "v3ForkDeployers_",
+        "type": "tuple[]"
       }
     ],
     "stateMutability": "nonpayable",
@@ -147,6 +164,17 @@ export const RouterExecutorAbi = [
     "inputs": [
       {
         "internalType": "uint256",
+        "name": "length",
+        "type": "uint256"
+      }
+    ],
+    "name": "InvalidCallbackData",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
         "name": "commandIndex",
         "type": "uint256"
       },
@@ -178,6 +206,22 @@ export const RouterExecutorAbi = [
       }
     ],
     "name": "InvalidDynamicValue",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "address",
+        "name": "deployer",
+        "type": "address"
+      },
+      {
+        "internalType": "bytes32",
+        "name": "initCodeHash",
+        "type": "bytes32"
+      }
+    ],
+    "name": "InvalidPoolDeployer",
     "type": "error"
   },
   {
@@ -481,6 +525,17 @@ export const RouterExecutorAbi = [
     "type": "error"
   },
   {
+    "inputs": [
+      {
+        "internalType": "address",
+        "name": "deployer",
+        "type": "address"
+      }
+    ],
+    "name": "UntrustedPoolDeployer",
+    "type": "error"
+  },
+  {
     "inputs": [],
     "name": "UNISWAP_V3_POOL_INIT_CODE_HASH",
     "outputs": [
@@ -664,6 +719,29 @@ export const RouterExecutorAbi = [
       }
     ],
     "stateMutability": "pure",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "int256",
+        "name": "amount0Delta",
+        "type": "int256"
+      },
+      {
+        "internalType": "int256",
+        "name": "amount1Delta",
+        "type": "int256"
+      },
+      {
+        "internalType": "bytes",
+        "name": "data",
+        "type": "bytes"
+      }
+    ],
+    "name": "pancakeV3SwapCallback",
+    "outputs": [],
+    "stateMutability": "nonpayable",
     "type": "function"
   },
   {
@@ -1118,6 +1196,25 @@ export const RouterExecutorAbi = [
       }
     ],
     "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "address",
+        "name": "deployer",
+        "type": "address"
+      }
+    ],
+    "name": "v3ForkInitCodeHash",
+    "outputs": [
+      {
+        "internalType": "bytes32",
+        "name": "initCodeHash",
+        "type": "bytes32"
+      }
+    ],
+    "stateMutability": "view",
     "type": "function"
   },
   {

@@ -11,6 +11,23 @@ export const ShortcutRouterAbi = [
         "internalType": "address",
         "name": "uniswapV4PoolManager",
         "type": "address"
+      },
+      {
+        "components": [
+          {
+            "internalType": "address",
+            "name": "deployer",
+            "type": "address"
+          },
+          {
+            "internalType": "bytes32",
+            "name": "initCodeHash",
+            "type": "bytes32"
+          }
+        ],
+        "internalType": "struct RouterExecutor.V3PoolDeployer[]",
+        "name": "v3ForkDeployers",
+        "type": "tuple[]"
       }
     ],
     "stateMutability": "nonpayable",

@@ -3,8 +3,8 @@
  * through and the execution layer's addresses. `chains.ts` builds these from the devnet
  * deployment and the environment; the engine only reads them.
  */
-import { type Address, parseAbi } from "viem";
-import type { ExecutionAddresses } from "./execution-addresses.js";
+import { type Address, type Hex, parseAbi } from "viem";
+import type { ExecutionAddresses, V3PoolDeployer } from "./execution-addresses.js";
 
 export type VaultConfig = { address: Address; protocolSlug: string };
 
@@ -91,12 +91,16 @@ export type ChainSetup = {
 export type UniswapV2ForkDeployment = { slug: string; factory: Address; startBlock: number };
 
 /**
- * Where one fork of Uniswap V3 is deployed on a chain: its factory, the SwapRouter its pools are
- * swapped through, and its QuoterV2 where known.
+ * Where one fork of Uniswap V3 is deployed on a chain: its factory, the contract whose CREATE2
+ * makes its pools (the factory itself, or PancakeSwap's separate pool deployer) with the pools'
+ * init code hash, the SwapRouter accounts without a swap callback swap its pools through, and
+ * its QuoterV2 where known.
  */
 export type UniswapV3ForkDeployment = {
   slug: string;
   factory: Address;
+  poolDeployer: Address;
+  poolInitCodeHash: Hex;
   swapRouter: Address;
   quoterV2?: Address;
   startBlock: number;
@@ -105,6 +109,22 @@ export type UniswapV3ForkDeployment = {
 /** The SwapRouter of each fork of Uniswap V3 on `chain`, by the fork's slug. */
 export function forkSwapRouters(chain: ChainSetup): Record<string, Address> {
   return Object.fromEntries((chain.uniswapV3Forks ?? []).map((f) => [f.slug, f.swapRouter]));
+}
+
+/**
+ * The pool deployer of each fork of Uniswap V3 on `chain`, by the fork's slug: the router
+ * executor built for this chain pays the pools at its CREATE2 addresses from its swap callback
+ * ({@link v3ForkPoolDeployers}).
+ */
+export function forkPoolDeployers(chain: ChainSetup): Record<string, Address> {
+  return Object.fromEntries((chain.uniswapV3Forks ?? []).map((f) => [f.slug, f.poolDeployer]));
+}
+
+/** What the router executor of `forks` trusts: each fork's pool deployer, in their order. */
+export function v3ForkPoolDeployers(
+  forks: readonly Pick<UniswapV3ForkDeployment, "poolDeployer" | "poolInitCodeHash">[] = [],
+): V3PoolDeployer[] {
+  return forks.map((f) => ({ deployer: f.poolDeployer, initCodeHash: f.poolInitCodeHash }));
 }
 
 /** How a chain charges for its transactions' L1 data. */

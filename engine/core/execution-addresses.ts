@@ -6,9 +6,10 @@
  * address therefore depends only on the proxy, the salt and the init code: the same on every
  * chain. The contracts a constructor deploys (the router's executor, the factory's wallet
  * implementation) are the first CREATE of a fresh contract (nonce 1, EIP-161), so they follow.
- * Two contracts take constructor arguments: the router, the Uniswap V3 factory and V4 pool
- * manager its executor trusts, and the Uniswap V4 router, its pool manager. Their addresses
- * (and the executor's) are the same on every chain for a given V3 factory and V4 pool manager.
+ * Two contracts take constructor arguments: the router, the Uniswap V3 factory, V4 pool manager
+ * and Uniswap V3 forks' pool deployers its executor trusts, and the Uniswap V4 router, its pool
+ * manager. Their addresses (and the executor's) are the same on every chain for a given V3
+ * factory, V4 pool manager and list of fork deployers.
  */
 import {
   type Address,
@@ -94,6 +95,9 @@ export type ExecutionCreationCode = {
   UniswapV4Router: Hex;
 };
 
+/** A Uniswap V3 fork's pool deployer and pool init code hash, as the router executor trusts it. */
+export type V3PoolDeployer = { deployer: Address; initCodeHash: Hex };
+
 export type ExecutionInitCodesParameters = {
   /** Uniswap V3 factory of the router. Default {@link CANONICAL_UNISWAP_V3_FACTORY}. */
   v3Factory?: Address;
@@ -102,9 +106,28 @@ export type ExecutionInitCodesParameters = {
    * where the chain has none). Default {@link CANONICAL_UNISWAP_V4_POOL_MANAGER}.
    */
   v4PoolManager?: Address;
+  /**
+   * The Uniswap V3 forks' pool deployers whose pools the router's executor pays from its swap
+   * callback (chain-setup.ts `v3ForkPoolDeployers`). Default none.
+   */
+  v3ForkDeployers?: readonly V3PoolDeployer[];
   /** Creation bytecode; default the committed build (`abis/generated/ExecutionInitCode.ts`). */
   creationCode?: ExecutionCreationCode;
 };
+
+/** The ShortcutRouter constructor's parameters. */
+const routerConstructor = [
+  { type: "address", name: "uniswapV3Factory" },
+  { type: "address", name: "uniswapV4PoolManager" },
+  {
+    type: "tuple[]",
+    name: "v3ForkDeployers",
+    components: [
+      { type: "address", name: "deployer" },
+      { type: "bytes32", name: "initCodeHash" },
+    ],
+  },
+] as const;
 
 /** The init code (creation bytecode ‖ constructor arguments) of each top-level contract. */
 export function executionInitCodes(
@@ -116,7 +139,11 @@ export function executionInitCodes(
   return {
     ShortcutRouter: concat([
       code.ShortcutRouter,
-      encodeAbiParameters([{ type: "address" }, { type: "address" }], [v3Factory, v4PoolManager]),
+      encodeAbiParameters(routerConstructor, [
+        v3Factory,
+        v4PoolManager,
+        [...(params.v3ForkDeployers ?? [])],
+      ]),
     ]),
     DelegateExecutor: code.DelegateExecutor,
     CoreWalletFactory: code.CoreWalletFactory,

@@ -19,6 +19,11 @@ export type HopContext = {
   swapRouter: Address | undefined;
   /** The SwapRouter of each fork of Uniswap V3 configured with one, by the fork's slug. */
   forkSwapRouters?: Readonly<Record<string, Address>>;
+  /**
+   * The pool deployer of each fork of Uniswap V3 whose pools the router executor pays from its
+   * swap callback, by the fork's slug: under the router, those pools are swapped directly.
+   */
+  forkPoolDeployers?: Readonly<Record<string, Address>>;
   /** The account the program runs as: the executor, the caller (delegate) or its wallet. */
   account: Address;
   /**

@@ -5,7 +5,7 @@
  * (src/api/shortcuts/plan-route.ts).
  */
 import { type Address, getAddress } from "viem";
-import { type ChainSetup, forkSwapRouters } from "../core/chain-setup.js";
+import { type ChainSetup, forkPoolDeployers, forkSwapRouters } from "../core/chain-setup.js";
 import {
   InsufficientLiquidityError,
   InvalidArgumentError,
@@ -259,6 +259,7 @@ export function buildRoute(params: BuildRouteParameters): RouteBuild {
         execution: contracts,
         swapRouter: chain.uniswapV3?.swapRouter,
         forkSwapRouters: forkSwapRouters(chain),
+        forkPoolDeployers: forkPoolDeployers(chain),
         weth: chain.weth,
         account,
         receiver,

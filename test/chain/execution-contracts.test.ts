@@ -2,7 +2,8 @@
  * A configured execution layer is used only once its code is found to be this service's build:
  * each address must hold the compiled runtime code, immutables included (the router and its
  * executor naming each other, the executor and the V4 router the chain's Uniswap V3 factory and
- * V4 pool manager). Otherwise routes answer 503 naming every contract that differs. On anvil,
+ * V4 pool manager), and the executor must trust the pool deployer of each Uniswap V3 fork the
+ * chain routes through. Otherwise routes answer 503 naming every contract that differs. On anvil,
  * with the devnet world's real execution layer and a second one deployed beside it.
  */
 import {
@@ -11,16 +12,18 @@ import {
   createWalletClient,
   type Hex,
   http,
+  keccak256,
   type PublicClient,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { AnvilInstance } from "../../devnet/anvil.js";
 import { DEVNET_DEPLOYER_KEY } from "../../devnet/anvil.js";
+import { readNpmArtifact } from "../../devnet/artifacts.js";
 import type { Deployment } from "../../devnet/deployment.js";
 import { deployExecutionLayer, type ExecutionLayer } from "../../devnet/execution.js";
 import { chainOf, deployWorld } from "../../devnet/world.js";
-import type { ChainSetup } from "../../engine/core/chain-setup.js";
+import type { ChainSetup, UniswapV3ForkDeployment } from "../../engine/core/chain-setup.js";
 import { ExecutionNotDeployedError } from "../../engine/core/errors.js";
 import { executionContracts } from "../../src/api/chain/execution-contracts.js";
 import { engineApiError } from "../../src/api/errors.js";
@@ -68,6 +71,7 @@ function chainWith(execution: Record<string, Address>): ChainSetup {
     rpc: [anvil.url],
     startBlock: 0,
     uniswapV3: { factory: deployment.uniswapV3.factory, startBlock: 0 },
+    uniswapV3Forks: pancakeSwapV3(),
     uniswapV4: deployment.uniswapV4 && {
       poolManager: deployment.uniswapV4.poolManager,
       startBlock: 0,
@@ -78,6 +82,18 @@ function chainWith(execution: Record<string, Address>): ChainSetup {
     execution,
     devnet: false,
   };
+}
+
+/** The devnet's PancakeSwap V3, whose pool deployer the devnet's router executor trusts. */
+function pancakeSwapV3(): UniswapV3ForkDeployment[] {
+  return (deployment.uniswapV3Forks ?? []).map((f) => ({
+    slug: f.slug,
+    factory: f.factory,
+    poolDeployer: f.poolDeployer,
+    poolInitCodeHash: keccak256(readNpmArtifact("PancakeV3Pool").bytecode),
+    swapRouter: f.swapRouter,
+    startBlock: 0,
+  }));
 }
 
 /** The 503 body a route request gets for `chain`, or the contracts when they are accepted. */
@@ -149,6 +165,29 @@ describe("a configured execution layer", () => {
         ],
       },
     });
+  });
+
+  test("our own contracts whose executor was not built to trust a fork's pool deployer: 503 naming the fork", async () => {
+    // The second layer trusts no fork; its "V3 factory" is the V2 factory, as the chain says.
+    const chain = {
+      ...chainWith(other),
+      uniswapV3: { factory: deployment.uniswapV2.factory, startBlock: 0 },
+    };
+    const [fork] = pancakeSwapV3();
+    expect(fork?.slug).toBe("pancakeswap-v3");
+    expect(await answer(chain)).toEqual({
+      statusCode: 503,
+      error: "Service Unavailable",
+      message: `The execution contracts EXECUTION_${chain.id} names on chain ${chain.id} are not this service's: executor (RouterExecutor) at ${other.executor} does not pay pancakeswap-v3's pools (pool deployer ${fork?.poolDeployer}); routes cannot be executed there. Deploy them with \`npm run deploy\` and set EXECUTION_${chain.id} to the addresses it prints.`,
+      details: {
+        chainId: chain.id,
+        contracts: [],
+        untrustedForks: [{ slug: "pancakeswap-v3", poolDeployer: fork?.poolDeployer }],
+      },
+    });
+    // Without the fork on the chain, the same layer is accepted.
+    const withoutForks = { ...chain, id: chain.id + 1_000, uniswapV3Forks: undefined };
+    expect(await answer(withoutForks)).toEqual(other);
   });
 
   test("several contracts wrong at once are all named; an empty address is asked again and accepted once the code is there", async () => {

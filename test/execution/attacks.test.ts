@@ -6,14 +6,19 @@ import {
   type AbiFunction,
   type Address,
   concatHex,
+  encodeAbiParameters,
+  encodeDeployData,
   encodeFunctionData,
   getAbiItem,
+  getContractAddress,
   type Hex,
+  keccak256,
   maxUint256,
   parseAbiItem,
   parseEther,
   parseUnits,
   toFunctionSelector,
+  zeroAddress,
 } from "viem";
 import { describe, expect, it } from "vitest";
 import { AllowanceThiefAbi } from "../../abis/generated/AllowanceThief.js";
@@ -25,6 +30,7 @@ import { ReentrantTokenAbi } from "../../abis/generated/ReentrantToken.js";
 import { RouterExecutorAbi } from "../../abis/generated/RouterExecutor.js";
 import { ShortcutRouterAbi } from "../../abis/generated/ShortcutRouter.js";
 import { loadArtifact } from "../../contracts/build.js";
+import { DETERMINISTIC_DEPLOYMENT_PROXY } from "../../engine/core/execution-addresses.js";
 import { NATIVE_TOKEN_ADDRESS } from "../../engine/core/native.js";
 import { encodeCommand } from "../../engine/program/command-layout.js";
 import {
@@ -50,7 +56,7 @@ import {
   useExecutionWorld,
 } from "./harness.js";
 import { quoteV2 } from "./quotes.js";
-import type { ExecutionWorld } from "./world.js";
+import { type ExecutionWorld, TRUSTED_FORK_DEPLOYER } from "./world.js";
 
 const ctx = useExecutionWorld();
 
@@ -70,6 +76,30 @@ function v2SwapProgram(world: ExecutionWorld, amountIn: bigint, recipient: Addre
     feePpm: 3000,
   });
   return planner.plan();
+}
+
+/**
+ * The user's route of `amountIn` A → B whose one step is a swap on `pool` (a fake pool) with
+ * `data` for the executor's V3 swap callback.
+ */
+function fakePoolRoute(world: ExecutionWorld, pool: Address, amountIn: bigint, data: Hex) {
+  const { user } = world.accounts;
+  const planner = new ProgramPlanner();
+  planner.add({
+    target: pool,
+    fn: getAbiItem({ abi: FakeUniswapV3PoolAbi, name: "swap" }),
+    args: [user.account.address, true, amountIn, 0n, data],
+  });
+  return encodeRouterSwapTx({
+    router: world.execution.router,
+    from: user.account.address,
+    tokenIn: world.tokens.A.address,
+    amountIn,
+    tokenOut: world.tokens.B.address,
+    minAmountOut: 1n,
+    receiver: user.account.address,
+    program: planner.plan(),
+  });
 }
 
 /** Victim approved the router for A and B without limit, as users of a router do. */
@@ -183,29 +213,13 @@ describe("attacks on the router", () => {
     const amountIn = parseUnits("100", 18);
     await approve(world, user, A.address, world.execution.router, amountIn);
     const fake = world.testContracts.fakePool;
-    const planner = new ProgramPlanner();
     // The route goes through a "pool" that claims to be the real A/B 0.3% pool.
-    planner.add({
-      target: fake,
-      fn: getAbiItem({ abi: FakeUniswapV3PoolAbi, name: "swap" }),
-      args: [
-        user.account.address,
-        true,
-        amountIn,
-        0n,
-        uniswapV3CallbackData(A.address, B.address, 3000),
-      ],
-    });
-    const tx = encodeRouterSwapTx({
-      router: world.execution.router,
-      from: user.account.address,
-      tokenIn: A.address,
+    const tx = fakePoolRoute(
+      world,
+      fake,
       amountIn,
-      tokenOut: B.address,
-      minAmountOut: 1n,
-      receiver: user.account.address,
-      program: planner.plan(),
-    });
+      uniswapV3CallbackData(A.address, B.address, 3000),
+    );
     const reason = errorData(allErrorsAbi, "UnexpectedCallbackCaller", [
       fake,
       world.uniswapV3.pools.AB.address,
@@ -247,6 +261,132 @@ describe("attacks on the router", () => {
       },
       errorData(allErrorsAbi, "UnexpectedCallbackCaller", [attacker.account.address, pool]),
     );
+  });
+
+  it("a fake pool naming a trusted fork deployer, or one CREATE2'd by a deployer the executor does not trust, is refused; so is malformed callback data", async () => {
+    const { world } = ctx;
+    const { user, attacker } = world.accounts;
+    const { A, B } = world.tokens;
+    const amountIn = parseUnits("100", 18);
+    await approve(world, user, A.address, world.execution.router, amountIn);
+    const userA = await balanceOf(world, A.address, user.account.address);
+    const executor = world.execution.executor;
+    const [token0, token1] = A.address.toLowerCase() < B.address.toLowerCase() ? [A, B] : [B, A];
+    const salt = keccak256(
+      encodeAbiParameters(
+        [{ type: "address" }, { type: "address" }, { type: "uint24" }],
+        [token0.address, token1.address, 2500],
+      ),
+    );
+    // The executor was built to trust this deployer (test/execution/world.ts) and says so.
+    expect(
+      await world.client.readContract({
+        address: executor,
+        abi: RouterExecutorAbi,
+        functionName: "v3ForkInitCodeHash",
+        args: [TRUSTED_FORK_DEPLOYER.deployer],
+      }),
+    ).toBe(TRUSTED_FORK_DEPLOYER.initCodeHash);
+    // The attacker CREATE2s a fake pool through the deterministic-deployment proxy with the
+    // pool's salt: a genuine CREATE2 address of (proxy, salt, its own code), so a check that
+    // took the deployer from the data alone would pay it.
+    const fakeCode = loadArtifact("FakeUniswapV3Pool").bytecode as Hex;
+    await sendOk(world, attacker, {
+      to: DETERMINISTIC_DEPLOYMENT_PROXY,
+      data: concatHex([salt, fakeCode]),
+    });
+    const created = getContractAddress({
+      opcode: "CREATE2",
+      from: DETERMINISTIC_DEPLOYMENT_PROXY,
+      salt,
+      bytecode: fakeCode,
+    });
+    expect(await world.client.getCode({ address: created })).not.toBeUndefined();
+    // Where the trusted deployer's A/B 0.25% pool would be.
+    const trustedPool = getContractAddress({
+      opcode: "CREATE2",
+      from: TRUSTED_FORK_DEPLOYER.deployer,
+      salt,
+      bytecodeHash: TRUSTED_FORK_DEPLOYER.initCodeHash,
+    });
+    const cases: [Address, Hex, Hex][] = [
+      // A fake pool naming the trusted deployer: not at that deployer's address for the pool.
+      [
+        world.testContracts.fakePool,
+        uniswapV3CallbackData(A.address, B.address, 2500, TRUSTED_FORK_DEPLOYER.deployer),
+        errorData(allErrorsAbi, "UnexpectedCallbackCaller", [
+          world.testContracts.fakePool,
+          trustedPool,
+        ]),
+      ],
+      // The attacker's CREATE2'd pool naming its own deployer.
+      [
+        created,
+        uniswapV3CallbackData(A.address, B.address, 2500, DETERMINISTIC_DEPLOYMENT_PROXY),
+        errorData(allErrorsAbi, "UntrustedPoolDeployer", [DETERMINISTIC_DEPLOYMENT_PROXY]),
+      ],
+      // Data of neither shape (a fifth word appended).
+      [
+        world.testContracts.fakePool,
+        concatHex([
+          uniswapV3CallbackData(A.address, B.address, 2500, TRUSTED_FORK_DEPLOYER.deployer),
+          salt,
+        ]),
+        errorData(allErrorsAbi, "InvalidCallbackData", [160n]),
+      ],
+    ];
+    for (const [pool, data, reason] of cases) {
+      const tx = fakePoolRoute(world, pool, amountIn, data);
+      await expectRevert(world, user, tx, executionFailed(0, pool, reason));
+    }
+    // PancakeSwap's callback name, called by an account outside any swap, is checked alike.
+    await expectRevert(
+      world,
+      attacker,
+      {
+        to: executor,
+        data: encodeFunctionData({
+          abi: RouterExecutorAbi,
+          functionName: "pancakeV3SwapCallback",
+          args: [
+            1000n,
+            0n,
+            uniswapV3CallbackData(A.address, B.address, 2500, TRUSTED_FORK_DEPLOYER.deployer),
+          ],
+        }),
+      },
+      errorData(allErrorsAbi, "UnexpectedCallbackCaller", [attacker.account.address, trustedPool]),
+    );
+    expect(await balanceOf(world, A.address, user.account.address)).toBe(userA);
+  });
+
+  it("a router whose executor would trust a zero pool deployer, a zero init code hash or one deployer twice is not deployed", async () => {
+    const { world } = ctx;
+    const { attacker } = world.accounts;
+    const { abi, bytecode } = loadArtifact("ShortcutRouter");
+    const zeroHash = `0x${"0".repeat(64)}` as Hex;
+    const { deployer, initCodeHash } = TRUSTED_FORK_DEPLOYER;
+    const cases: [{ deployer: Address; initCodeHash: Hex }[], [Address, Hex]][] = [
+      [[{ deployer: zeroAddress, initCodeHash }], [zeroAddress, initCodeHash]],
+      [[{ deployer, initCodeHash: zeroHash }], [deployer, zeroHash]],
+      [
+        [
+          { deployer, initCodeHash },
+          { deployer, initCodeHash },
+        ],
+        [deployer, initCodeHash],
+      ],
+    ];
+    for (const [forks, args] of cases) {
+      const data = encodeDeployData({
+        abi,
+        bytecode: bytecode as Hex,
+        args: [world.uniswapV3.factory, zeroAddress, forks],
+      });
+      expect(await revertData(world, attacker, { data } as never)).toBe(
+        errorData(allErrorsAbi, "InvalidPoolDeployer", args),
+      );
+    }
   });
 
   it("direct calls to the executor (execute, sweep, its V2 swap, native payment) are refused", async () => {

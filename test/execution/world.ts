@@ -110,6 +110,16 @@ export type ExecutionWorld = {
   };
 };
 
+/**
+ * The one Uniswap V3 fork's pool deployer the world's router executor is built to trust:
+ * PancakeSwap V3's deployer address and pool init code hash on its chains (no code here; the
+ * executor's check is the CREATE2 address they give).
+ */
+export const TRUSTED_FORK_DEPLOYER = {
+  deployer: "0x41ff9AA7e16B8B1a8a8dc4f0eFacd93D02d071c9",
+  initCodeHash: "0x6ce8eb472fa82df5469c6ab6d485f17c3ad13c8cd7af59b3d4a8026c5ce0f7e2",
+} as const satisfies { deployer: Address; initCodeHash: `0x${string}` };
+
 /** Integer square root (floor). */
 export function sqrt(value: bigint): bigint {
   if (value < 2n) return value;
@@ -338,6 +348,7 @@ export async function deployExecutionWorld(rpcUrl: string): Promise<ExecutionWor
     v3Factory,
     weth,
     swapRouter,
+    v3ForkDeployers: [TRUSTED_FORK_DEPLOYER],
   });
   nonce = await client.getTransactionCount({ address: d.account.address });
 

@@ -1,14 +1,22 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { keccak256 } from "viem";
 import { describe, expect, test } from "vitest";
 import { indexedChains, parseL1Fee, parseVaultList } from "../../chains.js";
+import { readNpmArtifact } from "../../devnet/artifacts.js";
 import { type Deployment, writeDeployment } from "../../devnet/deployment.js";
 import {
   CANONICAL_UNISWAP_V3_FACTORY,
   deterministicExecutionAddresses,
 } from "../../engine/core/execution-addresses.js";
-import { type ChainSetup, forkSwapRouters, protocols, stateReadBlock } from "../../engine/index.js";
+import {
+  type ChainSetup,
+  forkPoolDeployers,
+  forkSwapRouters,
+  protocols,
+  stateReadBlock,
+} from "../../engine/index.js";
 
 describe("indexedChains", () => {
   test("Balancer V2 (from @balancer-labs/v2-deployments) is indexed by a state start and by a replay of its vault alike", () => {
@@ -449,7 +457,7 @@ describe("indexedChains", () => {
     expect(bsc("")?.uniswapV2Forks).toBeUndefined();
   });
 
-  test("UNISWAP_V3_FORKS_<id>: forks of Uniswap V3 by slug, factory and SwapRouter, routed through that router; an unknown slug or a malformed entry is refused", () => {
+  test("UNISWAP_V3_FORKS_<id>: forks of Uniswap V3 by slug, factory, SwapRouter (and PancakeSwap's pool deployer); the router's executor is built to trust their pool deployers; an unknown slug or a malformed entry is refused", () => {
     const pin = { START_BLOCK_PIN_FILE: join(tmpdir(), "no-such-dir", "start-blocks.json") };
     const bsc = (forks: string, start?: string) =>
       indexedChains({
@@ -460,37 +468,83 @@ describe("indexedChains", () => {
       })[0];
     const factory = "0x0bfbcf9fa4f9c56b0f40a671ad40e0805a091865";
     const router = "0x1b81d678ffb9c0263b24a97847620c99d213eb14";
-    const chain = bsc(`pancakeswap-v3:${factory}:${router}:26956207`, "40000000");
+    const deployer = "0x41ff9aa7e16b8b1a8a8dc4f0efacd93d02d071c9";
+    const sushiFactory = "0x126555dd55a39328f69400d6ae4f782bd4c34abb";
+    const sushiRouter = "0x909662a99605382db1e8d69cc1f182bb577d9038";
+    const chain = bsc(
+      `pancakeswap-v3:${factory}:${router}:${deployer}:26956207,sushiswap-v3:${sushiFactory}:${sushiRouter}`,
+      "40000000",
+    );
+    const pancakeHash = "0x6ce8eb472fa82df5469c6ab6d485f17c3ad13c8cd7af59b3d4a8026c5ce0f7e2";
+    const uniswapHash = "0xe34f199b19b2b4f47f68442619d555527d244f78a3297ea89325f843f87b8b54";
     expect(chain?.uniswapV3Forks).toEqual([
       {
         slug: "pancakeswap-v3",
         factory: "0x0BFbCF9fa4f9C56B0F40a671Ad40E0805A091865",
+        poolDeployer: "0x41ff9AA7e16B8B1a8a8dc4f0eFacd93D02d071c9",
+        poolInitCodeHash: pancakeHash,
         swapRouter: "0x1b81D678ffb9C0263b24A97847620C99d213eB14",
         startBlock: 26_956_207,
       },
+      {
+        // A fork without a separate deployer: its factory CREATE2s its pools.
+        slug: "sushiswap-v3",
+        factory: "0x126555dd55a39328F69400d6aE4F782Bd4C34ABb",
+        poolDeployer: "0x126555dd55a39328F69400d6aE4F782Bd4C34ABb",
+        poolInitCodeHash: uniswapHash,
+        swapRouter: "0x909662a99605382dB1E8d69cc1f182bb577d9038",
+        startBlock: 0,
+      },
     ]);
+    // The published hashes are those of the pools' creation code in the npm artifacts.
+    expect(keccak256(readNpmArtifact("PancakeV3Pool").bytecode)).toBe(pancakeHash);
+    expect(keccak256(readNpmArtifact("UniswapV3Pool").bytecode)).toBe(uniswapHash);
+    // The router's executor is built to trust both deployers: its address says so.
+    expect(chain?.deterministicExecution).toEqual(
+      deterministicExecutionAddresses({
+        v3Factory: chain?.uniswapV3?.factory,
+        v4PoolManager: chain?.uniswapV4?.poolManager,
+        v3ForkDeployers: [
+          { deployer: "0x41ff9AA7e16B8B1a8a8dc4f0eFacd93D02d071c9", initCodeHash: pancakeHash },
+          { deployer: "0x126555dd55a39328F69400d6aE4F782Bd4C34ABb", initCodeHash: uniswapHash },
+        ],
+      }),
+    );
+    expect(chain?.deterministicExecution?.executor).not.toBe(
+      bsc("")?.deterministicExecution?.executor,
+    );
     // The fork's deployment counts among the chain's: a start after it reads its pools' state.
-    expect(chain && stateReadBlock(chain)).toBe(39_999_999);
+    const pancakeOnly = bsc(`pancakeswap-v3:${factory}:${router}:${deployer}:26956207`, "40000000");
+    expect(pancakeOnly && stateReadBlock(pancakeOnly)).toBe(39_999_999);
     // Supported there (and only there), listed as a fork of Uniswap V3, its router the hop's.
     const [uniswapV3, pancakeV3, sushiV3] = ["uniswap-v3", "pancakeswap-v3", "sushiswap-v3"].map(
       (slug) => protocols.find((p) => p.slug === slug),
     );
     expect(chain && pancakeV3?.supports(chain)).toBe(true);
-    expect(chain && sushiV3?.supports(chain)).toBe(false);
+    expect(chain && sushiV3?.supports(chain)).toBe(true);
     expect(uniswapV3?.forks).toEqual([
       { slug: "pancakeswap-v3", url: "https://pancakeswap.finance" },
       { slug: "sushiswap-v3", url: "https://www.sushi.com" },
     ]);
     expect(chain && forkSwapRouters(chain)).toEqual({
       "pancakeswap-v3": "0x1b81D678ffb9C0263b24A97847620C99d213eB14",
+      "sushiswap-v3": "0x909662a99605382dB1E8d69cc1f182bb577d9038",
+    });
+    expect(chain && forkPoolDeployers(chain)).toEqual({
+      "pancakeswap-v3": "0x41ff9AA7e16B8B1a8a8dc4f0eFacd93D02d071c9",
+      "sushiswap-v3": "0x126555dd55a39328F69400d6aE4F782Bd4C34ABb",
     });
     expect(() => bsc(`quickswap-v3:${factory}:${router}`)).toThrow(
       'UNISWAP_V3_FORKS_56: "quickswap-v3" is not a known Uniswap V3 fork (known: pancakeswap-v3, sushiswap-v3)',
     );
-    expect(() => bsc(`pancakeswap-v3:${factory}`)).toThrow(
-      `UNISWAP_V3_FORKS_56: expected <slug>:<factory address>:<SwapRouter address>[:<deployment block>], got "pancakeswap-v3:${factory}"`,
+    // PancakeSwap V3 needs its pool deployer; SushiSwap V3 takes none.
+    expect(() => bsc(`pancakeswap-v3:${factory}:${router}`)).toThrow(
+      `UNISWAP_V3_FORKS_56: expected <slug>:<factory address>:<SwapRouter address>:<pool deployer address>[:<deployment block>], got "pancakeswap-v3:${factory}:${router}"`,
     );
-    expect(() => bsc(`pancakeswap-v3:${factory}:${router}:soon`)).toThrow(
+    expect(() => bsc(`sushiswap-v3:${sushiFactory}`)).toThrow(
+      `UNISWAP_V3_FORKS_56: expected <slug>:<factory address>:<SwapRouter address>[:<deployment block>], got "sushiswap-v3:${sushiFactory}"`,
+    );
+    expect(() => bsc(`pancakeswap-v3:${factory}:${router}:${deployer}:soon`)).toThrow(
       'UNISWAP_V3_FORKS_56: the deployment block of pancakeswap-v3 must be a block number, got "soon"',
     );
     expect(bsc("")?.uniswapV3Forks).toBeUndefined();

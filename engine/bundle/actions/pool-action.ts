@@ -6,7 +6,7 @@
  */
 import type { Address } from "viem";
 import { z } from "zod";
-import { forkSwapRouters } from "../../core/chain-setup.js";
+import { forkPoolDeployers, forkSwapRouters } from "../../core/chain-setup.js";
 import { InvalidArgumentError, UnknownPoolError } from "../../core/errors.js";
 import { displayAddress } from "../../core/native.js";
 import type { Edge, EdgeAction, Pool } from "../../core/types.js";
@@ -69,6 +69,7 @@ export function hopContext(ctx: CompileContext, slippageBps?: number) {
     execution: ctx.contracts,
     swapRouter: ctx.chain.uniswapV3?.swapRouter,
     forkSwapRouters: forkSwapRouters(ctx.chain),
+    forkPoolDeployers: forkPoolDeployers(ctx.chain),
     account: ctx.account,
     bounds:
       ctx.bounds && slippageBps !== undefined

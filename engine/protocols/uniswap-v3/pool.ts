@@ -9,7 +9,7 @@ import { uniswapV3ExactIn } from "../../math/uniswap-v3.js";
 import { minimumOf, UnsupportedRouteError } from "../../program/hop-context.js";
 import { concentratedModel, concentratedShadow } from "../concentrated-liquidity/model.js";
 import { type PoolKind, swapsBothWays } from "../pool-kind.js";
-import { V3_FORK_ROUTER_SWAP_GAS, V3_SWAP_GAS, V3_TICK_CROSS_GAS } from "./gas.js";
+import { V3_FORK_SWAP_GAS, V3_SWAP_GAS, V3_TICK_CROSS_GAS } from "./gas.js";
 import { addUniswapV3PoolSwap, addUniswapV3RouterSwap } from "./steps.js";
 
 const UNISWAP_V3 = "uniswap-v3";
@@ -29,16 +29,17 @@ export const uniswapV3Pool: PoolKind<V3Pool> = {
   },
   ...concentratedShadow(model),
   gas: (edge, ticksCrossed) =>
-    (edge.pool.protocol === UNISWAP_V3 ? V3_SWAP_GAS : V3_FORK_ROUTER_SWAP_GAS) +
+    (edge.pool.protocol === UNISWAP_V3 ? V3_SWAP_GAS : V3_FORK_SWAP_GAS) +
     ticksCrossed * V3_TICK_CROSS_GAS,
   addHop: (planner, context, hop, amountIn, recipient, options) => {
     const { edge } = hop;
     const pool = edge.pool;
-    // A fork's pool is swapped through the fork's own SwapRouter, whichever the strategy: the
-    // executor's swap callback pays Uniswap's pools only (forks.ts).
-    const swapRouter =
-      pool.protocol === UNISWAP_V3 ? context.swapRouter : context.forkSwapRouters?.[pool.protocol];
-    if (context.strategy === "router" && pool.protocol === UNISWAP_V3) {
+    const own = pool.protocol === UNISWAP_V3;
+    // Under the router a fork's pool is swapped directly too, when the executor was built to
+    // trust its pool deployer; otherwise (and outside the router) through the fork's SwapRouter.
+    const poolDeployer = own ? undefined : context.forkPoolDeployers?.[pool.protocol];
+    const swapRouter = own ? context.swapRouter : context.forkSwapRouters?.[pool.protocol];
+    if (context.strategy === "router" && (own || poolDeployer)) {
       const swap = {
         executor: context.execution.executor,
         pool: pool.address,
@@ -47,6 +48,7 @@ export const uniswapV3Pool: PoolKind<V3Pool> = {
         fee: pool.feePpm,
         amountIn,
         recipient,
+        fork: poolDeployer && { slug: pool.protocol, poolDeployer },
       };
       if (options.outputUnused) {
         // A partial fill would leave tokenIn in the executor, which the router refuses.
@@ -57,7 +59,7 @@ export const uniswapV3Pool: PoolKind<V3Pool> = {
     }
     if (!swapRouter) {
       throw new UnsupportedRouteError(
-        `no ${pool.protocol === UNISWAP_V3 ? "Uniswap V3" : pool.protocol} SwapRouter is configured on this chain`,
+        `no ${own ? "Uniswap V3" : pool.protocol} SwapRouter is configured on this chain`,
       );
     }
     return addUniswapV3RouterSwap(planner, {

@@ -18,12 +18,27 @@ const exactInputSingleFn = getAbiItem({ abi: SwapRouterAbi, name: "exactInputSin
 
 const v3AmountOutFn = getAbiItem({ abi: ProgramValuesAbi, name: "uniswapV3ExactInputAmountOut" });
 
-/** The data the router executor's V3 swap callback expects: the pool's sorted tokens and fee. */
-export function uniswapV3CallbackData(tokenA: Address, tokenB: Address, fee: number): Hex {
+/**
+ * The data the router executor's V3 swap callback expects: the pool's sorted tokens and fee,
+ * then for a fork's pool the fork's pool deployer (the executor pays only the CREATE2 address
+ * they give, from Uniswap's factory or that deployer).
+ */
+export function uniswapV3CallbackData(
+  tokenA: Address,
+  tokenB: Address,
+  fee: number,
+  forkDeployer?: Address,
+): Hex {
   const [token0, token1] = sorted(tokenA, tokenB);
+  if (forkDeployer === undefined) {
+    return encodeAbiParameters(
+      [{ type: "address" }, { type: "address" }, { type: "uint24" }],
+      [token0, token1, fee],
+    );
+  }
   return encodeAbiParameters(
-    [{ type: "address" }, { type: "address" }, { type: "uint24" }],
-    [token0, token1, fee],
+    [{ type: "address" }, { type: "address" }, { type: "uint24" }, { type: "address" }],
+    [token0, token1, fee, forkDeployer],
   );
 }
 
@@ -39,11 +54,13 @@ export type UniswapV3PoolSwapParameters = {
   recipient: Address;
   /** Whether to read the amount out (default true); false saves a call when nothing uses it. */
   amountOut?: boolean;
+  /** A fork's pool: the fork's slug and pool deployer (default: Uniswap V3's own pool). */
+  fork?: { slug: string; poolDeployer: Address };
 };
 
 /**
- * Exact-input swap calling a Uniswap V3 pool directly; the router executor pays the pool from
- * its swap callback. Only for programs run by the router executor. The output is read with
+ * Exact-input swap calling a Uniswap V3 pool (or a fork's) directly; the router executor pays the
+ * pool from its swap callback. Only for programs run by the router executor. The output is read with
  * `uniswapV3ExactInputAmountOut`, which reverts unless the pool took all of `amountIn` (a pool
  * that ran out of liquidity would leave the rest in the executor).
  * @returns the amount out (read from the pool's return value), unless `amountOut: false`.
@@ -62,6 +79,7 @@ export function addUniswapV3PoolSwap(
 ): ProgramValue | undefined {
   const [token0] = sorted(params.tokenIn, params.tokenOut);
   const zeroForOne = token0.toLowerCase() === params.tokenIn.toLowerCase();
+  const name = (params.fork?.slug ?? "uniswap-v3").replaceAll("-", " ");
   const deltas = planner.add({
     target: params.pool,
     fn: poolSwapFn,
@@ -70,16 +88,16 @@ export function addUniswapV3PoolSwap(
       zeroForOne,
       params.amountIn,
       zeroForOne ? UNISWAP_V3_MIN_SQRT_RATIO_PLUS_ONE : UNISWAP_V3_MAX_SQRT_RATIO_MINUS_ONE,
-      uniswapV3CallbackData(params.tokenIn, params.tokenOut, params.fee),
+      uniswapV3CallbackData(params.tokenIn, params.tokenOut, params.fee, params.fork?.poolDeployer),
     ],
-    label: "swap on uniswap v3",
+    label: `swap on ${name}`,
   });
   if (params.amountOut === false) return undefined;
   return planner.add({
     target: params.executor,
     fn: v3AmountOutFn,
     args: [deltas, params.amountIn],
-    label: "read uniswap v3 output",
+    label: `read ${name} output`,
   });
 }
 

@@ -4,8 +4,13 @@
  * addresses `npm run deploy` uses once code is found at every one of them.
  */
 import type { Address, Hex, PublicClient } from "viem";
+import { RouterExecutorAbi } from "../../../abis/generated/RouterExecutor.js";
 import { buildContracts, type ContractArtifact, loadArtifact } from "../../../contracts/build.js";
-import type { ChainSetup, ExecutionContracts } from "../../../engine/index.js";
+import type {
+  ChainSetup,
+  ExecutionContracts,
+  UniswapV3ForkDeployment,
+} from "../../../engine/index.js";
 import {
   ChainUnavailableError,
   EXECUTION_ADDRESS_NAMES,
@@ -79,6 +84,34 @@ export function isRuntimeCodeOf(params: {
   );
 }
 
+/**
+ * The chain's Uniswap V3 forks whose pool deployer (with the fork's pool init code hash) the
+ * router executor at `executor` was not built to trust.
+ */
+async function untrustedForks(
+  chain: ChainSetup,
+  client: PublicClient,
+  executor: Address,
+): Promise<UniswapV3ForkDeployment[]> {
+  const forks = chain.uniswapV3Forks ?? [];
+  const hashes = await Promise.all(
+    forks.map((f) =>
+      client.readContract({
+        address: executor,
+        abi: RouterExecutorAbi,
+        functionName: "v3ForkInitCodeHash",
+        args: [f.poolDeployer],
+      }),
+    ),
+  ).catch((cause: unknown) => {
+    throw new ChainUnavailableError(
+      `The RPC node of chain ${chain.id} is unreachable; try again shortly.`,
+      { chainId: chain.id, cause },
+    );
+  });
+  return forks.filter((f, i) => hashes[i]?.toLowerCase() !== f.poolInitCodeHash.toLowerCase());
+}
+
 /** Chains whose configured execution layer was verified, by its addresses. */
 const verifiedLayers = new Map<number, { addresses: string; check: Promise<void> }>();
 
@@ -122,13 +155,21 @@ async function verifyExecutionLayer(
       else if (!isRuntimeCodeOf({ artifact: artifactOf(contract), code, linked: linked[name] }))
         wrong.push({ name, contract, code: "other" });
     }
-    if (wrong.length === 0) return;
-    const listed = wrong
-      .map(
+    // The executor's trust in the forks' pool deployers is storage its constructor wrote, not
+    // code: read it. One it does not trust would revert every route through that fork's pools.
+    const untrusted =
+      wrong.length > 0 ? [] : await untrustedForks(chain, client, addresses.executor);
+    if (wrong.length === 0 && untrusted.length === 0) return;
+    const listed = [
+      ...wrong.map(
         (w) =>
           `${w.name} (${w.contract}) at ${addresses[w.name]} holds ${w.code === "none" ? "no code" : "other code"}`,
-      )
-      .join(", ");
+      ),
+      ...untrusted.map(
+        (f) =>
+          `executor (RouterExecutor) at ${addresses.executor} does not pay ${f.slug}'s pools (pool deployer ${f.poolDeployer})`,
+      ),
+    ].join(", ");
     throw new ExecutionNotDeployedError(
       `The execution contracts ${source} names on chain ${chain.id} are not this service's: ${listed}; routes cannot be executed there. Deploy them with \`npm run deploy\` and set EXECUTION_${chain.id} to the addresses it prints.`,
       {
@@ -142,6 +183,9 @@ async function verifyExecutionLayer(
             address: addresses[w.name],
             code: w.code,
           })),
+          ...(untrusted.length > 0 && {
+            untrustedForks: untrusted.map((f) => ({ slug: f.slug, poolDeployer: f.poolDeployer })),
+          }),
         },
       },
     );
