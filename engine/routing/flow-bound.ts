@@ -57,6 +57,12 @@ export type FlowBoundParameters = {
    * and flows are of use (the flow solver's case).
    */
   certify?: boolean;
+  /**
+   * The descent ends as soon as the dual falls to this (raw units of tokenOut): no flow then
+   * yields more, to within the edges' precision (the flow solver's case, given the output a
+   * route already makes). Default: none.
+   */
+  stopAt?: number;
 };
 
 export type FlowBound = {
@@ -78,6 +84,13 @@ export type FlowBound = {
    * conversions, whose two tokens are priced as one.
    */
   flows: readonly { edge: Edge; x: number; y: number }[];
+  /**
+   * The dual's value where the descent ended, from the edges' approximate answers (at most their
+   * precision below a bound).
+   */
+  value: number;
+  /** Whether the descent ended because the dual fell to `stopAt`. */
+  stopped: boolean;
   /** Sweeps of the descent run. */
   sweeps: number;
   /** Float quotes evaluated (the bound's cost). */
@@ -425,7 +438,8 @@ export function flowBound(params: FlowBoundParameters): FlowBound {
   let value = dual();
   let sweeps = 0;
   const maxSweeps = params.maxSweeps ?? 60;
-  while (sweeps < maxSweeps) {
+  const stopAt = params.stopAt ?? Number.NEGATIVE_INFINITY;
+  while (sweeps < maxSweeps && !(value <= stopAt)) {
     sweeps++;
     for (let c = 0; c < n; c++) {
       if (c === outC || !((price[c] as number) > 0)) continue;
@@ -456,8 +470,9 @@ export function flowBound(params: FlowBoundParameters): FlowBound {
       });
       return { value: dual(), excess };
     },
-    maxIterations: params.maxIterations ?? 100,
+    maxIterations: value <= stopAt ? 0 : (params.maxIterations ?? 100),
     tolerance: params.tolerance ?? CONVERGED,
+    stopAt,
   });
   const bound = params.certify === false ? Number.NaN : certified();
   const flows: { edge: Edge; x: number; y: number }[] = [];
@@ -472,7 +487,17 @@ export function flowBound(params: FlowBoundParameters): FlowBound {
     const { ratio: r } = components.find(t);
     prices.set(t, (price[componentOf(t)] as number) * r);
   }
-  return { bound, prices, unbounded, conversions, flows, sweeps, evaluations };
+  return {
+    bound,
+    prices,
+    unbounded,
+    conversions,
+    flows,
+    value,
+    stopped: value <= stopAt,
+    sweeps,
+    evaluations,
+  };
 }
 
 /**
@@ -552,6 +577,8 @@ function quasiNewton(params: {
   maxIterations: number;
   /** A step that lowers the dual by less than this fraction ends the descent. */
   tolerance: number;
+  /** A dual at or below this ends the descent. */
+  stopAt: number;
 }): number {
   const { free, price, floor } = params;
   if (free.length === 0 || params.maxIterations <= 0) return params.value;
@@ -636,7 +663,7 @@ function quasiNewton(params: {
         gradient = nextGradient;
         current = next;
         accepted = true;
-        if (decrease <= params.tolerance * Math.abs(value)) return value;
+        if (decrease <= params.tolerance * Math.abs(value) || value <= params.stopAt) return value;
         break;
       }
     }

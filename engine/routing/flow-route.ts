@@ -47,6 +47,12 @@ export type FlowRouteParameters = {
   maxSplits?: number;
   /** Most sweeps of the dual descent (default {@link FLOW_SWEEPS}). */
   maxSweeps?: number;
+  /**
+   * What a route found otherwise makes, gross of gas (raw units of tokenOut): once the dual
+   * shows no flow over the edges makes more than {@link FLOW_STOP_MARGIN} above it, the solver
+   * stops and answers none.
+   */
+  beat?: number;
 };
 
 export type FlowRoute = {
@@ -77,6 +83,11 @@ export const FLOW_ITERATIONS = 100;
 export const FLOW_TOLERANCE = 1e-11;
 /** Relative accuracy of each pool's answer to the dual's prices. */
 export const FLOW_PRECISION = 1e-9;
+/**
+ * A dual within this fraction above the output to beat ends the solve with no flow: the best flow
+ * makes at most a hundredth of a basis point more, gross of the gas its extra pools cost.
+ */
+export const FLOW_STOP_MARGIN = 1e-6;
 /** Times a share a pool cannot take is cut before the plan is given up. */
 const CAPACITY_RETRIES = 4;
 /** A pool carrying less than this share of the input's value is left out. */
@@ -322,7 +333,8 @@ function largest(holds: (n: number) => boolean, below: number): number {
 
 /**
  * The best flow the solver finds over `params.edges`, net of gas; undefined when the dual's
- * flow reaches no output or a pool cannot take its part.
+ * flow reaches no output or a pool cannot take its part, or the dual shows no flow beats
+ * `params.beat`.
  */
 export function solveFlowRoute(params: FlowRouteParameters): FlowRoute | undefined {
   const { tokenIn, tokenOut } = params;
@@ -338,7 +350,9 @@ export function solveFlowRoute(params: FlowRouteParameters): FlowRoute | undefin
     certify: false,
     precision: FLOW_PRECISION,
     tolerance: FLOW_TOLERANCE,
+    stopAt: params.beat === undefined ? undefined : params.beat * (1 + FLOW_STOP_MARGIN),
   });
+  if (bound.stopped) return undefined;
   const total = (bound.prices.get(tokenIn) ?? 0) * Number(params.amountIn);
   if (!(total > 0)) return undefined;
   // Each pool one way: the way that carries more value.

@@ -821,6 +821,8 @@ export function findRoute(params: FindRouteParameters): FindRouteResult {
           amountIn,
           costOf: gas.costOf,
           maxSplits: params.maxSplits ?? FLOW_MAX_SPLITS,
+          // The route's gross output: a flow that cannot make more is not worth finishing.
+          beat: route ? Number(route.amountOut) : undefined,
         })
       : undefined;
   // A flow that divides only its input is whole paths: answered as legs, as a split is.
@@ -857,8 +859,10 @@ export function findRoute(params: FindRouteParameters): FindRouteResult {
 /**
  * Whether splitting and merging at intermediate tokens may beat a route: the best-ranked path
  * moves prices by more than {@link FLOW_SEARCH_IMPACT} (a flow gains on it at most what it loses
- * to price impact), or cannot fill the amount at all. It depends on neither the route found nor maxSplits, so a larger maxSplits,
- * which never lowers the route, never lowers the answer either.
+ * to price impact), or cannot fill the amount at all. It depends on neither the route found nor
+ * maxSplits, so a larger maxSplits, which never lowers the route, never lowers the answer either;
+ * the solve itself stops early only where its dual shows that no flow beats the route by more
+ * than FLOW_STOP_MARGIN (flow-route.ts), a hundredth of a basis point.
  */
 function flowMayPay(models: PoolModels, path: CandidatePath, amountFloat: number): boolean {
   const leg = approxLeg(models, path);

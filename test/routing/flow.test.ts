@@ -21,6 +21,8 @@ import {
   routeSteps,
   splitByShares,
 } from "../../engine/index.js";
+import { flowBound } from "../../engine/routing/flow-bound.js";
+import { FLOW_STOP_MARGIN, solveFlowRoute } from "../../engine/routing/flow-route.js";
 import { FLOW_MERGE_GAS, FLOW_SPLIT_GAS, FLOW_SPLIT_HOP_GAS } from "../../engine/routing/gas.js";
 import {
   ALL_PPB,
@@ -520,6 +522,32 @@ describe("the search's flows", () => {
     const again = quoteFlow({ tokenIn: A, tokenOut: D, amountIn: params.amountIn, hops });
     expect(again.ok && again.amountOut).toBe(quote.amountOut);
     expect(certifyRoute(params, quote).gapBps).toBeLessThan(1);
+  });
+
+  it("stops solving once the dual shows no flow beats the route by a hundredth of a basis point", () => {
+    // Two parallel pairs: the route's two whole paths already divide A as well as any flow.
+    const deep = v2(A, B, 1_000_000n * E18, 1_000_000n * E18);
+    const shallow = v2(A, B, 600_000n * E18, 600_000n * E18);
+    const graph = graphOf(deep, shallow);
+    const amountIn = 50_000n * E18;
+    const params = { graph, tokenIn: A, tokenOut: B, amountIn, gasPriceWei: 0n, weth: NO_WETH };
+    const quote = route(findRoute(params));
+    expect(quote.flow).toBeUndefined();
+    expect(quote.legs.map((l) => l.hops[0]?.edge.pool)).toEqual([deep, shallow]);
+    const beat = Number(quote.amountOut);
+    const edges = [edge(graph, deep, A), edge(graph, shallow, A)];
+    const solve = { models: graph.models, edges, tokenIn: A, tokenOut: B, amountIn };
+    const dual = { ...solve, amountIn: Number(amountIn), certify: false, maxSweeps: 0 };
+    const full = flowBound(dual);
+    const stopped = flowBound({ ...dual, stopAt: beat * (1 + FLOW_STOP_MARGIN) });
+    expect([full.stopped, stopped.stopped]).toEqual([false, true]);
+    expect(stopped.evaluations).toBeLessThan(full.evaluations);
+    // The stop lost nothing beyond its margin: solved on, the flow makes no more than that.
+    const costOf = () => 0n;
+    expect(solveFlowRoute({ ...solve, costOf, beat })).toBeUndefined();
+    const solved = solveFlowRoute({ ...solve, costOf });
+    expect(Number(solved?.amountOut)).toBeLessThanOrEqual(beat * (1 + FLOW_STOP_MARGIN));
+    expect(full.value).toBeLessThanOrEqual(beat * (1 + FLOW_STOP_MARGIN));
   });
 
   it("drops a pool that does not earn its gas", () => {
