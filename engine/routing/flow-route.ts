@@ -369,8 +369,15 @@ export function solveFlowRoute(params: FlowRouteParameters): FlowRoute | undefin
   const gasOf = (item: Carried) => params.costOf(params.models.gas(item.edge, 0), HOP_DATA_BYTES);
   let answer: FlowRoute | undefined;
   const most = params.maxSplits ?? FLOW_MAX_SPLITS;
+  // Caps that leave the same plan quote it once.
+  const quoted = new Map<string, FlowRoute | undefined>();
+  const exact = (plan: FlowPlanHop[]) => {
+    const key = plan.map((h) => `${h.edge.pool.address}>${h.edge.tokenOut}:${h.sharePpb}`).join();
+    if (!quoted.has(key)) quoted.set(key, exactRoute(params, plan));
+    return quoted.get(key);
+  };
   for (let cap = 2; cap <= Math.max(2, Math.min(most, widest)); cap++) {
-    const route = bestWithin(params, capped(all, cap), maxHops, gasOf);
+    const route = bestWithin(params, capped(all, cap), maxHops, gasOf, exact);
     if (route && (!answer || route.net > answer.net)) answer = route;
   }
   return answer;
@@ -447,21 +454,22 @@ function capped(carried: readonly Carried[], cap: number): Carried[] {
  * The exact route of what `carried` carries, and of the same less the pools that do not earn
  * their gas, whichever nets more. What a pool earns is its surplus at the dual's prices (what it
  * makes less what it takes, valued in tokenOut): to first order, what the best flow loses
- * without it.
+ * without it. `exact` quotes a plan exactly (exactRoute, remembered across the caps).
  */
 function bestWithin(
   params: FlowRouteParameters,
   carried: Carried[],
   maxHops: number,
   gasOf: (item: Carried) => bigint,
+  exact: (plan: FlowPlanHop[]) => FlowRoute | undefined,
 ): FlowRoute | undefined {
   const { tokenIn, tokenOut } = params;
   const all = planOf(carried, tokenIn, tokenOut, maxHops);
-  const whole = all && exactRoute(params, all);
+  const whole = all && exact(all);
   const earning = carried.filter((item) => item.conversion || item.surplus >= Number(gasOf(item)));
   if (earning.length === carried.length) return whole;
   const fewer = planOf(earning, tokenIn, tokenOut, maxHops);
-  const pruned = fewer && exactRoute(params, fewer);
+  const pruned = fewer && exact(fewer);
   if (!pruned) return whole;
   return !whole || pruned.net > whole.net ? pruned : whole;
 }
