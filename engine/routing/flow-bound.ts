@@ -113,14 +113,6 @@ const FIXED_RATE = 1e-6;
 /** A price never falls below this fraction of its start (0 would leave edges unbounded). */
 const PRICE_FLOOR = 1e-12;
 
-type EdgeAnswer = {
-  /** The optimum's input (approximately) and its output. */
-  x: number;
-  y: number;
-};
-
-const ZERO_ANSWER: EdgeAnswer = { x: 0, y: 0 };
-
 /** One edge's arbitrage at a price ratio p (tokenIn per tokenOut), from its float model. */
 class EdgeArbitrage {
   readonly #quote: ApproxEdgeQuoter;
@@ -134,6 +126,8 @@ class EdgeArbitrage {
   /** The output is `rate` per unit at any size: a conversion at a fixed rate. */
   readonly fixedRate: boolean;
   #last = 0;
+  /** The output of the input the last {@link solve} answered (0 with it). */
+  y = 0;
   evaluations = 0;
 
   constructor(
@@ -194,12 +188,13 @@ class EdgeArbitrage {
   }
 
   /**
-   * Approximately the input that maximises f(x) − p·x (where the slope falls to p), and its
-   * output: from the last answer (prices move little between calls), bracketed by 4× steps and
-   * narrowed on the logarithm by regula falsi.
+   * Approximately the input that maximises f(x) − p·x (where the slope falls to p), its output
+   * left in {@link y}: from the last answer (prices move little between calls), bracketed by 4×
+   * steps and narrowed on the logarithm by regula falsi.
    */
-  solve(p: number, precision = SOLVE): EdgeAnswer {
-    if (!(this.rate > p)) return ZERO_ANSWER;
+  solve(p: number, precision = SOLVE): number {
+    this.y = 0;
+    if (!(this.rate > p)) return 0;
     let x = this.#last > 0 ? this.#last : this.#depth * 1e-3;
     let s = this.#slope(x);
     let lo = 0;
@@ -248,12 +243,13 @@ class EdgeArbitrage {
     return this.#answer(Math.sqrt(lo * hi));
   }
 
-  #answer(x: number): EdgeAnswer {
-    if (x === 0) return ZERO_ANSWER;
+  #answer(x: number): number {
+    if (x === 0) return 0;
     const y = this.out(x);
-    if (Number.isNaN(y)) return ZERO_ANSWER;
+    if (Number.isNaN(y)) return 0;
     this.#last = x;
-    return { x, y };
+    this.y = y;
+    return x;
   }
 
   /**
@@ -390,17 +386,18 @@ export function flowBound(params: FlowBoundParameters): FlowBound {
   }
   const floor = price.map((p) => p * PRICE_FLOOR);
 
-  /** A token's price: its component's, times its ratio to the component. */
-  const answers: EdgeAnswer[] = edges.map(() => ZERO_ANSWER);
+  /** What each edge takes (`xs`) and makes (`ys`) at the current prices, as last answered. */
+  const xs = new Float64Array(edges.length);
+  const ys = new Float64Array(edges.length);
   const ratio = (k: number): number => {
     const e = edges[k] as (typeof edges)[number];
     return ((price[e.from] as number) * e.rFrom) / ((price[e.to] as number) * e.rTo);
   };
-  const answer = (k: number): EdgeAnswer => {
+  const answer = (k: number): void => {
     const e = edges[k] as (typeof edges)[number];
-    const solved = (price[e.to] as number) > 0 ? e.arb.solve(ratio(k), precision) : ZERO_ANSWER;
-    answers[k] = solved;
-    return solved;
+    const solved = (price[e.to] as number) > 0;
+    xs[k] = solved ? e.arb.solve(ratio(k), precision) : 0;
+    ys[k] = solved ? e.arb.y : 0;
   };
   for (let k = 0; k < edges.length; k++) answer(k);
 
@@ -408,15 +405,22 @@ export function flowBound(params: FlowBoundParameters): FlowBound {
   const excessAt = (c: number, p: number): number => {
     price[c] = p;
     let excess = c === inC ? amountIn * rIn : 0;
-    for (const k of incoming[c] as number[]) excess += answer(k).y * (edges[k]?.rTo as number);
-    for (const k of outgoing[c] as number[]) excess -= answer(k).x * (edges[k]?.rFrom as number);
+    for (const k of incoming[c] as number[]) {
+      answer(k);
+      excess += (ys[k] as number) * (edges[k]?.rTo as number);
+    }
+    for (const k of outgoing[c] as number[]) {
+      answer(k);
+      excess -= (xs[k] as number) * (edges[k]?.rFrom as number);
+    }
     return excess;
   };
   /** The dual's value at the current prices, from the edges' approximate answers. */
   const dual = (): number => {
     let total = (price[inC] as number) * rIn * amountIn;
     edges.forEach((e, k) => {
-      const { x, y } = answers[k] as EdgeAnswer;
+      const x = xs[k] as number;
+      const y = ys[k] as number;
       if (x > 0) {
         total += (price[e.to] as number) * e.rTo * y - (price[e.from] as number) * e.rFrom * x;
       }
@@ -429,7 +433,7 @@ export function flowBound(params: FlowBoundParameters): FlowBound {
     edges.forEach((e, k) => {
       const pOut = (price[e.to] as number) * e.rTo;
       if (!(pOut > 0)) return;
-      const upper = e.arb.upper(ratio(k), (answers[k] as EdgeAnswer).x);
+      const upper = e.arb.upper(ratio(k), xs[k] as number);
       if (upper > 0) total += pOut * upper;
     });
     return total;
@@ -464,9 +468,8 @@ export function flowBound(params: FlowBoundParameters): FlowBound {
       const excess = new Array<number>(n).fill(0);
       excess[inC] = amountIn * rIn;
       edges.forEach((e, k) => {
-        const { x, y } = answers[k] as EdgeAnswer;
-        excess[e.to] = (excess[e.to] as number) + y * e.rTo;
-        excess[e.from] = (excess[e.from] as number) - x * e.rFrom;
+        excess[e.to] = (excess[e.to] as number) + (ys[k] as number) * e.rTo;
+        excess[e.from] = (excess[e.from] as number) - (xs[k] as number) * e.rFrom;
       });
       return { value: dual(), excess };
     },
@@ -477,7 +480,9 @@ export function flowBound(params: FlowBoundParameters): FlowBound {
   const bound = params.certify === false ? Number.NaN : certified();
   const flows: { edge: Edge; x: number; y: number }[] = [];
   edges.forEach((e, k) => {
-    const { x, y } = answer(k);
+    answer(k);
+    const x = xs[k] as number;
+    const y = ys[k] as number;
     if (x > 0 && y > 0) flows.push({ edge: e.arb.edge, x, y });
   });
   let evaluations = 0;

@@ -241,7 +241,11 @@ function exactRoute(params: FlowRouteParameters, planned: FlowPlanHop[]): FlowRo
       const cut = upstreamOf(hops, full);
       if (!cut) return undefined;
       const asked = quote.amountIn;
-      const kept = largest((f) => params.models.simulate(full.edge, part(asked, f)).ok, ALL_PPB);
+      const kept = largest(
+        (f) => params.models.simulate(full.edge, part(asked, f)).ok,
+        ALL_PPB,
+        floatShare(params, full, asked, ALL_PPB, 0n),
+      );
       let step = Math.max(1, Math.ceil(cut.sharePpb * (1 - kept / ALL_PPB)));
       const fits = (share: number) => {
         const q = quoteOf(reshared(hops, cut, share));
@@ -310,19 +314,55 @@ function mostShare(
   held: bigint,
   siblings: number,
 ): number {
+  const extra = BigInt(siblings);
   return largest(
-    (share) => params.models.simulate(hop.edge, part(held, share) + BigInt(siblings)).ok,
+    (share) => params.models.simulate(hop.edge, part(held, share) + extra).ok,
     hop.sharePpb,
+    floatShare(params, hop, held, hop.sharePpb, extra),
   );
+}
+
+/**
+ * The largest share below `below` of `held` (plus `extra`) that `hop`'s pool takes by its float
+ * model: where to look for the exact one, a few exact quotes away.
+ */
+function floatShare(
+  params: FlowRouteParameters,
+  hop: FlowPlanHop,
+  held: bigint,
+  below: number,
+  extra: bigint,
+): number {
+  const quote = params.models.approxQuoter(hop.edge);
+  const result = { out: 0, ticksCrossed: 0 };
+  return largest((share) => {
+    const out = quote(Number(part(held, share) + extra), result).out;
+    return Number.isFinite(out) && out >= 0;
+  }, below);
 }
 
 /** `share` parts per billion of `amount`, rounded down. */
 const part = (amount: bigint, share: number) => (amount * BigInt(share)) / BigInt(ALL_PPB);
 
-/** The largest n below `below` for which `holds(n)` (0 when none), holds falling with n. */
-function largest(holds: (n: number) => boolean, below: number): number {
+/**
+ * The largest n below `below` for which `holds(n)` (0 when none), holds falling with n: from
+ * `guess` (when given) by doubling steps until it is bracketed, then by halving.
+ */
+function largest(holds: (n: number) => boolean, below: number, guess?: number): number {
   let lo = 0;
   let hi = below;
+  if (guess !== undefined && guess > 0 && guess < below) {
+    const up = holds(guess);
+    if (up) lo = guess;
+    else hi = guess;
+    for (let step = 1; hi - lo > 1; step *= 2) {
+      const n = up ? guess + step : guess - step;
+      if (n >= hi || n <= lo) break;
+      if (holds(n)) lo = n;
+      else hi = n;
+      if (up !== (lo === n)) break;
+    }
+  }
   while (hi - lo > 1) {
     const mid = Math.floor((lo + hi) / 2);
     if (holds(mid)) lo = mid;
