@@ -302,7 +302,10 @@ function search(
   const best: Complete[] = [];
   // Splits need pool-disjoint paths: the best path for each pair of a first pool (out of
   // tokenIn) and a last pool (into tokenOut) is kept too, however far down the ranking.
-  const bestByEnds = new Map<string, Complete>();
+  // By first pool, then last pool: the index of the pair's entry in `byEnds`, kept in the order
+  // the pairs were first met.
+  const endsIndex = new Map<Address, Map<Address, number>>();
+  const byEnds: Complete[] = [];
   const complete = (node: Node, edge: Edge) => {
     if (!usable(edge) || usesPool(node, edge.pool)) return;
     sawPath = true;
@@ -311,11 +314,24 @@ function search(
     if (!(out > 0)) return;
     const gas = node.gas + graph.models.gas(edge, quote.ticksCrossed);
     const net = out - gas * gasToOut - (node.hops + 1) * hopCost;
-    const ends = (node.first ?? edge.pool.address) + edge.pool.address;
-    const byEnds = bestByEnds.get(ends);
+    const first = node.first ?? edge.pool.address;
+    let lasts = endsIndex.get(first);
+    if (!lasts) {
+      lasts = new Map();
+      endsIndex.set(first, lasts);
+    }
+    const at = lasts.get(edge.pool.address);
+    const better = at === undefined || net > (byEnds[at] as Complete).net;
+    const ranked = best.length < limit || (best[best.length - 1] as Complete).net < net;
+    if (!better && !ranked) return;
     const c: Complete = { node, edge, out, gas, net };
-    if (!byEnds || net > byEnds.net) bestByEnds.set(ends, c);
-    if (best.length >= limit && (best[best.length - 1] as Complete).net >= net) return;
+    if (at === undefined) {
+      lasts.set(edge.pool.address, byEnds.length);
+      byEnds.push(c);
+    } else if (better) {
+      byEnds[at] = c;
+    }
+    if (!ranked) return;
     let i = best.length;
     while (i > 0 && (best[i - 1] as Complete).net < net) i--;
     best.splice(i, 0, c);
@@ -353,9 +369,7 @@ function search(
     connected = sawPath;
   }
   const kept = new Set(best);
-  const diverse = [...bestByEnds.values()]
-    .filter((c) => !kept.has(c))
-    .sort((a, b) => b.net - a.net);
+  const diverse = byEnds.filter((c) => !kept.has(c)).sort((a, b) => b.net - a.net);
   best.push(...diverse.slice(0, 2 * limit));
   return {
     connected,

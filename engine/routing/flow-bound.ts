@@ -601,8 +601,11 @@ function quasiNewton(params: {
   let gradient = gradientAt(current.excess);
   const steps: number[][] = [];
   const changes: number[][] = [];
-  const dot = (a: readonly number[], b: readonly number[]) =>
-    a.reduce((sum, v, i) => sum + v * (b[i] as number), 0);
+  const dot = (a: readonly number[], b: readonly number[]) => {
+    let sum = 0;
+    for (let i = 0; i < a.length; i++) sum += (a[i] as number) * (b[i] as number);
+    return sum;
+  };
   for (let iteration = 0; iteration < params.maxIterations; iteration++) {
     // Two-loop recursion: the direction −H·g.
     const q = [...gradient];

@@ -410,17 +410,37 @@ export function solveFlowRoute(params: FlowRouteParameters): FlowRoute | undefin
   let answer: FlowRoute | undefined;
   const most = params.maxSplits ?? FLOW_MAX_SPLITS;
   // Caps that leave the same plan quote it once.
-  const quoted = new Map<string, FlowRoute | undefined>();
+  const quoted: { plan: FlowPlanHop[]; route: FlowRoute | undefined }[] = [];
   const exact = (plan: FlowPlanHop[]) => {
-    const key = plan.map((h) => `${h.edge.pool.address}>${h.edge.tokenOut}:${h.sharePpb}`).join();
-    if (!quoted.has(key)) quoted.set(key, exactRoute(params, plan));
-    return quoted.get(key);
+    let known = quoted.find((q) => samePlan(q.plan, plan));
+    if (!known) {
+      known = { plan, route: exactRoute(params, plan) };
+      quoted.push(known);
+    }
+    return known.route;
   };
   for (let cap = 2; cap <= Math.max(2, Math.min(most, widest)); cap++) {
     const route = bestWithin(params, capped(all, cap), maxHops, gasOf, exact);
     if (route && (!answer || route.net > answer.net)) answer = route;
   }
   return answer;
+}
+
+/** Whether two plans are the same hops (each pool the same way) with the same shares. */
+function samePlan(a: readonly FlowPlanHop[], b: readonly FlowPlanHop[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] as FlowPlanHop;
+    const y = b[i] as FlowPlanHop;
+    if (
+      x.sharePpb !== y.sharePpb ||
+      x.edge.pool.address !== y.edge.pool.address ||
+      x.edge.tokenOut !== y.edge.tokenOut
+    ) {
+      return false;
+    }
+  }
+  return true;
 }
 
 /**
