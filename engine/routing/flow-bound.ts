@@ -473,7 +473,7 @@ export function flowBound(params: FlowBoundParameters): FlowBound {
       });
       return { value: dual(), excess };
     },
-    maxIterations: value <= stopAt ? 0 : (params.maxIterations ?? 100),
+    maxIterations: params.maxIterations ?? 100,
     tolerance: params.tolerance ?? CONVERGED,
     stopAt,
   });
@@ -586,7 +586,9 @@ function quasiNewton(params: {
   stopAt: number;
 }): number {
   const { free, price, floor } = params;
-  if (free.length === 0 || params.maxIterations <= 0) return params.value;
+  if (free.length === 0 || params.maxIterations <= 0 || params.value <= params.stopAt) {
+    return params.value;
+  }
   const at = () => free.map((c) => Math.log(price[c] as number));
   const set = (u: readonly number[]) => {
     free.forEach((c, i) => {
