@@ -355,12 +355,17 @@ function largest(holds: (n: number) => boolean, below: number, guess?: number): 
     const up = holds(guess);
     if (up) lo = guess;
     else hi = guess;
+    // Away from the guess until the answer changes: up while it holds, down while it does not.
     for (let step = 1; hi - lo > 1; step *= 2) {
       const n = up ? guess + step : guess - step;
       if (n >= hi || n <= lo) break;
-      if (holds(n)) lo = n;
-      else hi = n;
-      if (up !== (lo === n)) break;
+      if (holds(n)) {
+        lo = n;
+        if (!up) break;
+      } else {
+        hi = n;
+        if (up) break;
+      }
     }
   }
   while (hi - lo > 1) {
