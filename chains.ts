@@ -123,7 +123,7 @@ export function parseV3Forks(
 ): {
   slug: string;
   factory: Address;
-  swapRouter: Address;
+  swapRouter: Address | undefined;
   poolDeployer: Address;
   poolInitCodeHash: Hex;
   deployedAt: number | undefined;
@@ -144,6 +144,49 @@ export function parseV3Forks(
     poolInitCodeHash: v3ForkInitCodeHash(slug),
     deployedAt,
   }));
+}
+
+/**
+ * The forks of one family on chain `id`: the known chain's (known-chains.ts), then those
+ * `variable` names, each replacing a known one of its slug; `none` turns the known ones off.
+ */
+function forksOn<T extends { slug: string }>(
+  known: readonly T[],
+  value: string | undefined,
+  parse: (value: string | undefined) => T[],
+): T[] {
+  if (value?.trim() === "none") return [];
+  const configured = parse(value);
+  const named = new Set(configured.map((f) => f.slug));
+  return [...known.filter((f) => !named.has(f.slug)), ...configured];
+}
+
+/** The forks of Uniswap V2 on chain `id`: the known chain's and `UNISWAP_V2_FORKS_<id>`'s. */
+export function v2ForksOf(id: number, env: NodeJS.ProcessEnv): ReturnType<typeof parseV2Forks> {
+  const variable = `UNISWAP_V2_FORKS_${id}`;
+  const known = (KNOWN_CHAINS[id]?.uniswapV2Forks ?? []).map((f) => ({
+    slug: f.slug,
+    factory: f.factory,
+    deployedAt: f.startBlock || undefined,
+  }));
+  return forksOn(known, env[variable], (value) => parseV2Forks(value, variable));
+}
+
+/**
+ * The forks of Uniswap V3 on chain `id`: the known chain's and `UNISWAP_V3_FORKS_<id>`'s (what
+ * the service indexes and routes, and whose pool deployers `npm run deploy`'s executor trusts).
+ */
+export function v3ForksOf(id: number, env: NodeJS.ProcessEnv): ReturnType<typeof parseV3Forks> {
+  const variable = `UNISWAP_V3_FORKS_${id}`;
+  const known = (KNOWN_CHAINS[id]?.uniswapV3Forks ?? []).map((f) => ({
+    slug: f.slug,
+    factory: f.factory,
+    swapRouter: f.swapRouter,
+    poolDeployer: f.poolDeployer,
+    poolInitCodeHash: f.poolInitCodeHash,
+    deployedAt: f.startBlock || undefined,
+  }));
+  return forksOn(known, env[variable], (value) => parseV3Forks(value, variable));
 }
 
 /** The pool init code hash of a known Uniswap V3 fork. */
@@ -254,8 +297,8 @@ function realChain(id: number, rpc: string[], env: NodeJS.ProcessEnv): ChainSetu
   // history of its own): its pools may have been created in any block before the start, and a
   // state start must know them all, so they are discovered from genesis. (A known protocol
   // whose deployment block no source names has 0, known-chains.ts: nothing recorded.)
-  const v2Forks = parseV2Forks(env[`UNISWAP_V2_FORKS_${id}`], `UNISWAP_V2_FORKS_${id}`);
-  const v3Forks = parseV3Forks(env[`UNISWAP_V3_FORKS_${id}`], `UNISWAP_V3_FORKS_${id}`);
+  const v2Forks = v2ForksOf(id, env);
+  const v3Forks = v3ForksOf(id, env);
   const recorded = Math.min(
     ...[known?.uniswapV2, known?.uniswapV3, known?.uniswapV4, known?.aaveV3].map((p) =>
       p?.startBlock ? p.startBlock : Number.POSITIVE_INFINITY,

@@ -1,7 +1,8 @@
 /**
  * The real chains this service knows without being told their contracts: for each, the wrapped
- * native token, the dollar stablecoins that anchor USD prices, Uniswap V2, V3 and V4 and the Aave
- * V3 market. `PONDER_RPC_URL_<id>` is all an operator sets for one of them (chains.ts).
+ * native token, the dollar stablecoins that anchor USD prices, Uniswap V2, V3 and V4, the forks of
+ * Uniswap deployed there and the Aave V3 market. `PONDER_RPC_URL_<id>` is all an operator sets for
+ * one of them (chains.ts).
  *
  * The addresses come from the address books their makers publish, pinned exactly in
  * package.json: `@uniswap/sdk-core` (Uniswap's factories, routers, quoters and V4 singletons, and
@@ -21,7 +22,7 @@ import {
 } from "@bgd-labs/aave-address-book";
 import type * as UniswapSdkCore from "@uniswap/sdk-core";
 import { type Address, getAddress } from "viem";
-import { type ChainSetup, OP_STACK_GAS_PRICE_ORACLE } from "./engine/index.js";
+import { type ChainSetup, OP_STACK_GAS_PRICE_ORACLE, uniswapV3Fork } from "./engine/index.js";
 
 /**
  * `@uniswap/sdk-core`, through its CommonJS build: its ES-module build imports its own files
@@ -60,8 +61,8 @@ type DeploymentBlocks = {
  *   deadline; the books name only SwapRouter02, whose interface differs) and QuoterV2 (the books'
  *   `quoterAddress` is the first Quoter on the chains that share mainnet's addresses). Source:
  *   `deploys.md` of Uniswap/v3-periphery and Uniswap's v3 deployment pages. Base and BNB Chain
- *   never had the original SwapRouter: there a V3 hop that needs it is refused (routes through
- *   the pool itself are not).
+ *   never had the original SwapRouter: there routes that would need it leave Uniswap V3's pools
+ *   out (the router's, which swap the pools themselves, do not).
  * - Deployment blocks. Sources: mainnet's were recorded in this table before its addresses came
  *   from the books; the Uniswap V3 factories' are the `startBlock`s of Uniswap/v3-subgraph's
  *   `networks.json`, and the V4 pool managers' those of Uniswap/v4-subgraph's `networks.json`
@@ -101,6 +102,127 @@ const NOT_IN_THE_BOOKS: Record<
   },
   42161: { ...SHARED_V3_PERIPHERY, deployed: { uniswapV3: 165 } },
 };
+
+/** PancakeSwap V3 has one factory and pool deployer address on the four chains it shares here. */
+const PANCAKESWAP_V3 = {
+  slug: "pancakeswap-v3",
+  factory: "0x0BFbCF9fa4f9C56B0F40a671Ad40E0805A091865",
+  poolDeployer: "0x41ff9AA7e16B8B1a8a8dc4f0eFacd93D02d071c9",
+} as const;
+
+/**
+ * The forks of Uniswap V2 and V3 deployed on each known chain (engine/protocols/uniswap-v2/forks.ts
+ * and uniswap-v3/forks.ts say what each is), as their makers' address books record them:
+ * `sushi`'s `SUSHISWAP_V2_FACTORY_ADDRESS` and `SUSHISWAP_V3_FACTORY_ADDRESS` (SushiSwap V3 runs
+ * Uniswap's pool, which its factory creates), `@pancakeswap/sdk`'s `FACTORY_ADDRESS_MAP`
+ * (PancakeSwap V2) and `@pancakeswap/v3-sdk`'s `FACTORY_ADDRESSES` and `DEPLOYER_ADDRESSES`
+ * (PancakeSwap V3's pools are created by its pool deployer), each pinned exactly in
+ * package.json. They are copied here, and test/protocols/known-chains.test.ts checks every entry
+ * (and every fork's init code hash) against the books: importing the books would load two more
+ * copies of viem and cost about a second at every start for a few constants.
+ *
+ * Neither book has PancakeSwap's or SushiSwap's V3 SwapRouter, so under `delegate` and
+ * `corewallet` a hop through their V3 pools is refused (the router swaps them directly, trusting
+ * their pool deployers); `UNISWAP_V3_FORKS_<id>` can name a SwapRouter.
+ */
+const FORKS: Record<
+  number,
+  {
+    v2: { slug: string; factory: Address }[];
+    v3: { slug: string; factory: Address; poolDeployer?: Address }[];
+  }
+> = {
+  1: {
+    v2: [
+      { slug: "pancakeswap-v2", factory: "0x1097053Fd2ea711dad45caCcc45EfF7548fCB362" },
+      { slug: "sushiswap-v2", factory: "0xC0AEe478e3658e2610c5F7A4A2E1777cE9e4f2Ac" },
+    ],
+    v3: [
+      PANCAKESWAP_V3,
+      { slug: "sushiswap-v3", factory: "0xbACEB8eC6b9355Dfc0269C18bac9d6E2Bdc29C4F" },
+    ],
+  },
+  10: {
+    v2: [{ slug: "sushiswap-v2", factory: "0xFbc12984689e5f15626Bad03Ad60160Fe98B303C" }],
+    v3: [{ slug: "sushiswap-v3", factory: "0x9c6522117e2ed1fE5bdb72bb0eD5E3f2bdE7DBe0" }],
+  },
+  56: {
+    v2: [
+      { slug: "pancakeswap-v2", factory: "0xcA143Ce32Fe78f1f7019d7d551a6402fC5350c73" },
+      { slug: "sushiswap-v2", factory: "0xc35DADB65012eC5796536bD9864eD8773aBc74C4" },
+    ],
+    v3: [
+      PANCAKESWAP_V3,
+      { slug: "sushiswap-v3", factory: "0x126555dd55a39328F69400d6aE4F782Bd4C34ABb" },
+    ],
+  },
+  137: {
+    v2: [{ slug: "sushiswap-v2", factory: "0xc35DADB65012eC5796536bD9864eD8773aBc74C4" }],
+    v3: [{ slug: "sushiswap-v3", factory: "0x917933899c6a5F8E37F31E19f92CdBFF7e8FF0e2" }],
+  },
+  8453: {
+    v2: [
+      { slug: "pancakeswap-v2", factory: "0x02a84c1b3BBD7401a5f7fa98a384EBC70bB5749E" },
+      { slug: "sushiswap-v2", factory: "0x71524B4f93c58fcbF659783284E38825f0622859" },
+    ],
+    v3: [
+      PANCAKESWAP_V3,
+      { slug: "sushiswap-v3", factory: "0xc35DADB65012eC5796536bD9864eD8773aBc74C4" },
+    ],
+  },
+  42161: {
+    v2: [
+      { slug: "pancakeswap-v2", factory: "0x02a84c1b3BBD7401a5f7fa98a384EBC70bB5749E" },
+      { slug: "sushiswap-v2", factory: "0xc35DADB65012eC5796536bD9864eD8773aBc74C4" },
+    ],
+    v3: [
+      PANCAKESWAP_V3,
+      { slug: "sushiswap-v3", factory: "0x1af415a1EbA07a4986a52B6f2e7dE7003D82231e" },
+    ],
+  },
+};
+
+/**
+ * Where a known chain's forks are discovered from. No source names their deployment blocks, but
+ * a lower bound is certain where the original's recorded deployment came first: Uniswap V3's
+ * core was licensed (BUSL-1.1) against forks in production until 1 April 2023, after its
+ * recorded deployments on Ethereum (May 2021), Polygon (December 2021) and Arbitrum One (2021),
+ * and on Ethereum every V2 fork launched after Uniswap V2 (May 2020). Elsewhere (Uniswap V3 on
+ * Base came in July 2023) from block 0: slower, never incomplete.
+ */
+const FORKS_AFTER_ORIGINAL: Record<number, { v2?: true; v3?: true }> = {
+  1: { v2: true, v3: true },
+  137: { v3: true },
+  42161: { v3: true },
+};
+
+/** The forks of `id` as chain setup, with their lower-bound discovery blocks. */
+function knownForks(
+  id: number,
+  deployed: DeploymentBlocks,
+): Pick<KnownChain, "uniswapV2Forks" | "uniswapV3Forks"> {
+  const forks = FORKS[id];
+  if (!forks) return {};
+  const after = FORKS_AFTER_ORIGINAL[id] ?? {};
+  return {
+    uniswapV2Forks: forks.v2.map((f) => ({
+      slug: f.slug,
+      factory: getAddress(f.factory),
+      startBlock: after.v2 ? (deployed.uniswapV2 ?? 0) : 0,
+    })),
+    uniswapV3Forks: forks.v3.map((f) => {
+      const fork = uniswapV3Fork(f.slug);
+      if (!fork) throw new Error(`known-chains.ts: ${f.slug} is not a known Uniswap V3 fork`);
+      return {
+        slug: f.slug,
+        factory: getAddress(f.factory),
+        poolDeployer: getAddress(f.poolDeployer ?? f.factory),
+        poolInitCodeHash: fork.poolInitCodeHash,
+        startBlock: after.v3 ? (deployed.uniswapV3 ?? 0) : 0,
+      };
+    }),
+  };
+}
 
 /** The underlying tokens of `symbols` in an Aave market's asset list. */
 function underlyings<A extends Record<string, { UNDERLYING: string }>>(
@@ -185,6 +307,7 @@ function knownChain(params: {
           startBlock: extra.deployed.uniswapV2 ?? 0,
         }
       : undefined,
+    ...knownForks(id, extra.deployed),
     uniswapV3: {
       factory: getAddress(v3.v3CoreFactoryAddress),
       swapRouter: extra.swapRouter,

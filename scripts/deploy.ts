@@ -40,7 +40,7 @@ import {
   zeroAddress,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { parseV3Forks } from "../chains.js";
+import { v3ForksOf } from "../chains.js";
 import {
   buildContracts,
   type ContractArtifact,
@@ -145,8 +145,9 @@ export type DeployParameters = {
   v4PoolManager?: Address;
   /**
    * The Uniswap V3 forks whose pools the router's executor pays, in `UNISWAP_V3_FORKS_<chainId>`'s
-   * format (chains.ts `parseV3Forks`). Default that variable's value, as the service reads it, so
-   * the addresses are those the service computes.
+   * format (chains.ts `parseV3Forks`; `none` for none), beside a known chain's own forks as the
+   * service reads them (chains.ts `v3ForksOf`). Default that variable's value, so the addresses
+   * are those the service computes.
    */
   v3Forks?: string;
   /** Progress lines; default `console.log`. */
@@ -262,7 +263,10 @@ export async function deployExecutionLayerDeterministically(
   ) as ExecutionCreationCode;
   const forksVariable = `UNISWAP_V3_FORKS_${chainId}`;
   const v3ForkDeployers = v3ForkPoolDeployers(
-    parseV3Forks(params.v3Forks ?? process.env[forksVariable], forksVariable),
+    v3ForksOf(chainId, {
+      ...process.env,
+      [forksVariable]: params.v3Forks ?? process.env[forksVariable],
+    }),
   );
   const layer = { v3Factory, v4PoolManager, v3ForkDeployers, creationCode };
   const initCode = executionInitCodes(layer);

@@ -64,6 +64,22 @@ function runDeploy(args: string[]): Promise<Run> {
   });
 }
 
+/**
+ * Mainnet's known V3 forks (known-chains.ts), whose pool deployers the router's executor trusts
+ * there by default: PancakeSwap's pool deployer and SushiSwap's factory.
+ */
+const MAINNET_V3_FORKS = [
+  {
+    deployer: "0x41ff9AA7e16B8B1a8a8dc4f0eFacd93D02d071c9",
+    initCodeHash: "0x6ce8eb472fa82df5469c6ab6d485f17c3ad13c8cd7af59b3d4a8026c5ce0f7e2",
+  },
+  {
+    deployer: "0xbACEB8eC6b9355Dfc0269C18bac9d6E2Bdc29C4F",
+    initCodeHash: "0xe34f199b19b2b4f47f68442619d555527d244f78a3297ea89325f843f87b8b54",
+  },
+] as const;
+const MAINNET_FORK_DEPLOYERS = MAINNET_V3_FORKS.map((f) => f.deployer).join(" ");
+
 /** The lines the script prints for each contract. */
 function contractLines(addresses: ExecutionAddresses, status: Record<string, string>): string[] {
   const contract: Record<string, string> = {
@@ -91,7 +107,10 @@ function chainWithoutExecution(anvil: AnvilInstance, v3Factory: Address): ChainS
     vaults: [],
     stablecoins: [],
     execution: {},
-    deterministicExecution: deterministicExecutionAddresses({ v3Factory }),
+    deterministicExecution: deterministicExecutionAddresses({
+      v3Factory,
+      v3ForkDeployers: MAINNET_V3_FORKS,
+    }),
     devnet: false,
   };
 }
@@ -99,7 +118,10 @@ function chainWithoutExecution(anvil: AnvilInstance, v3Factory: Address): ChainS
 describe("npm run deploy: the execution layer at deterministic addresses", () => {
   let anvil: AnvilInstance;
   let client: PublicClient;
-  const predicted = deterministicExecutionAddresses({ v3Factory: CANONICAL_UNISWAP_V3_FACTORY });
+  const predicted = deterministicExecutionAddresses({
+    v3Factory: CANONICAL_UNISWAP_V3_FACTORY,
+    v3ForkDeployers: MAINNET_V3_FORKS,
+  });
   const expectedLine = `EXECUTION_1=${executionVariable(predicted)}`;
 
   beforeAll(async () => {
@@ -140,7 +162,7 @@ describe("npm run deploy: the execution layer at deterministic addresses", () =>
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
     expect(run.stdout.trim().split("\n")).toEqual([
-      `chain 1, V3 factory ${CANONICAL_UNISWAP_V3_FACTORY} (chain 1's own, the default), V4 pool manager ${CANONICAL_UNISWAP_V4_POOL_MANAGER} (chain 1's own, the default), V3 fork pool deployers none, salt ${keccak256(new TextEncoder().encode("defi-shortcuts/execution-layer/v1"))}`,
+      `chain 1, V3 factory ${CANONICAL_UNISWAP_V3_FACTORY} (chain 1's own, the default), V4 pool manager ${CANONICAL_UNISWAP_V4_POOL_MANAGER} (chain 1's own, the default), V3 fork pool deployers ${MAINNET_FORK_DEPLOYERS}, salt ${keccak256(new TextEncoder().encode("defi-shortcuts/execution-layer/v1"))}`,
       `proxy ${DETERMINISTIC_DEPLOYMENT_PROXY}: deployed`,
       ...contractLines(
         predicted,
@@ -224,7 +246,10 @@ describe("npm run deploy: the execution layer at deterministic addresses", () =>
   });
 
   test("another V3 factory gives another router and executor; the rest is shared", async () => {
-    const other = deterministicExecutionAddresses({ v3Factory: OTHER_V3_FACTORY });
+    const other = deterministicExecutionAddresses({
+      v3Factory: OTHER_V3_FACTORY,
+      v3ForkDeployers: MAINNET_V3_FORKS,
+    });
     expect(other.router).not.toBe(predicted.router);
     expect(other.executor).not.toBe(predicted.executor);
     const result = await deployExecutionLayerDeterministically({
@@ -259,7 +284,10 @@ describe("npm run deploy: the execution layer at deterministic addresses", () =>
   });
 
   test("a chain without Uniswap V4 (--v4-pool-manager 0x0…0) gets another router, executor and V4 router; the rest is shared", async () => {
-    const withoutV4 = deterministicExecutionAddresses({ v4PoolManager: zeroAddress });
+    const withoutV4 = deterministicExecutionAddresses({
+      v4PoolManager: zeroAddress,
+      v3ForkDeployers: MAINNET_V3_FORKS,
+    });
     const moved = ["router", "executor", "uniswapV4Router"] as const;
     for (const name of moved) expect(withoutV4[name]).not.toBe(predicted[name]);
     expect({ ...withoutV4, router: 0, executor: 0, uniswapV4Router: 0 }).toEqual({
@@ -285,7 +313,7 @@ describe("npm run deploy: the execution layer at deterministic addresses", () =>
       ]),
     );
     expect(run.stdout.trim().split("\n")).toEqual([
-      `chain 1, V3 factory ${CANONICAL_UNISWAP_V3_FACTORY} (chain 1's own, the default), V4 pool manager ${zeroAddress} (none: V4 swaps revert), V3 fork pool deployers none, salt ${keccak256(new TextEncoder().encode("defi-shortcuts/execution-layer/v1"))}`,
+      `chain 1, V3 factory ${CANONICAL_UNISWAP_V3_FACTORY} (chain 1's own, the default), V4 pool manager ${zeroAddress} (none: V4 swaps revert), V3 fork pool deployers ${MAINNET_FORK_DEPLOYERS}, salt ${keccak256(new TextEncoder().encode("defi-shortcuts/execution-layer/v1"))}`,
       `proxy ${DETERMINISTIC_DEPLOYMENT_PROXY}: already deployed`,
       ...contractLines(withoutV4, status),
       "3 deployed, 5 already deployed; the addresses are the same on every chain for this V3 factory and V4 pool manager.",
@@ -303,7 +331,10 @@ describe("npm run deploy: the execution layer at deterministic addresses", () =>
 
   test("other code at a contract's address fails the run, naming the contract, before sending anything", async () => {
     const third = getAddress("0x0227628f3f023bb0b980b67d528571c95c6dac1c");
-    const planted = deterministicExecutionAddresses({ v3Factory: third });
+    const planted = deterministicExecutionAddresses({
+      v3Factory: third,
+      v3ForkDeployers: MAINNET_V3_FORKS,
+    });
     // Some unrelated code where this configuration's router would go.
     await client.request({
       method: "anvil_setCode" as never,
@@ -372,9 +403,23 @@ describe("npm run deploy on a known chain other than mainnet", () => {
     const [chain] = indexedChains({ PONDER_RPC_URL_8453: anvil.url });
     expect(result.chainId).toBe(8453);
     expect(result.addresses).toEqual(chain?.deterministicExecution);
-    expect(result.addresses).toEqual(deterministicExecutionAddresses({ v3Factory, v4PoolManager }));
+    // Base's own V3 forks too (known-chains.ts): PancakeSwap's pool deployer and SushiSwap's
+    // factory, each with its pools' init code hash.
+    const forks = [
+      {
+        deployer: "0x41ff9AA7e16B8B1a8a8dc4f0eFacd93D02d071c9",
+        initCodeHash: "0x6ce8eb472fa82df5469c6ab6d485f17c3ad13c8cd7af59b3d4a8026c5ce0f7e2",
+      },
+      {
+        deployer: "0xc35DADB65012eC5796536bD9864eD8773aBc74C4",
+        initCodeHash: "0xe34f199b19b2b4f47f68442619d555527d244f78a3297ea89325f843f87b8b54",
+      },
+    ] as const;
+    expect(result.addresses).toEqual(
+      deterministicExecutionAddresses({ v3Factory, v4PoolManager, v3ForkDeployers: forks }),
+    );
     expect(lines[0]).toBe(
-      `chain 8453, V3 factory ${v3Factory} (chain 8453's own, the default), V4 pool manager ${v4PoolManager} (chain 8453's own, the default), V3 fork pool deployers none, salt ${keccak256(new TextEncoder().encode("defi-shortcuts/execution-layer/v1"))}`,
+      `chain 8453, V3 factory ${v3Factory} (chain 8453's own, the default), V4 pool manager ${v4PoolManager} (chain 8453's own, the default), V3 fork pool deployers 0x41ff9AA7e16B8B1a8a8dc4f0eFacd93D02d071c9 0xc35DADB65012eC5796536bD9864eD8773aBc74C4, salt ${keccak256(new TextEncoder().encode("defi-shortcuts/execution-layer/v1"))}`,
     );
     expect(
       await createPublicClient({ transport: http(anvil.url) }).readContract({
@@ -385,36 +430,56 @@ describe("npm run deploy on a known chain other than mainnet", () => {
     ).toBe(v3Factory);
   });
 
-  test("with the chain's Uniswap V3 forks (UNISWAP_V3_FORKS_<id>'s value, or --v3-forks) the executor trusts their pool deployers: the addresses the service computes with that setting", async () => {
-    // SushiSwap V3 on Base: Uniswap's pool under SushiSwap's factory, which CREATE2s its pools.
-    const forks =
+  test("with the chain's Uniswap V3 forks (its known ones, and UNISWAP_V3_FORKS_<id>'s value or --v3-forks) the executor trusts their pool deployers: the addresses the service computes with that setting", async () => {
+    // SushiSwap V3 on Base with a SwapRouter: it replaces the known entry of its slug (the same
+    // factory, which CREATE2s Uniswap's pool), PancakeSwap V3's known entry stays.
+    const sushi =
       "sushiswap-v3:0xc35DADB65012eC5796536bD9864eD8773aBc74C4:0xFB7eF66a7e61224DD6FcD0D7d9C3be5C8B049b9f";
-    const lines: string[] = [];
-    const result = await deployExecutionLayerDeterministically({
-      rpcUrl: anvil.url,
-      unlocked: UNLOCKED,
-      v3Forks: forks,
-      log: (line) => lines.push(line),
-    });
-    const [chain] = indexedChains({ PONDER_RPC_URL_8453: anvil.url, UNISWAP_V3_FORKS_8453: forks });
-    const [plain] = indexedChains({ PONDER_RPC_URL_8453: anvil.url });
-    expect(result.addresses).toEqual(chain?.deterministicExecution);
-    expect(result.addresses.executor).not.toBe(plain?.deterministicExecution?.executor);
-    expect(lines[0]).toContain(
-      "V3 fork pool deployers 0xc35DADB65012eC5796536bD9864eD8773aBc74C4, salt",
-    );
-    const trusted = (deployer: Address) =>
+    const deploy = async (v3Forks: string) => {
+      const lines: string[] = [];
+      const result = await deployExecutionLayerDeterministically({
+        rpcUrl: anvil.url,
+        unlocked: UNLOCKED,
+        v3Forks,
+        log: (line) => lines.push(line),
+      });
+      const [chain] = indexedChains({
+        PONDER_RPC_URL_8453: anvil.url,
+        UNISWAP_V3_FORKS_8453: v3Forks,
+      });
+      expect(result.addresses).toEqual(chain?.deterministicExecution);
+      return { result, line: lines[0] };
+    };
+    const trusted = (executor: Address, deployer: Address) =>
       createPublicClient({ transport: http(anvil.url) }).readContract({
-        address: result.addresses.executor,
+        address: executor,
         abi: RouterExecutorAbi,
         functionName: "v3ForkInitCodeHash",
         args: [deployer],
       });
-    expect(await trusted("0xc35DADB65012eC5796536bD9864eD8773aBc74C4")).toBe(
+    const pancakeDeployer = "0x41ff9AA7e16B8B1a8a8dc4f0eFacd93D02d071c9";
+    const sushiFactory = "0xc35DADB65012eC5796536bD9864eD8773aBc74C4";
+    const withRouter = await deploy(sushi);
+    const [plain] = indexedChains({ PONDER_RPC_URL_8453: anvil.url });
+    // A SwapRouter changes nothing the executor trusts.
+    expect(withRouter.result.addresses).toEqual(plain?.deterministicExecution);
+    expect(withRouter.line).toContain(
+      `V3 fork pool deployers ${pancakeDeployer} ${sushiFactory}, salt`,
+    );
+    const executor = withRouter.result.addresses.executor;
+    expect(await trusted(executor, pancakeDeployer)).toBe(
+      "0x6ce8eb472fa82df5469c6ab6d485f17c3ad13c8cd7af59b3d4a8026c5ce0f7e2",
+    );
+    expect(await trusted(executor, sushiFactory)).toBe(
       "0xe34f199b19b2b4f47f68442619d555527d244f78a3297ea89325f843f87b8b54",
     );
-    expect(await trusted(KNOWN_CHAINS[8453]?.uniswapV3?.factory as Address)).toBe(
+    expect(await trusted(executor, KNOWN_CHAINS[8453]?.uniswapV3?.factory as Address)).toBe(
       `0x${"0".repeat(64)}`,
     );
+    // `none`: no fork, an executor elsewhere that trusts neither.
+    const none = await deploy("none");
+    expect(none.result.addresses.executor).not.toBe(executor);
+    expect(none.line).toContain("V3 fork pool deployers none, salt");
+    expect(await trusted(none.result.addresses.executor, sushiFactory)).toBe(`0x${"0".repeat(64)}`);
   });
 });

@@ -43,10 +43,22 @@ import {
   deterministicExecutionAddresses,
   executionVariable,
 } from "../engine/core/execution-addresses.js";
+import { v3ForkPoolDeployers } from "../engine/index.js";
 import { getTickAtSqrtRatio } from "../engine/math/tick-math.js";
+import { KNOWN_CHAINS } from "../known-chains.js";
 import { type MainnetService, startMainnetService } from "./harness/mainnet-service.js";
 import { bareErc20Abi, fundFromDeployer, MAINNET, MAINNET_POOLS } from "./harness/mainnet-world.js";
 import { waitUntil } from "./harness/ponder-process.js";
+
+/**
+ * Where `npm run deploy` puts the execution layer on chain 1 by default: mainnet's own V3
+ * factory, and an executor that trusts mainnet's known V3 forks' pool deployers
+ * (known-chains.ts).
+ */
+const MAINNET_EXECUTION = deterministicExecutionAddresses({
+  v3Factory: CANONICAL_UNISWAP_V3_FACTORY,
+  v3ForkDeployers: v3ForkPoolDeployers(KNOWN_CHAINS[1]?.uniswapV3Forks),
+});
 
 /** Two of Multicall3's helpers that read the chain. */
 const multicall3Reads = parseAbi([
@@ -263,8 +275,7 @@ describe("a mainnet-shaped chain: canonical addresses, odd tokens, an operator's
   });
 
   test("npm run deploy put the execution layer at the deterministic addresses it printed", () => {
-    const addresses = deterministicExecutionAddresses({ v3Factory: CANONICAL_UNISWAP_V3_FACTORY });
-    expect(service.deployOutput).toContain(`EXECUTION_1=${executionVariable(addresses)}`);
+    expect(service.deployOutput).toContain(`EXECUTION_1=${executionVariable(MAINNET_EXECUTION)}`);
     expect(service.deployOutput).toContain("8 deployed, 0 already deployed");
   });
 
@@ -439,7 +450,7 @@ describe("a mainnet-shaped chain: canonical addresses, odd tokens, an operator's
       body: {
         statusCode: 422,
         error: "Unprocessable Entity",
-        message: `The route's transaction reverted in simulation: Step 0 (swap on uniswap v2 on ${deterministicExecutionAddresses({ v3Factory: CANONICAL_UNISWAP_V3_FACTORY }).executor}) failed: balance.`,
+        message: `The route's transaction reverted in simulation: Step 0 (swap on uniswap v2 on ${MAINNET_EXECUTION.executor}) failed: balance.`,
         details: { blockNumber: expect.any(Number) },
       },
     });

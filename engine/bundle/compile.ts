@@ -31,7 +31,7 @@ import { addApprove, addTransfer } from "../program/protocol-steps.js";
 import { addFlowHops, addRouteHop, leftoverTokens } from "../program/route-program.js";
 import { type RouteStep, routeSteps as routeStepsOf } from "../route/route.js";
 import type { RoutingGraph } from "../routing/graph.js";
-import { type FindRouteResult, findRoute } from "../routing/search.js";
+import { type FindRouteResult, findAdmittedRoute } from "../routing/search.js";
 import { type BundleProtocols, protocolActions } from "./actions/registry.js";
 import type {
   ActionRouting,
@@ -172,12 +172,13 @@ class AddedSet extends Set<Address> {
 function actionRouting(graph: RoutingGraph, steps: HopStepsTable): ActionRouting {
   const kinds = { models: graph.models, steps };
   return {
-    findRoute,
+    findRoute: findAdmittedRoute,
     addRouteHop: (...args) => addRouteHop(steps, ...args),
     addFlowHops: (...args) => addFlowHops(steps, ...args),
     leftoverTokens: (quote) => leftoverTokens(steps, quote),
     quoteEdge: (edge, amountIn) => graph.models.quote(edge, amountIn),
     routeSteps: (chainId, quote) => routeStepsOf(kinds, chainId, quote),
+    executable: (pool, scope) => steps.executable(pool, scope),
   };
 }
 

@@ -93,22 +93,25 @@ export type UniswapV2ForkDeployment = { slug: string; factory: Address; startBlo
 /**
  * Where one fork of Uniswap V3 is deployed on a chain: its factory, the contract whose CREATE2
  * makes its pools (the factory itself, or PancakeSwap's separate pool deployer) with the pools'
- * init code hash, the SwapRouter accounts without a swap callback swap its pools through, and
- * its QuoterV2 where known.
+ * init code hash, the SwapRouter accounts without a swap callback swap its pools through where
+ * one is known (without it only the router, which swaps the pools directly, routes through
+ * them), and its QuoterV2 where known.
  */
 export type UniswapV3ForkDeployment = {
   slug: string;
   factory: Address;
   poolDeployer: Address;
   poolInitCodeHash: Hex;
-  swapRouter: Address;
+  swapRouter?: Address;
   quoterV2?: Address;
   startBlock: number;
 };
 
-/** The SwapRouter of each fork of Uniswap V3 on `chain`, by the fork's slug. */
+/** The SwapRouter of each fork of Uniswap V3 on `chain` that has one, by the fork's slug. */
 export function forkSwapRouters(chain: ChainSetup): Record<string, Address> {
-  return Object.fromEntries((chain.uniswapV3Forks ?? []).map((f) => [f.slug, f.swapRouter]));
+  return Object.fromEntries(
+    (chain.uniswapV3Forks ?? []).flatMap((f) => (f.swapRouter ? [[f.slug, f.swapRouter]] : [])),
+  );
 }
 
 /**

@@ -37,7 +37,18 @@ export type HopSteps<P extends Pool> = {
   leftovers?: (edge: HopEdge<P>, amountIn: bigint) => Leftover[];
   /** Under the router, a last hop through it can pay the receiver itself (no sweep needed). */
   paysReceiverUnderRouter: boolean;
+  /**
+   * Whether {@link addHop} can execute a hop through `pool` in `scope` (absent: always): a
+   * search for a route to execute there leaves out the pools it cannot.
+   */
+  executable?: (pool: P, scope: ExecutionScope) => boolean;
 };
+
+/** What decides which pools an account can swap: its strategy and the chain's periphery. */
+export type ExecutionScope = Pick<
+  HopContext,
+  "strategy" | "swapRouter" | "forkSwapRouters" | "forkPoolDeployers"
+>;
 
 /**
  * The hop steps a program compiler is given: each pool kind's. An engine (`engine/index.ts`)
@@ -66,5 +77,14 @@ export class HopStepsTable {
     const found = this.#steps.get(pool.kind);
     if (!found) throw new UnknownPoolKindError(pool.kind);
     return found;
+  }
+
+  /**
+   * Whether a hop through `pool` can be executed in `scope`.
+   * @throws UnknownPoolKindError
+   */
+  executable(pool: Pool, scope: ExecutionScope): boolean {
+    const executable = this.of(pool).executable;
+    return executable === undefined || executable(pool, scope);
   }
 }

@@ -14,7 +14,7 @@ import {
   UnsupportedByStrategyError,
 } from "../core/errors.js";
 import { displayAddress, isNativeToken, NATIVE_TOKEN_ADDRESS } from "../core/native.js";
-import { type RouteQuote, routeHops } from "../core/types.js";
+import { type Edge, type RouteQuote, routeHops } from "../core/types.js";
 import {
   type EncodedTx,
   encodeCoreWalletTx,
@@ -36,7 +36,7 @@ import { certifyRoute, type RouteCertificate } from "../routing/certificate.js";
 import type { RoutingGraph } from "../routing/graph.js";
 import { type OpStackFeeParameters, opStackFeePerByte } from "../routing/l1-data-fee.js";
 import type { PoolModels } from "../routing/pool-model.js";
-import { findRoute } from "../routing/search.js";
+import { findAdmittedRoute } from "../routing/search.js";
 
 /** A route request, validated (the API parses it from `GET /v1/shortcuts/route`'s query). */
 export type RouteRequest = {
@@ -218,8 +218,17 @@ export function buildRoute(params: BuildRouteParameters): RouteBuild {
     req.receiver ?? (req.toEOA === false && strategy !== "router" ? account : from),
   );
 
+  // Only pools this strategy's account can swap (outside the router a V3 pool needs its
+  // SwapRouter): the route is the best of what can be executed.
+  const scope = {
+    strategy,
+    swapRouter: chain.uniswapV3?.swapRouter,
+    forkSwapRouters: forkSwapRouters(chain),
+    forkPoolDeployers: forkPoolDeployers(chain),
+  };
   const started = performance.now();
   const search = {
+    admits: (edge: Edge) => params.steps.executable(edge.pool, scope),
     graph,
     tokenIn,
     tokenOut,
@@ -229,7 +238,7 @@ export function buildRoute(params: BuildRouteParameters): RouteBuild {
     l1FeePerByteWei: params.l1Fee && opStackFeePerByte(params.l1Fee),
     weth: (chain.weth?.toLowerCase() ?? NATIVE_TOKEN_ADDRESS) as Address,
   };
-  const found = findRoute(search);
+  const found = findAdmittedRoute(search);
   const searchMs = performance.now() - started;
   if (!found.ok) {
     throw found.reason === "no-path"
@@ -255,11 +264,8 @@ export function buildRoute(params: BuildRouteParameters): RouteBuild {
     try {
       const program = planRouteProgram({
         steps: params.steps,
-        strategy,
         execution: contracts,
-        swapRouter: chain.uniswapV3?.swapRouter,
-        forkSwapRouters: forkSwapRouters(chain),
-        forkPoolDeployers: forkPoolDeployers(chain),
+        ...scope,
         weth: chain.weth,
         account,
         receiver,

@@ -68,6 +68,8 @@ export type FindCandidatePathsParameters = {
   limits?: Partial<CandidateLimits>;
   /** Pools no path may use (a stateless pool, such as the wrapper, is never excluded). */
   excludePools?: ReadonlySet<Address>;
+  /** Whether a path may use an edge at all (default every edge): what the route can execute. */
+  admits?: (edge: Edge) => boolean;
   /**
    * Whether to search again without limits when the limited search finds no path at all, to
    * tell "no path" apart exactly (default true; a caller only looking for more paths need not).
@@ -185,8 +187,10 @@ function search(
   let sawPath = false;
 
   const excluded = params.excludePools;
+  const admits = params.admits;
   const usable = (edge: Edge) =>
-    !excluded?.has(edge.pool.address) || graph.models.stateless(edge.pool);
+    (!excluded?.has(edge.pool.address) || graph.models.stateless(edge.pool)) &&
+    (admits === undefined || admits(edge));
   const extend = (node: Node, edge: Edge, layer: Layer, seen: Set<Address> | undefined) => {
     const token = edge.tokenOut;
     if (token === tokenOut || visits(node, token) || !usable(edge)) return;
@@ -341,7 +345,7 @@ function search(
   if (!limits) {
     for (const edge of graph.edgesInto(tokenOut)) {
       for (let depth = 0; depth < layers.length; depth++) {
-        if ((reached[depth] as Set<Address>).has(edge.tokenIn)) connected = true;
+        if ((reached[depth] as Set<Address>).has(edge.tokenIn) && usable(edge)) connected = true;
         const nodes = (layers[depth] as Layer).get(edge.tokenIn);
         if (nodes) for (const node of nodes) complete(node, edge);
       }

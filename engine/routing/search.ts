@@ -71,6 +71,12 @@ export type FindRouteParameters = {
    * than only divide its input between whole paths (default true; maxSplits 1 allows neither).
    */
   flows?: boolean;
+  /**
+   * Whether a route may go through an edge (default every edge): a route to be executed by an
+   * account that cannot swap some pools (no SwapRouter for them outside the router) leaves them
+   * out, and is the best of what it can execute.
+   */
+  admits?: (edge: Edge) => boolean;
 };
 
 /**
@@ -692,14 +698,30 @@ export function candidateEdges(params: FindRouteParameters): Edge[] {
       limit: CANDIDATE_PATHS,
       unitValue: gas.unitValue,
       exactConnectivity: false,
+      admits: params.admits,
     });
     for (const path of paths) for (const e of path.edges) tokens.add(e.tokenOut);
   }
+  const admits = params.admits;
   const edges: Edge[] = [];
   for (const t of tokens) {
-    for (const e of graph.edgesFrom(t)) if (tokens.has(e.tokenOut)) edges.push(e);
+    for (const e of graph.edgesFrom(t)) {
+      if (tokens.has(e.tokenOut) && (admits === undefined || admits(e))) edges.push(e);
+    }
   }
   return edges;
+}
+
+/**
+ * {@link findRoute} over the edges `params.admits` lets through; where they make no route but
+ * other pools do, the route through those instead of "no route", so that compiling it says why
+ * the account cannot execute it (a strategy without a SwapRouter for a pool, say).
+ */
+export function findAdmittedRoute(params: FindRouteParameters): FindRouteResult {
+  const found = findRoute(params);
+  if (found.ok || params.admits === undefined) return found;
+  const unrestricted = findRoute({ ...params, admits: undefined });
+  return unrestricted.ok ? unrestricted : found;
 }
 
 /**
@@ -738,6 +760,7 @@ export function findRoute(params: FindRouteParameters): FindRouteResult {
       hopCostToOut: HOP_DATA_BYTES * gas.perByte,
       limit: CANDIDATE_PATHS,
       unitValue: gas.unitValue,
+      admits: params.admits,
       ...options,
     });
   const candidates = (amount: number) => find(amount);
@@ -812,10 +835,11 @@ export function findRoute(params: FindRouteParameters): FindRouteResult {
           models: graph.models,
           // With the pools ranked at a sliver of the amount too: a partner a small trade's best
           // path does not lead to.
-          edges: flowCandidates(graph, [
-            paths,
-            partial.length > 0 ? partial : candidates(amountFloat / SPOT_FRACTION).paths,
-          ]),
+          edges: flowCandidates(
+            graph,
+            [paths, partial.length > 0 ? partial : candidates(amountFloat / SPOT_FRACTION).paths],
+            params.admits,
+          ),
           tokenIn,
           tokenOut,
           amountIn,
@@ -872,13 +896,14 @@ function flowMayPay(models: PoolModels, path: CandidatePath, amountFloat: number
 }
 
 /**
- * The pools a flow is sought over: every edge between two tokens of the best-ranked candidate
- * paths, at the amount and at a sliver of it (so the parallel pools between them are among
- * them). Like the trigger, it does not depend on maxSplits.
+ * The pools a flow is sought over: every edge `admits` lets through between two tokens of the
+ * best-ranked candidate paths, at the amount and at a sliver of it (so the parallel pools
+ * between them are among them). Like the trigger, it does not depend on maxSplits.
  */
 function flowCandidates(
   graph: RoutingGraph,
   pathSets: readonly (readonly CandidatePath[])[],
+  admits: ((edge: Edge) => boolean) | undefined,
 ): Edge[] {
   const tokens = new Set<Address>();
   for (const paths of pathSets) {
@@ -891,7 +916,11 @@ function flowCandidates(
   }
   const edges: Edge[] = [];
   for (const t of tokens) {
-    for (const u of tokens) if (u !== t) edges.push(...graph.edgesBetween(t, u));
+    for (const u of tokens) {
+      if (u === t) continue;
+      const between = graph.edgesBetween(t, u);
+      edges.push(...(admits === undefined ? between : between.filter(admits)));
+    }
   }
   return edges;
 }

@@ -9,6 +9,7 @@ import { CoreWalletFactoryAbi } from "../../abis/generated/CoreWalletFactory.js"
 import { DelegateExecutorAbi } from "../../abis/generated/DelegateExecutor.js";
 import { ShortcutRouterAbi } from "../../abis/generated/ShortcutRouter.js";
 import type { BundleRequest } from "../../engine/bundle/build.js";
+import type { ChainSetup, UniswapV3ForkDeployment } from "../../engine/core/chain-setup.js";
 import {
   type EngineError,
   InvalidArgumentError,
@@ -23,7 +24,7 @@ import { decodeCommandTarget } from "../../engine/program/command-layout.js";
 import type { PlannedProgram } from "../../engine/program/planner.js";
 import type { RouteRequest } from "../../engine/route/route.js";
 import type { RoutingGraph } from "../../engine/routing/graph.js";
-import { E18, token, v2 } from "../routing/fixtures.js";
+import { E18, token, v2, v3 } from "../routing/fixtures.js";
 import { chain, contracts, routeRequest } from "./fixtures.js";
 
 const tokenA = token(0xa1);
@@ -211,6 +212,86 @@ function withNativePool(): RoutingGraph {
   g.upsertPool({ kind: "wrap", protocol: "wrapped-native", address: tokenA });
   return g;
 }
+
+describe("a route is the best of what its strategy can execute", () => {
+  // PancakeSwap V3's pool at 0.25% beside Uniswap V2's pair at 0.3%, both at 2 B per A: the
+  // fork's pool is far deeper and the better venue.
+  const pancake = {
+    ...v3({
+      token0: tokenA,
+      token1: tokenB,
+      feePpm: 2500,
+      tickSpacing: 50,
+      tick: 6931,
+      positions: [{ lower: -887_250, upper: 887_250, liquidity: 10n ** 23n }],
+    }),
+    protocol: "pancakeswap-v3",
+  };
+  const fork: UniswapV3ForkDeployment = {
+    slug: "pancakeswap-v3",
+    factory: getAddress(token(0xfac)),
+    poolDeployer: getAddress(token(0xde9)),
+    poolInitCodeHash: `0x${"6c".repeat(32)}` as Hex,
+    startBlock: 0,
+  };
+  const both = createRoutingGraph();
+  both.upsertPool(pair);
+  both.upsertPool(pancake);
+  const forkOnly = createRoutingGraph();
+  forkOnly.upsertPool(pancake);
+  // The fork as known chains have it: no SwapRouter (no address book has one).
+  const withoutRouter = { ...chain, uniswapV3Forks: [fork] };
+  const build = (
+    g: RoutingGraph,
+    setup: ChainSetup,
+    routingStrategy: RouteRequest["routingStrategy"],
+  ) =>
+    buildRoute({
+      chain: setup,
+      contracts,
+      graph: g,
+      gasPriceWei: 1n,
+      request: request({ routingStrategy }),
+    });
+  const pools = (built: ReturnType<typeof build>) =>
+    (built.quote.flow?.hops ?? built.quote.legs.flatMap((leg) => leg.hops)).map(
+      (hop) => hop.edge.pool.protocol,
+    );
+
+  test("the router swaps the fork's pool itself: its route goes through it", () => {
+    const built = build(both, withoutRouter, "router");
+    expect(pools(built)).toContain("pancakeswap-v3");
+    expect(built.quote.amountOut).toBeGreaterThan(v2Out(10n * E18, 1_000n * E18, 2_000n * E18));
+  });
+
+  test.each(["delegate", "corewallet"] as const)(
+    "%s, without the fork's SwapRouter: the route leaves its pool out and goes through the pair alone, exactly the pair's output",
+    (strategy) => {
+      const built = build(both, withoutRouter, strategy);
+      expect(pools(built)).toEqual(["uniswap-v2"]);
+      expect(built.quote.amountOut).toBe(v2Out(10n * E18, 1_000n * E18, 2_000n * E18));
+      expect(built.quote.amountOut).toBe(19_743_160_687_941_225_977n);
+      // And it compiles: nothing in it needs a SwapRouter.
+      expect(built.encode(1n, 1_700_000_000n).calls.length).toBeGreaterThan(0);
+    },
+  );
+
+  test("delegate, with the fork's SwapRouter configured: the fork's pool again", () => {
+    const swapRouter = getAddress(token(0x5e7));
+    const built = build(both, { ...chain, uniswapV3Forks: [{ ...fork, swapRouter }] }, "delegate");
+    expect(pools(built)).toContain("pancakeswap-v3");
+    expect(built.encode(1n, 1_700_000_000n).calls.some((c) => c.target === swapRouter)).toBe(true);
+  });
+
+  test('delegate, where only the fork\'s pool joins the tokens: a 422 that says why, not "no route"', () => {
+    expect(build(forkOnly, withoutRouter, "router").quote.amountOut).toBeGreaterThan(0n);
+    const error = failure(() =>
+      build(forkOnly, withoutRouter, "delegate").encode(1n, 1_700_000_000n),
+    );
+    expect(error).toBeInstanceOf(UnsupportedByStrategyError);
+    expect(error.message).toBe("no pancakeswap-v3 SwapRouter is configured on this chain.");
+  });
+});
 
 describe("bundle builder", () => {
   const bundle = (overrides: Partial<BundleRequest>) =>

@@ -106,6 +106,38 @@ describe("indexedChains", () => {
           composableStablePoolFactories: ["0xdba127fBc23fb20F5929C546af220A991b5C6e01"],
           startBlock: 12_272_146,
         },
+        // PancakeSwap's and SushiSwap's forks, from their address books (known-chains.ts),
+        // discovered from the recorded deployment of the Uniswap contract each copies.
+        uniswapV2Forks: [
+          {
+            slug: "pancakeswap-v2",
+            factory: "0x1097053Fd2ea711dad45caCcc45EfF7548fCB362",
+            startBlock: 10_000_835,
+          },
+          {
+            slug: "sushiswap-v2",
+            factory: "0xC0AEe478e3658e2610c5F7A4A2E1777cE9e4f2Ac",
+            startBlock: 10_000_835,
+          },
+        ],
+        uniswapV3Forks: [
+          {
+            slug: "pancakeswap-v3",
+            factory: "0x0BFbCF9fa4f9C56B0F40a671Ad40E0805A091865",
+            poolDeployer: "0x41ff9AA7e16B8B1a8a8dc4f0eFacd93D02d071c9",
+            poolInitCodeHash: "0x6ce8eb472fa82df5469c6ab6d485f17c3ad13c8cd7af59b3d4a8026c5ce0f7e2",
+            swapRouter: undefined,
+            startBlock: 12_369_621,
+          },
+          {
+            slug: "sushiswap-v3",
+            factory: "0xbACEB8eC6b9355Dfc0269C18bac9d6E2Bdc29C4F",
+            poolDeployer: "0xbACEB8eC6b9355Dfc0269C18bac9d6E2Bdc29C4F",
+            poolInitCodeHash: "0xe34f199b19b2b4f47f68442619d555527d244f78a3297ea89325f843f87b8b54",
+            swapRouter: undefined,
+            startBlock: 12_369_621,
+          },
+        ],
         vaults: [],
         stablecoins: [
           "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48",
@@ -113,8 +145,19 @@ describe("indexedChains", () => {
           "0x6B175474E89094C44Da98b954EedeAC495271d0F",
         ],
         execution: {},
+        // The router's executor trusts the two V3 forks' pool deployers.
         deterministicExecution: deterministicExecutionAddresses({
           v3Factory: CANONICAL_UNISWAP_V3_FACTORY,
+          v3ForkDeployers: [
+            {
+              deployer: "0x41ff9AA7e16B8B1a8a8dc4f0eFacd93D02d071c9",
+              initCodeHash: "0x6ce8eb472fa82df5469c6ab6d485f17c3ad13c8cd7af59b3d4a8026c5ce0f7e2",
+            },
+            {
+              deployer: "0xbACEB8eC6b9355Dfc0269C18bac9d6E2Bdc29C4F",
+              initCodeHash: "0xe34f199b19b2b4f47f68442619d555527d244f78a3297ea89325f843f87b8b54",
+            },
+          ],
         }),
         devnet: false,
       },
@@ -131,12 +174,19 @@ describe("indexedChains", () => {
       DEVNET: "false",
     });
     expect(chains.map((c) => [c.id, c.deterministicExecution])).toEqual([
-      // A known chain: its own V3 factory (mainnet's address there) and V4 pool manager.
+      // A known chain: its own V3 factory (mainnet's address there) and V4 pool manager, and
+      // its V3 fork, SushiSwap's, whose factory creates Uniswap's pool.
       [
         10,
         deterministicExecutionAddresses({
           v3Factory: CANONICAL_UNISWAP_V3_FACTORY,
           v4PoolManager: "0x9a13F98Cb987694C9F086b1F5eB990EeA8264Ec3",
+          v3ForkDeployers: [
+            {
+              deployer: "0x9c6522117e2ed1fE5bdb72bb0eD5E3f2bdE7DBe0",
+              initCodeHash: "0xe34f199b19b2b4f47f68442619d555527d244f78a3297ea89325f843f87b8b54",
+            },
+          ],
         }),
       ],
       [100, deterministicExecutionAddresses({ v3Factory: factory })],
@@ -454,7 +504,35 @@ describe("indexedChains", () => {
     expect(() => bsc("pancakeswap-v2:0xca143ce32fe78f1f7019d7d551a6402fc5350c73:soon")).toThrow(
       'UNISWAP_V2_FORKS_56: the deployment block of pancakeswap-v2 must be a block number, got "soon"',
     );
-    expect(bsc("")?.uniswapV2Forks).toBeUndefined();
+    // Unset: BNB Chain's own forks (known-chains.ts), discovered from genesis; `none`: no fork.
+    expect(bsc("")?.uniswapV2Forks).toEqual([
+      {
+        slug: "pancakeswap-v2",
+        factory: "0xcA143Ce32Fe78f1f7019d7d551a6402fC5350c73",
+        startBlock: 0,
+      },
+      {
+        slug: "sushiswap-v2",
+        factory: "0xc35DADB65012eC5796536bD9864eD8773aBc74C4",
+        startBlock: 0,
+      },
+    ]);
+    expect(bsc("none")?.uniswapV2Forks).toBeUndefined();
+    // A fork named replaces the known one of its slug; the others stay.
+    expect(
+      bsc("sushiswap-v2:0x1111111111111111111111111111111111111111:7")?.uniswapV2Forks,
+    ).toEqual([
+      {
+        slug: "pancakeswap-v2",
+        factory: "0xcA143Ce32Fe78f1f7019d7d551a6402fC5350c73",
+        startBlock: 0,
+      },
+      {
+        slug: "sushiswap-v2",
+        factory: "0x1111111111111111111111111111111111111111",
+        startBlock: 7,
+      },
+    ]);
   });
 
   test("UNISWAP_V3_FORKS_<id>: forks of Uniswap V3 by slug, factory, SwapRouter (and PancakeSwap's pool deployer); the router's executor is built to trust their pool deployers; an unknown slug or a malformed entry is refused", () => {
@@ -511,7 +589,7 @@ describe("indexedChains", () => {
       }),
     );
     expect(chain?.deterministicExecution?.executor).not.toBe(
-      bsc("")?.deterministicExecution?.executor,
+      bsc("none")?.deterministicExecution?.executor,
     );
     // The fork's deployment counts among the chain's: a start after it reads its pools' state.
     const pancakeOnly = bsc(`pancakeswap-v3:${factory}:${router}:${deployer}:26956207`, "40000000");
@@ -547,7 +625,37 @@ describe("indexedChains", () => {
     expect(() => bsc(`pancakeswap-v3:${factory}:${router}:${deployer}:soon`)).toThrow(
       'UNISWAP_V3_FORKS_56: the deployment block of pancakeswap-v3 must be a block number, got "soon"',
     );
-    expect(bsc("")?.uniswapV3Forks).toBeUndefined();
+    // Unset: BNB Chain's own forks (known-chains.ts), without a SwapRouter (no address book
+    // has one); `none`: no fork, and an executor that trusts no fork's deployer.
+    expect(bsc("")?.uniswapV3Forks).toEqual([
+      {
+        slug: "pancakeswap-v3",
+        factory: "0x0BFbCF9fa4f9C56B0F40a671Ad40E0805A091865",
+        poolDeployer: "0x41ff9AA7e16B8B1a8a8dc4f0eFacd93D02d071c9",
+        poolInitCodeHash: pancakeHash,
+        swapRouter: undefined,
+        startBlock: 0,
+      },
+      {
+        slug: "sushiswap-v3",
+        factory: "0x126555dd55a39328F69400d6aE4F782Bd4C34ABb",
+        poolDeployer: "0x126555dd55a39328F69400d6aE4F782Bd4C34ABb",
+        poolInitCodeHash: uniswapHash,
+        swapRouter: undefined,
+        startBlock: 0,
+      },
+    ]);
+    const known = bsc("");
+    expect(known && forkSwapRouters(known)).toEqual({});
+    expect(known?.deterministicExecution).toEqual(chain?.deterministicExecution);
+    const none = bsc("none");
+    expect(none?.uniswapV3Forks).toBeUndefined();
+    expect(none?.deterministicExecution).toEqual(
+      deterministicExecutionAddresses({
+        v3Factory: chain?.uniswapV3?.factory,
+        v4PoolManager: chain?.uniswapV4?.poolManager,
+      }),
+    );
   });
 
   test("malformed settings are refused with the variable's name", () => {

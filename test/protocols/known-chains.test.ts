@@ -1,16 +1,20 @@
 /**
  * The known chains (known-chains.ts): the chains an operator enables with `PONDER_RPC_URL_<id>`
  * alone, their contracts from the address books `@uniswap/sdk-core` and
- * `@bgd-labs/aave-address-book`, and what the service makes of them (chains.ts).
+ * `@bgd-labs/aave-address-book`, their forks of Uniswap from `sushi`, `@pancakeswap/sdk` and
+ * `@pancakeswap/v3-sdk`, and what the service makes of them (chains.ts).
  */
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as aaveAddressBook from "@bgd-labs/aave-address-book";
+import * as pancakeV2Book from "@pancakeswap/sdk";
+import * as pancakeV3Book from "@pancakeswap/v3-sdk";
+import * as sushiBook from "sushi/evm";
 import { getAddress, isAddress } from "viem";
 import { describe, expect, test } from "vitest";
 import { indexedChains } from "../../chains.js";
 import { deterministicExecutionAddresses } from "../../engine/core/execution-addresses.js";
-import { protocols, stateReadBlock } from "../../engine/index.js";
+import { protocols, stateReadBlock, v3ForkPoolDeployers } from "../../engine/index.js";
 import {
   KNOWN_CHAINS,
   type KnownChain,
@@ -44,8 +48,15 @@ function addressesOf(chain: KnownChain): string[] {
     chain.aaveV3?.poolAddressesProvider,
     chain.aaveV3?.poolConfigurator,
     chain.aaveV3?.dataProvider,
+    ...(chain.uniswapV2Forks ?? []).map((f) => f.factory),
+    ...(chain.uniswapV3Forks ?? []).flatMap((f) =>
+      f.poolDeployer === f.factory ? [f.factory] : [f.factory, f.poolDeployer],
+    ),
   ].flatMap((a) => (a === undefined ? [] : [a]));
 }
+
+/** A map of the books, by chain id, keyed by numbers or strings. */
+type Book = Readonly<Record<number, string | undefined>>;
 
 describe("KNOWN_CHAINS", () => {
   test("holds Ethereum, Optimism, BNB Chain, Polygon PoS, Base and Arbitrum One, each under its own name", () => {
@@ -107,7 +118,118 @@ describe("KNOWN_CHAINS", () => {
         dataProvider: "0x0F43731EB8d45A581f4a36DD74F5f358bc90C73A",
         startBlock: 0,
       },
+      // PancakeSwap's and SushiSwap's forks, discovered from genesis: Uniswap V3 came to Base
+      // after the forks' licence date, so its deployment bounds nothing.
+      uniswapV2Forks: [
+        {
+          slug: "pancakeswap-v2",
+          factory: "0x02a84c1b3BBD7401a5f7fa98a384EBC70bB5749E",
+          startBlock: 0,
+        },
+        {
+          slug: "sushiswap-v2",
+          factory: "0x71524B4f93c58fcbF659783284E38825f0622859",
+          startBlock: 0,
+        },
+      ],
+      uniswapV3Forks: [
+        {
+          slug: "pancakeswap-v3",
+          factory: "0x0BFbCF9fa4f9C56B0F40a671Ad40E0805A091865",
+          poolDeployer: "0x41ff9AA7e16B8B1a8a8dc4f0eFacd93D02d071c9",
+          poolInitCodeHash: "0x6ce8eb472fa82df5469c6ab6d485f17c3ad13c8cd7af59b3d4a8026c5ce0f7e2",
+          startBlock: 0,
+        },
+        {
+          slug: "sushiswap-v3",
+          factory: "0xc35DADB65012eC5796536bD9864eD8773aBc74C4",
+          poolDeployer: "0xc35DADB65012eC5796536bD9864eD8773aBc74C4",
+          poolInitCodeHash: "0xe34f199b19b2b4f47f68442619d555527d244f78a3297ea89325f843f87b8b54",
+          startBlock: 0,
+        },
+      ],
     });
+  });
+
+  test("every chain's forks of Uniswap are what their makers' address books say", () => {
+    const lower = (a: string | undefined) => a?.toLowerCase();
+    const at = (book: Book, id: number) => lower(book[id]);
+    for (const { id } of NAMED) {
+      const chain = KNOWN_CHAINS[id];
+      const v2 = Object.fromEntries(
+        (chain?.uniswapV2Forks ?? []).map((f) => [f.slug, lower(f.factory)]),
+      );
+      const v3 = Object.fromEntries(
+        (chain?.uniswapV3Forks ?? []).map((f) => [
+          f.slug,
+          [lower(f.factory), lower(f.poolDeployer), f.poolInitCodeHash],
+        ]),
+      );
+      const pancakeV3 = at(pancakeV3Book.FACTORY_ADDRESSES, id);
+      const sushiV3 = at(sushiBook.SUSHISWAP_V3_FACTORY_ADDRESS, id);
+      // Every fork a book lists on the chain, and nothing else.
+      expect({ id, v2, v3 }).toEqual({
+        id,
+        v2: {
+          ...(at(pancakeV2Book.FACTORY_ADDRESS_MAP, id) && {
+            "pancakeswap-v2": at(pancakeV2Book.FACTORY_ADDRESS_MAP, id),
+          }),
+          ...(at(sushiBook.SUSHISWAP_V2_FACTORY_ADDRESS, id) && {
+            "sushiswap-v2": at(sushiBook.SUSHISWAP_V2_FACTORY_ADDRESS, id),
+          }),
+        },
+        v3: {
+          ...(pancakeV3 && {
+            "pancakeswap-v3": [
+              pancakeV3,
+              at(pancakeV3Book.DEPLOYER_ADDRESSES, id),
+              pancakeV3Book.POOL_INIT_CODE_HASHES[
+                id as keyof typeof pancakeV3Book.POOL_INIT_CODE_HASHES
+              ],
+            ],
+          }),
+          ...(sushiV3 && {
+            "sushiswap-v3": [
+              sushiV3,
+              sushiV3,
+              sushiBook.SUSHISWAP_V3_INIT_CODE_HASH[
+                id as keyof typeof sushiBook.SUSHISWAP_V3_INIT_CODE_HASH
+              ],
+            ],
+          }),
+        },
+      });
+    }
+    // Which forks each chain has: PancakeSwap is on four of the six.
+    expect(
+      Object.values(KNOWN_CHAINS).map((c) => [
+        c.id,
+        [...(c.uniswapV2Forks ?? []), ...(c.uniswapV3Forks ?? [])].map((f) => f.slug),
+      ]),
+    ).toEqual([
+      [1, ["pancakeswap-v2", "sushiswap-v2", "pancakeswap-v3", "sushiswap-v3"]],
+      [10, ["sushiswap-v2", "sushiswap-v3"]],
+      [56, ["pancakeswap-v2", "sushiswap-v2", "pancakeswap-v3", "sushiswap-v3"]],
+      [137, ["sushiswap-v2", "sushiswap-v3"]],
+      [8453, ["pancakeswap-v2", "sushiswap-v2", "pancakeswap-v3", "sushiswap-v3"]],
+      [42161, ["pancakeswap-v2", "sushiswap-v2", "pancakeswap-v3", "sushiswap-v3"]],
+    ]);
+  });
+
+  test("a fork is discovered from the deployment of the Uniswap contract it copies where that came first, else from genesis", () => {
+    expect(
+      Object.values(KNOWN_CHAINS).map((c) => [
+        c.id,
+        [...(c.uniswapV2Forks ?? []), ...(c.uniswapV3Forks ?? [])].map((f) => f.startBlock),
+      ]),
+    ).toEqual([
+      [1, [10_000_835, 10_000_835, 12_369_621, 12_369_621]],
+      [10, [0, 0]],
+      [56, [0, 0, 0, 0]],
+      [137, [0, 22_757_547]],
+      [8453, [0, 0, 0, 0]],
+      [42161, [0, 0, 165, 165]],
+    ]);
   });
 
   test("the wrapped native token, stablecoins and V3 factory of every chain", () => {
@@ -276,7 +398,7 @@ describe("a known chain enabled by PONDER_RPC_URL_<id> alone", () => {
     ...extra,
   });
 
-  test("has every protocol of its table, no trusted hook, and the deterministic execution addresses of its own factory and pool manager", () => {
+  test("has every protocol of its table, no trusted hook, and the deterministic execution addresses of its own factory, pool manager and V3 forks", () => {
     for (const { id } of NAMED) {
       const [chain] = indexedChains(env(id));
       const known = KNOWN_CHAINS[id];
@@ -290,6 +412,7 @@ describe("a known chain enabled by PONDER_RPC_URL_<id> alone", () => {
         deterministicExecution: deterministicExecutionAddresses({
           v3Factory: known?.uniswapV3?.factory ?? "0x",
           v4PoolManager: known?.uniswapV4?.poolManager,
+          v3ForkDeployers: v3ForkPoolDeployers(known?.uniswapV3Forks),
         }),
         devnet: false,
       });
@@ -310,13 +433,23 @@ describe("a known chain enabled by PONDER_RPC_URL_<id> alone", () => {
         "uniswap-v4",
         "aave-v3",
         "balancer-v2",
+        "pancakeswap-v2",
+        "sushiswap-v2",
+        "pancakeswap-v3",
+        "sushiswap-v3",
       ]),
     );
-    // Balancer V2's release lists every known chain but Base.
+    // Balancer V2's release lists every known chain but Base; PancakeSwap is not on Optimism
+    // and Polygon PoS.
+    const without = (slugs: string[]) => mainnet.filter((slug) => !slugs.includes(slug));
     for (const { id } of NAMED) {
       expect([id, supported(id)]).toEqual([
         id,
-        id === 8453 ? mainnet.filter((slug) => slug !== "balancer-v2") : mainnet,
+        id === 8453
+          ? without(["balancer-v2"])
+          : id === 10 || id === 137
+            ? without(["pancakeswap-v2", "pancakeswap-v3"])
+            : mainnet,
       ]);
     }
   });

@@ -6,6 +6,7 @@ import type { Address } from "viem";
 import type { z } from "zod";
 import type { ChainSetup } from "../../core/chain-setup.js";
 import type { ExecutionContracts, RoutingStrategy } from "../../program/hop-context.js";
+import type { HopStepsTable } from "../../program/hop-steps.js";
 import type { ProgramPlanner, ProgramValue } from "../../program/planner.js";
 import type { addFlowHops, addRouteHop, leftoverTokens } from "../../program/route-program.js";
 import type { RouteStep, routeSteps } from "../../route/route.js";
@@ -43,6 +44,8 @@ export type ActionRouting = {
   leftoverTokens: Bound<typeof leftoverTokens>;
   quoteEdge: PoolModels["quote"];
   routeSteps: Bound<typeof routeSteps>;
+  /** Whether a hop through a pool can be executed in a scope (the engine's hop steps say). */
+  executable: HopStepsTable["executable"];
 };
 
 /** Where a bundle's program runs and for whom: what the compiler and each action know of it. */

@@ -86,6 +86,8 @@ const route: ActionSpec<typeof routeArgs> = {
           );
     }
     const cacheKey = `${args.tokenIn}:${args.tokenOut}:${amount.estimate}:${literal}`;
+    // Only pools the bundle's account can swap.
+    const scope = hopContext(ctx);
     const found =
       ctx.routeCache.get(cacheKey) ??
       ctx.routing.findRoute({
@@ -96,6 +98,7 @@ const route: ActionSpec<typeof routeArgs> = {
         maxSplits: literal ? 4 : 1,
         gasPriceWei: ctx.gasPriceWei,
         weth: (ctx.chain.weth?.toLowerCase() ?? args.tokenIn) as Address,
+        admits: (edge) => ctx.routing.executable(edge.pool, scope),
       });
     ctx.routeCache.set(cacheKey, found);
     if (!found.ok) {

@@ -4,15 +4,42 @@
  * (`../concentrated-liquidity/`).
  */
 
-import type { V3Pool } from "../../core/types.js";
+import type { Address, V3Pool } from "../../core/types.js";
 import { uniswapV3ExactIn } from "../../math/uniswap-v3.js";
 import { minimumOf, UnsupportedRouteError } from "../../program/hop-context.js";
+import type { ExecutionScope } from "../../program/hop-steps.js";
 import { concentratedModel, concentratedShadow } from "../concentrated-liquidity/model.js";
 import { type PoolKind, swapsBothWays } from "../pool-kind.js";
 import { V3_FORK_SWAP_GAS, V3_SWAP_GAS, V3_TICK_CROSS_GAS } from "./gas.js";
 import { addUniswapV3PoolSwap, addUniswapV3RouterSwap } from "./steps.js";
 
 const UNISWAP_V3 = "uniswap-v3";
+
+/**
+ * How a hop through `pool` runs in `scope`: under the router a pool is swapped directly when the
+ * executor pays it from its swap callback (Uniswap's own, or a fork whose pool deployer it was
+ * built to trust); otherwise (and outside the router) through its SwapRouter, when the chain has
+ * one for it.
+ */
+function v3Execution(
+  pool: V3Pool,
+  scope: ExecutionScope,
+): {
+  own: boolean;
+  poolDeployer: Address | undefined;
+  swapRouter: Address | undefined;
+  direct: boolean;
+} {
+  const own = pool.protocol === UNISWAP_V3;
+  const poolDeployer = own ? undefined : scope.forkPoolDeployers?.[pool.protocol];
+  const swapRouter = own ? scope.swapRouter : scope.forkSwapRouters?.[pool.protocol];
+  return {
+    own,
+    poolDeployer,
+    swapRouter,
+    direct: scope.strategy === "router" && (own || poolDeployer !== undefined),
+  };
+}
 
 /** Both directions of a V3 pool pay its one fee. */
 const model = (pool: V3Pool) => concentratedModel(pool, () => pool.feePpm);
@@ -34,12 +61,8 @@ export const uniswapV3Pool: PoolKind<V3Pool> = {
   addHop: (planner, context, hop, amountIn, recipient, options) => {
     const { edge } = hop;
     const pool = edge.pool;
-    const own = pool.protocol === UNISWAP_V3;
-    // Under the router a fork's pool is swapped directly too, when the executor was built to
-    // trust its pool deployer; otherwise (and outside the router) through the fork's SwapRouter.
-    const poolDeployer = own ? undefined : context.forkPoolDeployers?.[pool.protocol];
-    const swapRouter = own ? context.swapRouter : context.forkSwapRouters?.[pool.protocol];
-    if (context.strategy === "router" && (own || poolDeployer)) {
+    const { own, poolDeployer, swapRouter, direct } = v3Execution(pool, context);
+    if (direct) {
       const swap = {
         executor: context.execution.executor,
         pool: pool.address,
@@ -78,4 +101,8 @@ export const uniswapV3Pool: PoolKind<V3Pool> = {
   },
   stateless: false,
   paysReceiverUnderRouter: true,
+  executable: (pool, scope) => {
+    const { swapRouter, direct } = v3Execution(pool, scope);
+    return direct || swapRouter !== undefined;
+  },
 };
