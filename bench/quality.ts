@@ -88,6 +88,7 @@ async function hopByHop(
 }
 
 import { rawAmount, syntheticGraph } from "./synthetic-graph.js";
+import { syntheticStableGraph } from "./synthetic-stable.js";
 
 const PAIRS: [string, string][] = [
   ["USDC", "WETH"],
@@ -145,6 +146,9 @@ const SYNTHETIC_POOLS = 80;
 const SYNTHETIC_V4_SHARE = 0.3;
 const SYNTHETIC_PAIRS = 40;
 const SYNTHETIC_SIZES_USD = [100, 100_000, 10_000_000];
+/** Stablecoin graphs for (c): seeds, and sizes of every ordered pair of their coins. */
+const STABLE_SEEDS = Array.from({ length: 10 }, (_, i) => i + 1);
+const STABLE_SIZES_USD = [10_000, 1_000_000, 10_000_000];
 /** The maxSplits the search is also run with, each never giving less than the one before. */
 const SPLIT_CAPS = [1, 2, 3, 4, 8, 12];
 /** Pairs with more paths than this are skipped on synthetic graphs. */
@@ -541,11 +545,86 @@ async function main(): Promise<void> {
         }
       }
     }
+    // (c) stablecoins and pegged assets: stable-swap pools beside concentrated ones, against the
+    // certified optimum, and against the best route each family makes alone.
+    const stableGaps: Gaps = { candidates: [], all: [], marginal: [], exceeded: 0, ms: [] };
+    const rowsC: string[] = [];
+    const isStablePool = (e: Edge) => e.pool.kind === "balancer-v2";
+    const isConcentrated = (e: Edge) => e.pool.kind === "v3";
+    const stable = {
+      cases: 0,
+      unfilled: 0,
+      throughStable: 0,
+      throughConcentrated: 0,
+      mixed: 0,
+      mixedPays: 0,
+      belowOneFamily: 0,
+      worstBelow: 0,
+    };
+    for (const seed of STABLE_SEEDS) {
+      const world = syntheticStableGraph(seed);
+      for (const tIn of world.coins) {
+        for (const tOut of world.coins) {
+          if (tIn === tOut) continue;
+          const paths = allPaths(world.graph, tIn.address, tOut.address, 3);
+          for (const usd of STABLE_SIZES_USD) {
+            const params = {
+              graph: world.graph,
+              tokenIn: tIn.address,
+              tokenOut: tOut.address,
+              amountIn: rawAmount(tIn, usd),
+              gasPriceWei: 0n,
+              weth: tIn.address,
+            };
+            const found = findRoute(params);
+            if (!found.ok) {
+              stable.unfilled++;
+              continue;
+            }
+            stable.cases++;
+            const hops = routeHops(found.quote).map((h) => h.edge);
+            const viaStable = hops.some(isStablePool);
+            const viaConcentrated = hops.some(isConcentrated);
+            if (viaStable) stable.throughStable++;
+            if (viaConcentrated) stable.throughConcentrated++;
+            const gap = certify(stableGaps, params, found.quote, paths);
+            // Each family alone (the search's own admission): the route never makes less.
+            const alone = [isStablePool, (e: Edge) => !isStablePool(e)].map((admits) => {
+              const one = findRoute({ ...params, admits });
+              return one.ok ? one.quote.amountOut : 0n;
+            });
+            const bestAlone = alone.reduce((a, b) => (a > b ? a : b));
+            if (found.quote.amountOut < bestAlone) {
+              stable.belowOneFamily++;
+              const below = Number(bestAlone - found.quote.amountOut) / Number(bestAlone);
+              stable.worstBelow = Math.max(stable.worstBelow, below * 10_000);
+            }
+            if (viaStable && viaConcentrated) {
+              stable.mixed++;
+              // Mixing pays where it beats both families alone by more than a hundredth of a bp.
+              if (Number(found.quote.amountOut - bestAlone) > Number(bestAlone) * 1e-6)
+                stable.mixedPays++;
+            }
+            if (gap.candidates > 1) {
+              rowsC.push(
+                `| ${seed} | ${tIn.symbol} → ${tOut.symbol} | $${usd.toLocaleString("en-US")} | ${found.quote.amountOut} | ${alone.map(String).join(" / ")} | ${gap.candidates.toFixed(2)} | ${gap.all.toFixed(2)} | ${gap.marginal.toFixed(3)} | ${legsLabel(found.quote)} |`,
+              );
+            }
+          }
+        }
+      }
+    }
+    const stableDepth = stableGaps.marginal.flatMap((m, i) => (m >= WITHIN_DEPTH ? [i] : []));
+    const stableWithin = stableDepth.filter(
+      (i) => (stableGaps.candidates[i] as number) <= 1,
+    ).length;
+    const stableShare = ((100 * stableWithin) / Math.max(1, stableDepth.length)).toFixed(2);
+
     const depthIndexes = synthetic.marginal.flatMap((m, i) => (m >= WITHIN_DEPTH ? [i] : []));
     const within = (indexes: number[]) =>
       indexes.filter((i) => (synthetic.candidates[i] as number) <= 1).length;
     const beyondIndexes = synthetic.marginal.flatMap((m, i) => (m < WITHIN_DEPTH ? [i] : []));
-    const exceeded = gaps.exceeded + synthetic.exceeded;
+    const exceeded = gaps.exceeded + synthetic.exceeded + stableGaps.exceeded;
     const ms = [...gaps.ms, ...synthetic.ms];
     const withinDepth = {
       count: depthIndexes.length,
@@ -564,6 +643,7 @@ async function main(): Promise<void> {
       `- ${cases} scenarios: ${PAIRS.length} pairs × sizes ${SIZES_USD.map((s) => `$${s.toLocaleString("en-US")}`).join(", ")}; ${splits} routed with splits across whole paths, ${flowsRouted} as flows (split and merged at intermediate tokens).`,
       `- (a) Against the best single path quoted on chain by Uniswap's Router02, QuoterV2 and V4Quoter and Balancer's vault (queryBatchSwap) (mixed paths hop by hop; ${v4Paths} of the paths compared go through V4 pools, ${balancerPaths} through Balancer V2 pools, ${forkPaths} through PancakeSwap V3's pool, quoted by its own QuoterV2; ${v4Routes} of the engine's routes go through V4, ${balancerRoutes} through Balancer V2, ${forkRoutes} through PancakeSwap V3): the engine's amountOut fell short in **${lossesA}** scenarios (bar: 0)${lossesTwice > 0 ? `, ${lossesTwice} of them only against a path through one pool twice — into a composable stable pool's BPT and out of it, a join then an exit, the exit quoted on the state the join left — which a route does not take (its hops use distinct pools), by at most ${(worstTwice * 100).toPrecision(2)}% of the output` : ""}; net of gas at the chain's gas price (${gasPriceWei} wei), in **${lossesNet}**.`,
       `- (b) Against the certified optimum (a dual bound on the best flow, split and merged at any token; gas price 0). On ${syntheticCases} scenarios over ${SYNTHETIC_SEEDS.length} synthetic graphs of ${SYNTHETIC_POOLS} pools (pools at the tokens' reference prices, so no cycle pays; ${syntheticFlows} of them routed as flows), the gap to the bound over the search's candidate pools (the route's certificate): ${describeGaps(synthetic.candidates)}; within 1 bp in ${((100 * within(synthetic.candidates.map((_, i) => i))) / synthetic.candidates.length).toFixed(1)}% of all; **within 1 bp in ${withinDepth.share}% of the ${withinDepth.count} scenarios within depth** (bar: ≥ 99.5%), those where one more unit of input still adds at least ${WITHIN_DEPTH * 100}% of what the average unit makes at the bound's prices. The other ${synthetic.candidates.length - withinDepth.count} trade beyond what the pools on the output's side can take (more input adds almost nothing, but a route must spend all of it): ${withinDepth.beyond} of them within 1 bp. Gap to the bound over every pool on a path of ≤ 3 hops: ${describeGaps(synthetic.all)}. On the devnet graph, whose pools are not arbitrage-free (a bound includes what cycles between them pay, which no route takes: the small trades' gaps; for ${cycles?.label}, the bound on what one raw unit of the input makes is ${cycles?.bound.toExponential(3)} raw units, where the route makes ${cycles?.perUnit.toExponential(3)} of each), over its ${gaps.candidates.length} scenarios: ${describeGaps(gaps.candidates)}. Routes above a bound (impossible unless the bound is wrong): **${exceeded}** (bar: 0). A certificate took median ${quantile(ms, 0.5).toFixed(1)} ms, p90 ${quantile(ms, 0.9).toFixed(1)} ms, worst ${Math.max(...ms).toFixed(1)} ms (one process; load average ${loadavg()[0]?.toFixed(1)} on ${cpus().length} cores when it ended). A larger maxSplits (${SPLIT_CAPS.join(", ")}, then the default) gave less in **${splitDrops}** of the synthetic scenarios (bar: 0).`,
+      `- (c) Stablecoins and pegged assets against the certified optimum (gas price 0): ${STABLE_SEEDS.length} synthetic graphs of eight dollar stablecoins (bench/synthetic-stable.ts: Balancer V2 composable stable pools beside Uniswap V3 pools at 0.01% and 0.05% crowded around the peg and a few V2 pairs, every pool at the peg), every ordered pair at ${STABLE_SIZES_USD.map((s) => `$${s.toLocaleString("en-US")}`).join(", ")}: ${stable.cases} routed (${stable.unfilled} more no pool set could fill); ${stable.throughStable} go through a stable pool, ${stable.throughConcentrated} through a concentrated one, **${stable.mixed} through both**, ${stable.mixedPays} of those making more than the best route of either family alone (by over 0.01 bp). Gap to the bound over the candidate pools: ${describeGaps(stableGaps.candidates)}; **within 1 bp in ${stableShare}% of the ${stableDepth.length} scenarios within depth** (bar: ≥ 99.5%). Below the best route of one family alone (stable pools only, or all but them, the search's own admission): **${stable.belowOneFamily}** (bar: 0)${stable.belowOneFamily > 0 ? `, by at most ${stable.worstBelow.toFixed(3)} bp` : ""}.`,
       `- Every hop of every route (${hopsChecked} hops) was re-quoted by the chain (Router02, Uniswap's and PancakeSwap's QuoterV2, V4Quoter, Balancer's queryBatchSwap, the vault's previews): ${hopMismatches} mismatches.`,
       "",
       "## (a) Engine vs Uniswap's quoters on chain (gas price 0 for amountOut; net columns at the chain's gas price)",
@@ -584,13 +664,29 @@ async function main(): Promise<void> {
       "|---:|---|---:|---:|---:|---:|---:|---:|---:|",
       ...rowsS,
       "",
+      "## (c) Stablecoins and pegged assets vs the certified optimum (gas price 0; gaps in basis points of the bound)",
+      "",
+      `Synthetic stablecoin graphs (bench/synthetic-stable.ts, seeds ${STABLE_SEEDS[0]}–${STABLE_SEEDS.at(-1)}): the scenarios more than 1 bp below the bound over the candidate pools, with the best route of each family alone (stable pools only / all but them).`,
+      "",
+      "| seed | pair | size | engine amountOut | stable only / the rest | gap, candidate pools | gap, all pools ≤ 3 hops | input at the margin / average | engine legs |",
+      "|---:|---|---:|---:|---:|---:|---:|---:|---:|",
+      ...rowsC,
+      "",
     ];
     const text = lines.join("\n");
     const out = join(dirname(fileURLToPath(import.meta.url)), "results", "quality.md");
     mkdirSync(dirname(out), { recursive: true });
     writeFileSync(out, text);
     console.log(lines.slice(0, 12).join("\n"));
-    if (lossesA > 0 || lossesNet > 0 || exceeded > 0 || hopMismatches > 0 || splitDrops > 0)
+    if (
+      lossesA > 0 ||
+      lossesNet > 0 ||
+      exceeded > 0 ||
+      hopMismatches > 0 ||
+      splitDrops > 0 ||
+      stable.belowOneFamily > 0 ||
+      Number(stableShare) < 99.5
+    )
       process.exitCode = 1;
   } finally {
     await net.stop();

@@ -56,7 +56,16 @@ const POOL_MANAGER = "0x000000000004444c5dc75cb358380d2e3de08a90" as const;
 const NO_HOOKS = "0x0000000000000000000000000000000000000000" as const;
 const SPACING: Record<number, number> = { 100: 1, 500: 10, 3000: 60, 10000: 200 };
 
-function address(prefix: number, i: number): Address {
+/** The initialized ticks of a pool from the net liquidity its positions add at each tick. */
+export function initializedTicks(net: ReadonlyMap<number, bigint>): V3Tick[] {
+  return [...net]
+    .filter(([, n]) => n !== 0n)
+    .map(([t, n]) => ({ tick: t, liquidityNet: n }))
+    .sort((x, y) => x.tick - y.tick);
+}
+
+/** A synthetic address: a prefix byte, then `i`. */
+export function address(prefix: number, i: number): Address {
   return `0x${prefix.toString(16).padStart(2, "0")}${i.toString(16).padStart(38, "0")}` as Address;
 }
 
@@ -140,10 +149,7 @@ export function syntheticGraph(params: SyntheticGraphParameters): SyntheticGraph
       net.set(upper, (net.get(upper) ?? 0n) - l);
       if (lower <= tick && tick < upper) liquidity += l;
     }
-    const ticks: V3Tick[] = [...net]
-      .filter(([, n]) => n !== 0n)
-      .map(([t, n]) => ({ tick: t, liquidityNet: n }))
-      .sort((x, y) => x.tick - y.tick);
+    const ticks = initializedTicks(net);
     return {
       kind: "v3",
       protocol: "uniswap-v3",
