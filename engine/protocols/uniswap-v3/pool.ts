@@ -16,29 +16,22 @@ import { addUniswapV3PoolSwap, addUniswapV3RouterSwap } from "./steps.js";
 const UNISWAP_V3 = "uniswap-v3";
 
 /**
- * How a hop through `pool` runs in `scope`: under the router a pool is swapped directly when the
- * executor pays it from its swap callback (Uniswap's own, or a fork whose pool deployer it was
- * built to trust); otherwise (and outside the router) through its SwapRouter, when the chain has
- * one for it.
+ * Whether a hop through `pool` is swapped on the pool itself in `scope`: under the router, when
+ * the executor pays it from its swap callback (Uniswap's own pools, or a fork's whose pool
+ * deployer it was built to trust). Otherwise (and outside the router) a hop goes through the
+ * pool's SwapRouter ({@link swapRouterOf}), when the chain has one for it. Neither allocates:
+ * the route search asks for every edge it weighs.
  */
-function v3Execution(
-  pool: V3Pool,
-  scope: ExecutionScope,
-): {
-  own: boolean;
-  poolDeployer: Address | undefined;
-  swapRouter: Address | undefined;
-  direct: boolean;
-} {
-  const own = pool.protocol === UNISWAP_V3;
-  const poolDeployer = own ? undefined : scope.forkPoolDeployers?.[pool.protocol];
-  const swapRouter = own ? scope.swapRouter : scope.forkSwapRouters?.[pool.protocol];
-  return {
-    own,
-    poolDeployer,
-    swapRouter,
-    direct: scope.strategy === "router" && (own || poolDeployer !== undefined),
-  };
+function swappedDirectly(pool: V3Pool, scope: ExecutionScope): boolean {
+  return (
+    scope.strategy === "router" &&
+    (pool.protocol === UNISWAP_V3 || scope.forkPoolDeployers?.[pool.protocol] !== undefined)
+  );
+}
+
+/** The SwapRouter a hop through `pool` goes through outside the router, if the chain has one. */
+function swapRouterOf(pool: V3Pool, scope: ExecutionScope): Address | undefined {
+  return pool.protocol === UNISWAP_V3 ? scope.swapRouter : scope.forkSwapRouters?.[pool.protocol];
 }
 
 /** Both directions of a V3 pool pay its one fee. */
@@ -61,8 +54,10 @@ export const uniswapV3Pool: PoolKind<V3Pool> = {
   addHop: (planner, context, hop, amountIn, recipient, options) => {
     const { edge } = hop;
     const pool = edge.pool;
-    const { own, poolDeployer, swapRouter, direct } = v3Execution(pool, context);
-    if (direct) {
+    const own = pool.protocol === UNISWAP_V3;
+    const poolDeployer = own ? undefined : context.forkPoolDeployers?.[pool.protocol];
+    const swapRouter = swapRouterOf(pool, context);
+    if (swappedDirectly(pool, context)) {
       const swap = {
         executor: context.execution.executor,
         pool: pool.address,
@@ -101,8 +96,6 @@ export const uniswapV3Pool: PoolKind<V3Pool> = {
   },
   stateless: false,
   paysReceiverUnderRouter: true,
-  executable: (pool, scope) => {
-    const { swapRouter, direct } = v3Execution(pool, scope);
-    return direct || swapRouter !== undefined;
-  },
+  executable: (pool, scope) =>
+    swappedDirectly(pool, scope) || swapRouterOf(pool, scope) !== undefined,
 };
