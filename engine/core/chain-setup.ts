@@ -117,10 +117,18 @@ export function forkSwapRouters(chain: ChainSetup): Record<string, Address> {
 /**
  * The pool deployer of each fork of Uniswap V3 on `chain`, by the fork's slug: the router
  * executor built for this chain pays the pools at its CREATE2 addresses from its swap callback
- * ({@link v3ForkPoolDeployers}).
+ * ({@link v3ForkPoolDeployers}). Without the forks `untrusted` names: those the chain's deployed
+ * executor was not built with.
  */
-export function forkPoolDeployers(chain: ChainSetup): Record<string, Address> {
-  return Object.fromEntries((chain.uniswapV3Forks ?? []).map((f) => [f.slug, f.poolDeployer]));
+export function forkPoolDeployers(
+  chain: ChainSetup,
+  untrusted: readonly string[] = [],
+): Record<string, Address> {
+  return Object.fromEntries(
+    (chain.uniswapV3Forks ?? [])
+      .filter((f) => !untrusted.includes(f.slug))
+      .map((f) => [f.slug, f.poolDeployer]),
+  );
 }
 
 /** What the router executor of `forks` trusts: each fork's pool deployer, in their order. */

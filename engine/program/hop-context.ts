@@ -8,8 +8,12 @@ import type { ExecutionAddresses } from "../core/execution-addresses.js";
 
 export type RoutingStrategy = "router" | "delegate" | "corewallet";
 
-/** The execution-layer contracts of a chain, by name (as `deployExecutionLayer` returns). */
-export type ExecutionContracts = ExecutionAddresses;
+/**
+ * The execution-layer contracts of a chain, by name (as `deployExecutionLayer` returns), and the
+ * Uniswap V3 forks of the chain whose pools its router executor does not pay: a layer deployed
+ * before they were known to the chain. Under the router their pools are left out.
+ */
+export type ExecutionContracts = ExecutionAddresses & { untrustedV3Forks?: readonly string[] };
 
 /** What a hop's steps depend on. */
 export type HopContext = {

@@ -224,7 +224,7 @@ export function buildRoute(params: BuildRouteParameters): RouteBuild {
     strategy,
     swapRouter: chain.uniswapV3?.swapRouter,
     forkSwapRouters: forkSwapRouters(chain),
-    forkPoolDeployers: forkPoolDeployers(chain),
+    forkPoolDeployers: forkPoolDeployers(chain, contracts.untrustedV3Forks),
   };
   const started = performance.now();
   const search = {

@@ -16,7 +16,7 @@ import {
   type PublicClient,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import type { AnvilInstance } from "../../devnet/anvil.js";
 import { DEVNET_DEPLOYER_KEY } from "../../devnet/anvil.js";
 import { readNpmArtifact } from "../../devnet/artifacts.js";
@@ -167,7 +167,7 @@ describe("a configured execution layer", () => {
     });
   });
 
-  test("our own contracts whose executor was not built to trust a fork's pool deployer: 503 naming the fork", async () => {
+  test("our own contracts whose executor was not built to trust a fork's pool deployer: accepted, the fork named as one its routes leave out, the operator told once", async () => {
     // The second layer trusts no fork; its "V3 factory" is the V2 factory, as the chain says.
     const chain = {
       ...chainWith(other),
@@ -175,19 +175,23 @@ describe("a configured execution layer", () => {
     };
     const [fork] = pancakeSwapV3();
     expect(fork?.slug).toBe("pancakeswap-v3");
-    expect(await answer(chain)).toEqual({
-      statusCode: 503,
-      error: "Service Unavailable",
-      message: `The execution contracts EXECUTION_${chain.id} names on chain ${chain.id} are not this service's: executor (RouterExecutor) at ${other.executor} does not pay pancakeswap-v3's pools (pool deployer ${fork?.poolDeployer}); routes cannot be executed there. Deploy them with \`npm run deploy\` and set EXECUTION_${chain.id} to the addresses it prints.`,
-      details: {
-        chainId: chain.id,
-        contracts: [],
-        untrustedForks: [{ slug: "pancakeswap-v3", poolDeployer: fork?.poolDeployer }],
-      },
-    });
-    // Without the fork on the chain, the same layer is accepted.
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    try {
+      expect(await answer(chain)).toEqual({ ...other, untrustedV3Forks: ["pancakeswap-v3"] });
+      expect(await answer(chain)).toEqual({ ...other, untrustedV3Forks: ["pancakeswap-v3"] });
+      expect(warn.mock.calls).toEqual([
+        [
+          `chain ${chain.id}: the router executor at ${other.executor} was not built to pay the pools of pancakeswap-v3 (pool deployer ${fork?.poolDeployer}); routes under the router leave them out. Deploy the execution layer again with \`npm run deploy\` and set EXECUTION_${chain.id} to the addresses it prints, or set UNISWAP_V3_FORKS_${chain.id}=none.`,
+        ],
+      ]);
+    } finally {
+      warn.mockRestore();
+    }
+    // Without the fork on the chain, the same layer is accepted as it is.
     const withoutForks = { ...chain, id: chain.id + 1_000, uniswapV3Forks: undefined };
     expect(await answer(withoutForks)).toEqual(other);
+    // The devnet's own layer trusts the fork.
+    expect(await answer(chainWith(deployment.execution))).toEqual(deployment.execution);
   });
 
   test("several contracts wrong at once are all named; an empty address is asked again and accepted once the code is there", async () => {

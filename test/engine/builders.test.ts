@@ -21,6 +21,7 @@ import {
 import { NATIVE_TOKEN_ADDRESS } from "../../engine/core/native.js";
 import { buildBundle, buildRoute, createRoutingGraph } from "../../engine/index.js";
 import { decodeCommandTarget } from "../../engine/program/command-layout.js";
+import type { ExecutionContracts } from "../../engine/program/hop-context.js";
 import type { PlannedProgram } from "../../engine/program/planner.js";
 import type { RouteRequest } from "../../engine/route/route.js";
 import type { RoutingGraph } from "../../engine/routing/graph.js";
@@ -245,10 +246,11 @@ describe("a route is the best of what its strategy can execute", () => {
     g: RoutingGraph,
     setup: ChainSetup,
     routingStrategy: RouteRequest["routingStrategy"],
+    execution: ExecutionContracts = contracts,
   ) =>
     buildRoute({
       chain: setup,
-      contracts,
+      contracts: execution,
       graph: g,
       gasPriceWei: 1n,
       request: request({ routingStrategy }),
@@ -290,6 +292,64 @@ describe("a route is the best of what its strategy can execute", () => {
     );
     expect(error).toBeInstanceOf(UnsupportedByStrategyError);
     expect(error.message).toBe("no pancakeswap-v3 SwapRouter is configured on this chain.");
+  });
+
+  // An execution layer deployed before the fork was known to the chain: its executor was not
+  // built to pay the fork's pools (the service finds so on chain and says which forks).
+  const beforeTheFork = { ...contracts, untrustedV3Forks: ["pancakeswap-v3"] };
+
+  test("router, with an executor built before the fork: the route leaves the fork's pool out, exactly the pair's output", () => {
+    const built = build(both, withoutRouter, "router", beforeTheFork);
+    expect(pools(built)).toEqual(["uniswap-v2"]);
+    expect(built.quote.amountOut).toBe(19_743_160_687_941_225_977n);
+    expect(built.encode(1n, 1_700_000_000n).calls.length).toBeGreaterThan(0);
+    // A SwapRouter of the fork does not bring its pool back under the router.
+    const swapRouter = getAddress(token(0x5e7));
+    const routed = build(
+      both,
+      { ...chain, uniswapV3Forks: [{ ...fork, swapRouter }] },
+      "router",
+      beforeTheFork,
+    );
+    expect(pools(routed)).toEqual(["uniswap-v2"]);
+  });
+
+  test("router, with an executor built before the fork, where only the fork's pool joins the tokens: a 422 naming the executor", () => {
+    const error = failure(() =>
+      build(forkOnly, withoutRouter, "router", beforeTheFork).encode(1n, 1_700_000_000n),
+    );
+    expect(error).toBeInstanceOf(UnsupportedByStrategyError);
+    expect(error.message).toBe(
+      `the router executor at ${contracts.executor} does not pay pancakeswap-v3's pools; deploy the execution layer again with \`npm run deploy\`.`,
+    );
+  });
+
+  test("a bundle's route action under the router, with an executor built before the fork: the pair alone", () => {
+    const routeSteps = (execution: ExecutionContracts) =>
+      buildBundle({
+        chain: withoutRouter,
+        contracts: execution,
+        graph: both,
+        gasPriceWei: 1n,
+        request: {
+          fromAddress: user,
+          receiver: undefined,
+          spender: user.toLowerCase() as Address,
+          routingStrategy: "router",
+          actions: [
+            {
+              protocol: "core",
+              action: "route",
+              args: { tokenIn: tokenA, tokenOut: tokenB, amountIn: (10n * E18).toString() },
+            },
+          ],
+        },
+      }).compiled.routeSteps;
+    expect(routeSteps(beforeTheFork).map((s) => [s.protocol, s.amountOut])).toEqual([
+      ["uniswap-v2", "19743160687941225977"],
+    ]);
+    // With the executor built for the chain, the fork's pool is in.
+    expect(routeSteps(contracts).map((s) => s.protocol)).toContain("pancakeswap-v3");
   });
 });
 

@@ -69,7 +69,7 @@ export function hopContext(ctx: CompileContext, slippageBps?: number) {
     execution: ctx.contracts,
     swapRouter: ctx.chain.uniswapV3?.swapRouter,
     forkSwapRouters: forkSwapRouters(ctx.chain),
-    forkPoolDeployers: forkPoolDeployers(ctx.chain),
+    forkPoolDeployers: forkPoolDeployers(ctx.chain, ctx.contracts.untrustedV3Forks),
     account: ctx.account,
     bounds:
       ctx.bounds && slippageBps !== undefined

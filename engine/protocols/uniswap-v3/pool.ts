@@ -18,9 +18,9 @@ const UNISWAP_V3 = "uniswap-v3";
 /**
  * Whether a hop through `pool` is swapped on the pool itself in `scope`: under the router, when
  * the executor pays it from its swap callback (Uniswap's own pools, or a fork's whose pool
- * deployer it was built to trust). Otherwise (and outside the router) a hop goes through the
- * pool's SwapRouter ({@link swapRouterOf}), when the chain has one for it. Neither allocates:
- * the route search asks for every edge it weighs.
+ * deployer it was built to trust; any other cannot be executed there). Outside the router a hop
+ * goes through the pool's SwapRouter ({@link swapRouterOf}), when the chain has one for it.
+ * Neither allocates: the route search asks for every edge it weighs.
  */
 function swappedDirectly(pool: V3Pool, scope: ExecutionScope): boolean {
   return (
@@ -75,6 +75,13 @@ export const uniswapV3Pool: PoolKind<V3Pool> = {
       }
       return addUniswapV3PoolSwap(planner, swap);
     }
+    if (context.strategy === "router") {
+      // A fork's pool the executor was not built to pay: a layer deployed before the fork was
+      // known to the chain.
+      throw new UnsupportedRouteError(
+        `the router executor at ${context.execution.executor} does not pay ${pool.protocol}'s pools; deploy the execution layer again with \`npm run deploy\``,
+      );
+    }
     if (!swapRouter) {
       throw new UnsupportedRouteError(
         `no ${own ? "Uniswap V3" : pool.protocol} SwapRouter is configured on this chain`,
@@ -97,5 +104,7 @@ export const uniswapV3Pool: PoolKind<V3Pool> = {
   stateless: false,
   paysReceiverUnderRouter: true,
   executable: (pool, scope) =>
-    swappedDirectly(pool, scope) || swapRouterOf(pool, scope) !== undefined,
+    scope.strategy === "router"
+      ? swappedDirectly(pool, scope)
+      : swapRouterOf(pool, scope) !== undefined,
 };

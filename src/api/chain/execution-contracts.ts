@@ -112,8 +112,11 @@ async function untrustedForks(
   return forks.filter((f, i) => hashes[i]?.toLowerCase() !== f.poolInitCodeHash.toLowerCase());
 }
 
-/** Chains whose configured execution layer was verified, by its addresses. */
-const verifiedLayers = new Map<number, { addresses: string; check: Promise<void> }>();
+/**
+ * Chains whose configured execution layer was verified, by its addresses, with the slugs of the
+ * chain's V3 forks its executor does not pay.
+ */
+const verifiedLayers = new Map<number, { addresses: string; check: Promise<string[]> }>();
 
 /**
  * Verifies once per chain that every configured execution contract holds this service's
@@ -121,12 +124,16 @@ const verifiedLayers = new Map<number, { addresses: string; check: Promise<void>
  * an address holding other code would be called with users' approvals and funds. A contract
  * without code is looked at again on the next request (it may be deployed meanwhile); other
  * code cannot change, so that answer stays.
+ *
+ * An executor of this service's build that was not built to trust some of the chain's Uniswap V3
+ * forks (a layer deployed before they were known to the chain) is accepted: their slugs are
+ * answered, and routes under the router leave those forks' pools out. The operator is told once.
  */
 async function verifyExecutionLayer(
   chain: ChainSetup,
   client: PublicClient,
   addresses: ExecutionContracts,
-): Promise<void> {
+): Promise<string[]> {
   const key = JSON.stringify(addresses);
   const known = verifiedLayers.get(chain.id);
   if (known?.addresses === key) return known.check;
@@ -155,21 +162,23 @@ async function verifyExecutionLayer(
       else if (!isRuntimeCodeOf({ artifact: artifactOf(contract), code, linked: linked[name] }))
         wrong.push({ name, contract, code: "other" });
     }
-    // The executor's trust in the forks' pool deployers is storage its constructor wrote, not
-    // code: read it. One it does not trust would revert every route through that fork's pools.
-    const untrusted =
-      wrong.length > 0 ? [] : await untrustedForks(chain, client, addresses.executor);
-    if (wrong.length === 0 && untrusted.length === 0) return;
-    const listed = [
-      ...wrong.map(
+    if (wrong.length === 0) {
+      // The executor's trust in the forks' pool deployers is storage its constructor wrote, not
+      // code: read it. A route through a fork it does not trust would revert in its callback.
+      const untrusted = await untrustedForks(chain, client, addresses.executor);
+      if (untrusted.length > 0) {
+        console.warn(
+          `chain ${chain.id}: the router executor at ${addresses.executor} was not built to pay the pools of ${untrusted.map((f) => `${f.slug} (pool deployer ${f.poolDeployer})`).join(", ")}; routes under the router leave them out. Deploy the execution layer again with \`npm run deploy\` and set EXECUTION_${chain.id} to the addresses it prints, or set UNISWAP_V3_FORKS_${chain.id}=none.`,
+        );
+      }
+      return untrusted.map((f) => f.slug);
+    }
+    const listed = wrong
+      .map(
         (w) =>
           `${w.name} (${w.contract}) at ${addresses[w.name]} holds ${w.code === "none" ? "no code" : "other code"}`,
-      ),
-      ...untrusted.map(
-        (f) =>
-          `executor (RouterExecutor) at ${addresses.executor} does not pay ${f.slug}'s pools (pool deployer ${f.poolDeployer})`,
-      ),
-    ].join(", ");
+      )
+      .join(", ");
     throw new ExecutionNotDeployedError(
       `The execution contracts ${source} names on chain ${chain.id} are not this service's: ${listed}; routes cannot be executed there. Deploy them with \`npm run deploy\` and set EXECUTION_${chain.id} to the addresses it prints.`,
       {
@@ -183,9 +192,6 @@ async function verifyExecutionLayer(
             address: addresses[w.name],
             code: w.code,
           })),
-          ...(untrusted.length > 0 && {
-            untrustedForks: untrusted.map((f) => ({ slug: f.slug, poolDeployer: f.poolDeployer })),
-          }),
         },
       },
     );
@@ -258,7 +264,7 @@ export async function executionContracts(
   }
   const configured = Object.fromEntries(
     EXECUTION_ADDRESS_NAMES.map((n) => [n, chain.execution[n]]),
-  ) as ExecutionContracts;
-  await verifyExecutionLayer(chain, client, configured);
-  return configured;
+  ) as ExecutionAddresses;
+  const untrustedV3Forks = await verifyExecutionLayer(chain, client, configured);
+  return untrustedV3Forks.length > 0 ? { ...configured, untrustedV3Forks } : configured;
 }
