@@ -1,6 +1,7 @@
 /**
  * `TEST_PORTS`: processes that hand out ports from the same range at once (vitest's workers)
- * never hand out the same port, and leave no claim behind when they exit.
+ * never hand out the same port, and leave no claim behind when they exit. Without it, one process
+ * never hands out a port the OS picked twice.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
@@ -15,16 +16,20 @@ const FIRST = 47_900;
 const LAST = 47_923;
 const EACH = 8;
 
-/** A process that draws EACH ports, prints them, and lives until its standard input closes. */
-function drawer(): ChildProcess {
+/**
+ * A process that draws `count` ports (from the range, or from the OS without one), prints them,
+ * and lives until its standard input closes.
+ */
+function drawer(count = EACH, range: string | null = `${FIRST}-${LAST}`): ChildProcess {
   const script = `import { freePort } from ${JSON.stringify(join(import.meta.dirname, "net.ts"))};
 const ports = [];
-for (let i = 0; i < ${EACH}; i++) ports.push(await freePort());
+for (let i = 0; i < ${count}; i++) ports.push(await freePort());
 console.log(JSON.stringify(ports));
 process.stdin.resume();
 process.stdin.on("end", () => process.exit(0));`;
+  const { TEST_PORTS: _ports, ...env } = process.env;
   return spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
-    env: { ...process.env, TEST_PORTS: `${FIRST}-${LAST}` },
+    env: range === null ? env : { ...env, TEST_PORTS: range },
     stdio: ["pipe", "pipe", "inherit"],
   });
 }
@@ -59,4 +64,16 @@ test("a process drawing from the range another live process drew from gets other
   expect(new Set([...firstPorts, ...secondPorts]).size).toBe(2 * EACH);
   const claims = join(tmpdir(), `test-ports-${FIRST}-${LAST}`);
   expect(existsSync(claims) ? readdirSync(claims) : []).toEqual([]);
+}, 60_000);
+
+test("without TEST_PORTS, the ports the OS picks are never handed out twice (asked for before anything listens on them)", async () => {
+  // 1,000 draws from the OS's ephemeral range of about 28,000 ports: without the check, a
+  // repeat is all but certain (the birthday bound puts it near 1 - e^-18).
+  const child = drawer(1_000, null);
+  const ports = await portsOf(child);
+  const exited = once(child, "exit");
+  child.stdin?.end();
+  await exited;
+  expect(ports).toHaveLength(1_000);
+  expect(new Set(ports).size).toBe(1_000);
 }, 60_000);

@@ -9,8 +9,8 @@ import { join } from "node:path";
  */
 const RANGE = /^(\d+)-(\d+)$/.exec(process.env.TEST_PORTS ?? "");
 /**
- * Ports of the range this process has handed out: never again, since whether its user has bound
- * it yet cannot be seen from here.
+ * Ports this process has handed out (of the range, or picked by the OS): never again, since
+ * whether its user has bound it yet cannot be seen from here.
  */
 const handedOut = new Set<number>();
 
@@ -80,7 +80,15 @@ export async function freePort(): Promise<number> {
     }
     throw new Error(`no free port left in TEST_PORTS=${process.env.TEST_PORTS}`);
   }
-  const port = await listenOnce(0);
-  if (port === undefined) throw new Error("no port assigned");
-  return port;
+  // The OS may hand the same port out twice while nothing listens on it yet (a suite asking for
+  // its node's port and then its service's before starting either): never the same one again.
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = await listenOnce(0);
+    if (port === undefined) throw new Error("no port assigned");
+    if (!handedOut.has(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+  throw new Error("the OS kept assigning ports this process had handed out");
 }
