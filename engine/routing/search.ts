@@ -313,6 +313,14 @@ type SplitContext = {
   disjointPaths: (amount: number, exclude: ReadonlySet<Address>) => CandidatePath[];
   /** Each path's output per unit for a sliver of input (its marginal rate at zero), cached. */
   spotRates: Map<CandidatePath, number>;
+  /**
+   * What {@link addLeg}, {@link dropLeg} (by leg) and {@link substituteLegs} answered for each
+   * split they were given. None depends on the cap on the legs, and the search under each cap
+   * repeats much of the one under the cap before: each is worked out once.
+   */
+  grown: Map<FloatSplit, FloatSplit | undefined>;
+  dropped: Map<FloatSplit, Map<number, FloatSplit>>;
+  substituted: Map<FloatSplit, FloatSplit>;
 };
 
 function floatNet(ctx: SplitContext, paths: readonly CandidatePath[], total: number): number {
@@ -488,7 +496,8 @@ function single(ctx: SplitContext, path: CandidatePath, amount: number): FloatSp
 function grow(ctx: SplitContext, from: FloatSplit, maxLegs = ctx.maxSplits): FloatSplit {
   let current = from;
   while (current.paths.length < Math.min(maxLegs, ctx.maxSplits)) {
-    const next = addLeg(ctx, current);
+    const from = current;
+    const next = remembered(ctx.grown, from, () => addLeg(ctx, from));
     if (!next) break;
     current = next;
   }
@@ -535,7 +544,12 @@ function replaceLegs(ctx: SplitContext, from: FloatSplit): FloatSplit {
   let split = from;
   for (let i = 0; split.paths.length > 1 && i < split.paths.length; i++) {
     if (!blocks(ctx, split, i)) continue;
-    const replaced = grow(ctx, dropLeg(ctx, split, i));
+    const from = split;
+    const drops = remembered(ctx.dropped, from, () => new Map<number, FloatSplit>());
+    const replaced = grow(
+      ctx,
+      remembered(drops, i, () => dropLeg(ctx, from, i)),
+    );
     // A clear float gain only: near-ties are not worth re-dividing.
     if (replaced.net > split.net + Math.abs(split.net) * 1e-9) split = replaced;
   }
@@ -642,7 +656,8 @@ function splitRoute(
   const tried: CandidatePath[][] = best ? [best.paths] : [];
   for (let cap = Math.min(2, ctx.maxSplits); cap <= ctx.maxSplits; cap++) {
     const capped = cap === ctx.maxSplits ? ctx : { ...ctx, maxSplits: cap };
-    const chosen = substituteLegs(capped, replaceLegs(capped, grow(capped, split)));
+    const replaced = replaceLegs(capped, grow(capped, split));
+    const chosen = remembered(ctx.substituted, replaced, () => substituteLegs(capped, replaced));
     if (tried.some((paths) => samePaths(paths, chosen.paths))) continue;
     tried.push(chosen.paths);
     // The float shadows are within a hair of the exact math, so their best division is the
@@ -654,6 +669,14 @@ function splitRoute(
     if (exact && (!result || exact.net > result.net)) result = exact;
   }
   return result;
+}
+
+/** `map`'s value for `key`, made by `make` the first time it is asked for. */
+function remembered<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+  if (map.has(key)) return map.get(key) as V;
+  const value = make();
+  map.set(key, value);
+  return value;
 }
 
 /** Whether two splits take the same paths, in the same order. */
@@ -803,12 +826,20 @@ export function findRoute(params: FindRouteParameters): FindRouteResult {
       partners = mergePaths(paths, partial);
     }
   }
+  // The same search recurs across the caps on the legs (the same leg's amount beside the same
+  // other legs): each is run once.
+  const disjoint = new Map<string, CandidatePath[]>();
   const disjointPaths = (amount: number, exclude: ReadonlySet<Address>) =>
-    find(amount, {
-      excludePools: exclude,
-      exactConnectivity: false,
-      limits: PARTNER_SEARCH_LIMITS,
-    }).paths;
+    remembered(
+      disjoint,
+      `${amount}${[...exclude].sort().join()}`,
+      () =>
+        find(amount, {
+          excludePools: exclude,
+          exactConnectivity: false,
+          limits: PARTNER_SEARCH_LIMITS,
+        }).paths,
+    );
   const route =
     maxSplits > 1 && (!best || partial.length > 0 || paths.length > 1)
       ? splitRoute(
@@ -823,6 +854,9 @@ export function findRoute(params: FindRouteParameters): FindRouteResult {
             candidates: partners,
             disjointPaths,
             spotRates: new Map(),
+            grown: new Map(),
+            dropped: new Map(),
+            substituted: new Map(),
           },
         )
       : best;
