@@ -496,8 +496,7 @@ function single(ctx: SplitContext, path: CandidatePath, amount: number): FloatSp
 function grow(ctx: SplitContext, from: FloatSplit, maxLegs = ctx.maxSplits): FloatSplit {
   let current = from;
   while (current.paths.length < Math.min(maxLegs, ctx.maxSplits)) {
-    const from = current;
-    const next = remembered(ctx.grown, from, () => addLeg(ctx, from));
+    const next = remembered(ctx.grown, current, () => addLeg(ctx, current));
     if (!next) break;
     current = next;
   }
@@ -544,11 +543,10 @@ function replaceLegs(ctx: SplitContext, from: FloatSplit): FloatSplit {
   let split = from;
   for (let i = 0; split.paths.length > 1 && i < split.paths.length; i++) {
     if (!blocks(ctx, split, i)) continue;
-    const from = split;
-    const drops = remembered(ctx.dropped, from, () => new Map<number, FloatSplit>());
+    const drops = remembered(ctx.dropped, split, () => new Map<number, FloatSplit>());
     const replaced = grow(
       ctx,
-      remembered(drops, i, () => dropLeg(ctx, from, i)),
+      remembered(drops, i, () => dropLeg(ctx, split, i)),
     );
     // A clear float gain only: near-ties are not worth re-dividing.
     if (replaced.net > split.net + Math.abs(split.net) * 1e-9) split = replaced;
